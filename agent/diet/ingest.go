@@ -1,0 +1,72 @@
+package diet
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Ingestion compaction keeps this much of an oversized tool output in the
+// history; the whole output is in the vault.
+const (
+	ingestHead    = 40
+	ingestTail    = 40
+	ingestErrors  = 40
+	ingestLineCap = 400
+)
+
+// compactBody renders the ingestion form of a tool output: its ref, then
+// head and tail lines and the error or failure lines between them.
+func compactBody(e *entry, r interface{ String() string }) string {
+	return Compact(e.msg.Content, r.String())
+}
+
+// Compact returns the kept view of an oversized output whose exact text is
+// in the vault under ref: the ref, the first 40 and last 40 lines and up to
+// 40 error or failure lines from the middle, each line capped at 400 bytes.
+func Compact(text, ref string) string {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	b.WriteString(ref)
+	b.WriteByte('\n')
+	if len(lines) <= ingestHead+ingestTail {
+		fmt.Fprintf(&b, "[kws: output of %d bytes vaulted exactly; long lines shortened below]\n", len(text))
+		for _, l := range lines {
+			b.WriteString(capLine(l) + "\n")
+		}
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	mid := lines[ingestHead : len(lines)-ingestTail]
+	var errs []string
+	for _, l := range mid {
+		if reErr.MatchString(l) {
+			errs = append(errs, l)
+		}
+	}
+	shownErrs := errs
+	if len(shownErrs) > ingestErrors {
+		shownErrs = append(append([]string(nil), errs[:ingestErrors/2]...), errs[len(errs)-ingestErrors/2:]...)
+	}
+	fmt.Fprintf(&b, "[kws: output of %d lines, %d bytes vaulted exactly; showing the first %d, %d of %d error/failure lines, the last %d]\n",
+		len(lines), len(text), ingestHead, len(shownErrs), len(errs), ingestTail)
+	for _, l := range lines[:ingestHead] {
+		b.WriteString(capLine(l) + "\n")
+	}
+	fmt.Fprintf(&b, "[… %d lines omitted; .ctx_get the ref for them …]\n", len(mid))
+	for _, l := range shownErrs {
+		b.WriteString(capLine(l) + "\n")
+	}
+	if len(shownErrs) > 0 {
+		b.WriteString("[…]\n")
+	}
+	for _, l := range lines[len(lines)-ingestTail:] {
+		b.WriteString(capLine(l) + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func capLine(l string) string {
+	if len(l) <= ingestLineCap {
+		return l
+	}
+	return clip(l, ingestLineCap) + fmt.Sprintf(" [+%d bytes]", len(l)-ingestLineCap)
+}

@@ -1,0 +1,389 @@
+package diet
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/vault"
+)
+
+// Token accounting of a chat prompt: each message costs its content plus a
+// fixed frame, and the prompt a fixed priming (OpenAI's chat format).
+const (
+	MsgOverheadTokens    = 4
+	PromptOverheadTokens = 3
+)
+
+// Message is one chat message as the diet sees it.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// Kind refines Role: "user" for a human turn, "tool:shell" or
+	// "observation" for tool output, "demo" for a demonstration.
+	Kind string `json:"kind,omitempty"`
+	// Pinned messages (system prompt, AGENTS.md) are never dieted.
+	Pinned bool `json:"pinned,omitempty"`
+}
+
+// kind returns Kind, else Role.
+func (m Message) kind() string {
+	if m.Kind != "" {
+		return m.Kind
+	}
+	return m.Role
+}
+
+// IsHumanTurn reports whether m is a user turn typed by a person.
+func (m Message) IsHumanTurn() bool {
+	return m.Role == "user" && (m.Kind == "" || m.Kind == "user")
+}
+
+// IsToolOutput reports whether m carries tool output.
+func (m Message) IsToolOutput() bool {
+	k := m.kind()
+	return m.Role == "tool" || k == "observation" || len(k) > 4 && k[:5] == "tool:"
+}
+
+// Store is what the diet needs of the vault.
+type Store interface {
+	PutMany(blocks []vault.Block) ([]string, error)
+	Get(id string) ([]byte, error)
+}
+
+type form uint8
+
+const (
+	formExact  form = iota // sent as is
+	formIngest             // compacted at ingestion: head, errors, tail, ref
+	formIL                 // <il:v1> lossless encoding
+	formRef                // <ctx/> reference
+	formSeen               // <il:seen/> repeat
+)
+
+type entry struct {
+	msg      Message
+	sum      [32]byte
+	naiveTok int
+	exactTok bool
+	desc     *Description
+	id       string
+	form     form
+	sent     string
+	sentTok  int
+	wantIL   bool
+}
+
+// Session is the diet state of one conversation. Add appends messages,
+// Build returns the prompt to send. It is not safe for concurrent use; one
+// agent owns one session.
+type Session struct {
+	p       Params
+	store   Store
+	tok     *tokens.Counter
+	agent   string
+	session string
+
+	entries  []*entry
+	pending  []int
+	cut      int
+	deferred []int
+	active   bool
+	first    map[[32]byte]int
+
+	nonExact              int
+	naiveTok, sentTok     int
+	naiveChars, sentChars int
+	calls                 int
+	decoderTok            int
+}
+
+// NewSession starts a diet for one conversation. agent and session label
+// the vault blocks and stats events.
+func NewSession(p Params, store Store, counter *tokens.Counter, agent, session string) (*Session, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if counter == nil {
+		counter = tokens.Default()
+	}
+	s := &Session{p: p, store: store, tok: counter, agent: agent, session: session,
+		first: map[[32]byte]int{}}
+	s.decoderTok = counter.Count(DecoderPrompt()).Tokens
+	return s, nil
+}
+
+// Params returns the session's parameters.
+func (s *Session) Params() Params { return s.p }
+
+// Len returns the number of messages added.
+func (s *Session) Len() int { return len(s.entries) }
+
+// Add appends messages to the conversation. Bulky ones are queued for the
+// vault; tool output over the ingestion limits is compacted at once.
+func (s *Session) Add(msgs ...Message) {
+	for _, m := range msgs {
+		i := len(s.entries)
+		e := &entry{msg: m, sum: sha256.Sum256([]byte(m.Content)), sent: m.Content}
+		c := s.tok.CountHashed(e.sum, m.Content)
+		e.naiveTok, e.exactTok = c.Tokens+MsgOverheadTokens, c.Exact
+		e.sentTok = e.naiveTok
+		if i == 0 && m.Role == "system" {
+			e.msg.Pinned = true
+		}
+		if !e.msg.Pinned && len(m.Content) >= s.p.MinBlockChars {
+			s.pending = append(s.pending, i)
+			if _, dup := s.first[e.sum]; !dup {
+				s.first[e.sum] = i
+			}
+			e.wantIL = s.active && s.p.Lossless && !m.IsHumanTurn()
+		}
+		s.entries = append(s.entries, e)
+		s.naiveTok += e.naiveTok
+		s.sentTok += e.sentTok
+		s.naiveChars += len(m.Content)
+		s.sentChars += len(m.Content)
+		if !e.msg.Pinned && m.IsToolOutput() && s.overIngest(m.Content) {
+			e.form = formIngest
+		}
+	}
+}
+
+func (s *Session) overIngest(text string) bool {
+	return len(text) > s.p.IngestBytes || bytes.Count([]byte(text), []byte{'\n'}) >= s.p.IngestLines
+}
+
+// flush stores queued blocks in one vault transaction and renders the
+// forms that need an id.
+func (s *Session) flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	blocks := make([]vault.Block, len(s.pending))
+	for k, i := range s.pending {
+		e := s.entries[i]
+		d := Describe(e.msg.kind(), e.msg.Content)
+		e.desc = &d
+		m := d.Meta(e.msg.kind(), i, e.naiveTok-MsgOverheadTokens, !e.exactTok)
+		m.Agent, m.Session = s.agent, s.session
+		blocks[k] = vault.Block{Data: []byte(e.msg.Content), Meta: m}
+	}
+	ids, err := s.store.PutMany(blocks)
+	if err != nil {
+		return fmt.Errorf("diet: vault put: %w", err)
+	}
+	for k, i := range s.pending {
+		e := s.entries[i]
+		e.id = ids[k]
+		switch {
+		case e.form == formIngest:
+			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
+		case e.wantIL:
+			s.tryIL(e)
+		}
+	}
+	s.pending = s.pending[:0]
+	return nil
+}
+
+// setSent replaces what entry e sends and keeps the running totals.
+func (s *Session) setSent(e *entry, f form, text string) {
+	if e.form == formExact && f != formExact {
+		s.nonExact++
+	}
+	s.sentTok -= e.sentTok
+	s.sentChars -= len(e.sent)
+	e.form, e.sent = f, text
+	e.sentTok = s.tok.Count(text).Tokens + MsgOverheadTokens
+	s.sentTok += e.sentTok
+	s.sentChars += len(text)
+}
+
+// tryIL sends e as <il:v1> when the lossless encoding saves at least a
+// fifth of its bytes.
+func (s *Session) tryIL(e *entry) {
+	if e.form != formExact {
+		return
+	}
+	body := vault.EncodeIL([]byte(e.msg.Content))
+	r := vault.Ref{Tag: vault.TagIL, ID: e.id, Chars: len(e.msg.Content), Body: string(body)}
+	if text := r.String(); len(text)*5 <= len(e.msg.Content)*4 {
+		s.setSent(e, formIL, text)
+	}
+}
+
+// verify reads e's block back and compares it with the exact content.
+func (s *Session) verify(e *entry) error {
+	got, err := s.store.Get(e.id)
+	if err != nil {
+		return fmt.Errorf("diet: verify %s: %w", e.id, err)
+	}
+	if !bytes.Equal(got, []byte(e.msg.Content)) {
+		return fmt.Errorf("diet: verify %s: vault bytes differ from the message", e.id)
+	}
+	return nil
+}
+
+// currentTurn returns the index of the latest human user turn, or -1.
+func (s *Session) currentTurn() int {
+	for i := len(s.entries) - 1; i >= 0; i-- {
+		if s.entries[i].msg.IsHumanTurn() {
+			return i
+		}
+	}
+	return -1
+}
+
+// epoch externalizes every eligible message older than the recent window.
+func (s *Session) epoch(cur int) error {
+	end := max(s.cut, len(s.entries)-s.p.Recent)
+	cands := append(s.deferred, seq(s.cut, end)...)
+	s.deferred = nil
+	for _, i := range cands {
+		e := s.entries[i]
+		if i == cur {
+			s.deferred = append(s.deferred, i)
+			continue
+		}
+		if e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen {
+			continue
+		}
+		if s.p.Verify {
+			if err := s.verify(e); err != nil {
+				return err
+			}
+		}
+		if j := s.first[e.sum]; s.p.Seen && j < i {
+			r := vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}
+			s.setSent(e, formSeen, r.String())
+			continue
+		}
+		s.setSent(e, formRef, s.ref(e, false).String())
+	}
+	s.cut = end
+	if !s.active {
+		s.active = true
+		if s.p.Lossless {
+			for i := end; i < len(s.entries); i++ {
+				if e := s.entries[i]; e.id != "" && !e.msg.Pinned && !e.msg.IsHumanTurn() {
+					s.tryIL(e)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func seq(a, b int) []int {
+	var out []int
+	for i := a; i < b; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// promptTokens is what the prompt costs now, decoder prompt included once
+// any message is sent in a vault form.
+func (s *Session) promptTokens() int {
+	n := s.sentTok + PromptOverheadTokens
+	if s.nonExact > 0 {
+		n += s.decoderTok
+	}
+	return n
+}
+
+// epochDue reports whether a prompt over the trigger should start a new
+// epoch now. Epochs move the cut in steps of at least half the recent
+// window, so the prompt stays an append-only extension of the previous one
+// for a few calls; a prompt far over the trigger, or a deferred former user
+// turn, starts one at once.
+func (s *Session) epochDue(cur int) bool {
+	pt := s.promptTokens()
+	if pt <= s.p.TriggerTokens {
+		return false
+	}
+	fresh := len(s.entries) - s.p.Recent - s.cut
+	if fresh >= max(1, s.p.Recent/2) || fresh > 0 && pt > s.p.TriggerTokens+s.p.TriggerTokens/4 {
+		return true
+	}
+	for _, i := range s.deferred {
+		if i != cur {
+			return true
+		}
+	}
+	return false
+}
+
+// Result is one built prompt and its stats event.
+type Result struct {
+	Messages []Message
+	Event    vault.DietEvent
+	// Tokens holds each message's sent tokens, frame included.
+	Tokens []int
+	// Active reports whether the decoder prompt belongs in the system
+	// prompt (anything was ever externalized); DecoderTokens is its cost.
+	Active        bool
+	DecoderTokens int
+	// Restored lists the ids auto-restored into this prompt.
+	Restored []string
+}
+
+// Build returns the prompt for the next model call: every message, in
+// order, each exact or replaced by its reference.
+func (s *Session) Build() (Result, error) {
+	start := time.Now()
+	if err := s.flush(); err != nil {
+		return Result{}, err
+	}
+	cur := s.currentTurn()
+	ev := vault.DietEvent{Time: start.UTC(), Agent: s.agent, Session: s.session, Mode: s.p.Mode}
+	if s.epochDue(cur) {
+		if err := s.epoch(cur); err != nil {
+			return Result{}, err
+		}
+		ev.Epoch = true
+	}
+	s.calls++
+	out := make([]Message, len(s.entries))
+	toks := make([]int, len(s.entries))
+	for i, e := range s.entries {
+		out[i] = e.msg
+		out[i].Content = e.sent
+		toks[i] = e.sentTok
+		switch e.form {
+		case formRef:
+			ev.Refs++
+		case formSeen:
+			ev.SeenRefs++
+		case formIL:
+			ev.Lossless++
+		case formIngest:
+			ev.Ingested++
+		}
+	}
+	res := Result{Messages: out, Tokens: toks, Active: s.nonExact > 0}
+	if res.Active {
+		res.DecoderTokens = s.decoderTok
+	}
+	extraTok, extraChars := 0, 0
+	if s.p.AutoRestore {
+		if r, ok := s.autoRestore(cur); ok {
+			out[r.index].Content = r.text
+			toks[r.index] += r.extraTok
+			extraTok, extraChars = r.extraTok, len(r.text)-len(s.entries[r.index].sent)
+			res.Restored = append(res.Restored, r.id)
+			ev.AutoRestores = 1
+		}
+	}
+	ev.Call = s.calls
+	ev.Messages = len(s.entries)
+	ev.NaiveChars, ev.SentChars = s.naiveChars, s.sentChars+extraChars
+	ev.NaiveTokens = s.naiveTok + PromptOverheadTokens
+	ev.SentTokens = s.promptTokens() + extraTok
+	ev.SavedTokens = ev.NaiveTokens - ev.SentTokens
+	ev.DietMicros = time.Since(start).Microseconds()
+	res.Event = ev
+	return res, nil
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/diet/replay"
+	"github.com/kwsdev/kws/agent/tokens"
+)
+
+func newDietCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "diet", Short: "Context diet tools"}
+	cmd.AddCommand(newReplayCmd(g))
+	return cmd
+}
+
+type replayFlags struct {
+	mode       string
+	trigger    int
+	recent     int
+	minBlock   int
+	emitPrompt string
+	concat     string
+}
+
+func newReplayCmd(g *globals) *cobra.Command {
+	f := &replayFlags{}
+	cmd := &cobra.Command{
+		Use:   "replay [flags] FILE...",
+		Short: "Replay SWE-agent .traj or OpenAI chat JSON/JSONL files through the diet and report savings",
+		Long: `Replay recorded conversations through the context diet. A model call happens
+before each assistant message (its prompt is every earlier message, dieted) and
+once after the last message (the final prompt). Blocks stay in the vault.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReplay(cmd, g, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.mode, "mode", diet.DefaultMode, "preset: "+strings.Join(diet.Modes, ", "))
+	fl.IntVar(&f.trigger, "trigger-tokens", 0, "prompt tokens above which the diet starts (0: the mode's)")
+	fl.IntVar(&f.recent, "recent", -1, "newest messages always sent exact (-1: the mode's)")
+	fl.IntVar(&f.minBlock, "min-block-chars", 0, "smallest block moved to the vault (0: the mode's)")
+	fl.StringVar(&f.emitPrompt, "emit-prompt", "", "write each file's final prompt to DIR/<base>.prompt.json")
+	fl.StringVar(&f.concat, "concat", "", "replay all FILEs as one long session with this name")
+	return cmd
+}
+
+func (f *replayFlags) params() (diet.Params, error) {
+	p, err := diet.Preset(f.mode)
+	if err != nil {
+		return p, err
+	}
+	if f.trigger > 0 {
+		p.TriggerTokens = f.trigger
+	}
+	if f.recent >= 0 {
+		p.Recent = f.recent
+	}
+	if f.minBlock > 0 {
+		p.MinBlockChars = f.minBlock
+	}
+	return p, p.Validate()
+}
+
+func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) error {
+	p, err := f.params()
+	if err != nil {
+		return err
+	}
+	convs := make([]replay.Conversation, 0, len(files))
+	for _, file := range files {
+		c, err := replay.Load(file)
+		if err != nil {
+			return err
+		}
+		convs = append(convs, c)
+	}
+	if f.concat != "" {
+		convs = []replay.Conversation{replay.Concat(f.concat, convs)}
+	}
+	v, err := g.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	counter := tokens.Default()
+	var rows []replay.Row
+	for _, c := range convs {
+		o, err := replay.Run(c, p, v, counter)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if err := v.AppendStats(o.Events...); err != nil {
+			return err
+		}
+		if f.emitPrompt != "" {
+			if err := emitPrompt(f.emitPrompt, c.Name, o.Final); err != nil {
+				return err
+			}
+		}
+		rows = append(rows, o.Row)
+		if g.json {
+			if err := json.NewEncoder(cmd.OutOrStdout()).Encode(o.Row); err != nil {
+				return err
+			}
+		}
+	}
+	if !g.json {
+		printRows(cmd.OutOrStdout(), rows)
+	}
+	return nil
+}
+
+// emitPrompt writes the final prompt as a JSON array of {role, content}.
+func emitPrompt(dir, name string, msgs []diet.Message) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	type pm struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	out := make([]pm, len(msgs))
+	for i, m := range msgs {
+		out[i] = pm{m.Role, m.Content}
+	}
+	data, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return err
+	}
+	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	return os.WriteFile(filepath.Join(dir, base+".prompt.json"), append(data, '\n'), 0o644)
+}
+
+func printRows(w io.Writer, rows []replay.Row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "file\tmessages\tcalls\tnaive_tokens_total\tsent_tokens_total\treduction_pct_total\tfinal_naive_tokens\tfinal_sent_tokens\tfinal_reduction_pct\tnaive_chars_total\tsent_chars_total\trefs\tseen_refs\tcached_prefix_pct\tdiet_ms_p50\tdiet_ms_max\t")
+	var sum replay.Row
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n",
+			r.File, r.Messages, r.Calls, r.NaiveTokensTotal, r.SentTokensTotal, r.ReductionPctTotal,
+			r.FinalNaiveTokens, r.FinalSentTokens, r.FinalReductionPct, r.NaiveCharsTotal, r.SentCharsTotal,
+			r.Refs, r.SeenRefs, r.CachedPrefixPct, r.DietMsP50, r.DietMsMax)
+		sum.Messages += r.Messages
+		sum.Calls += r.Calls
+		sum.NaiveTokensTotal += r.NaiveTokensTotal
+		sum.SentTokensTotal += r.SentTokensTotal
+		sum.FinalNaiveTokens += r.FinalNaiveTokens
+		sum.FinalSentTokens += r.FinalSentTokens
+		sum.NaiveCharsTotal += r.NaiveCharsTotal
+		sum.SentCharsTotal += r.SentCharsTotal
+		sum.Refs += r.Refs
+		sum.SeenRefs += r.SeenRefs
+	}
+	if len(rows) > 1 {
+		red := func(a, b int) float64 { return 100 * float64(a-b) / float64(max(a, 1)) }
+		fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t\t\t\t\n",
+			sum.Messages, sum.Calls, sum.NaiveTokensTotal, sum.SentTokensTotal,
+			red(sum.NaiveTokensTotal, sum.SentTokensTotal), sum.FinalNaiveTokens, sum.FinalSentTokens,
+			red(sum.FinalNaiveTokens, sum.FinalSentTokens), sum.NaiveCharsTotal, sum.SentCharsTotal, sum.Refs, sum.SeenRefs)
+	}
+	tw.Flush()
+}

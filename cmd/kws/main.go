@@ -1,0 +1,59 @@
+// Command kws is a terminal workstation for AI coding agents. This binary
+// holds its command-line tools: the context diet replay and the vault.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+// exitError carries an exit code through cobra without printing usage.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	root := newRoot()
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "kws:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	dataDir string
+	json    bool
+}
+
+func newRoot() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "kws",
+		Short:         "kws: a terminal workstation for AI coding agents with an exact context vault",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
+	root.AddCommand(newDietCmd(g), newVaultCmd(g))
+	return root
+}
+
+// openVault opens the vault in the data dir.
+func (g *globals) openVault() (*vault.Vault, error) {
+	return vault.OpenDir(g.dataDir, nil)
+}

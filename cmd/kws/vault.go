@@ -1,0 +1,281 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/vault"
+)
+
+func newVaultCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "vault", Short: "Store and read exact blocks in the vault"}
+	cmd.AddCommand(newVaultPut(g), newVaultLs(g), newVaultGet(g), newVaultSearch(g), newVaultStats(g))
+	return cmd
+}
+
+func newVaultPut(g *globals) *cobra.Command {
+	var kind string
+	cmd := &cobra.Command{
+		Use:   "put [--kind K]",
+		Short: "Store stdin exactly and print its id (make test 2>&1 | kws vault put)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data, err := io.ReadAll(cmd.InOrStdin())
+			if err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+			v, err := g.openVault()
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			d := diet.Describe(kind, string(data))
+			c := tokens.Default().Count(string(data))
+			id, err := v.Put(data, d.Meta(kind, -1, c.Tokens, !c.Exact))
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"id": id, "chars": len(data)})
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), id)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&kind, "kind", "stdin", "kind of block (tool:shell, log, file, ...)")
+	return cmd
+}
+
+func newVaultLs(g *globals) *cobra.Command {
+	var kind string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List blocks, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := g.openVault()
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			var metas []vault.Meta
+			err = v.List(func(m vault.Meta) error {
+				if kind == "" || m.Kind == kind {
+					metas = append(metas, m)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			sort.SliceStable(metas, func(i, j int) bool { return metas[i].Created.After(metas[j].Created) })
+			if limit > 0 && len(metas) > limit {
+				metas = metas[:limit]
+			}
+			return printMetas(cmd.OutOrStdout(), g.json, metas, nil)
+		},
+	}
+	cmd.Flags().StringVar(&kind, "kind", "", "only blocks of this kind")
+	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "at most this many (0: all)")
+	return cmd
+}
+
+func newVaultGet(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get ID",
+		Short: "Print the exact bytes of a block (nothing else)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := g.openVault()
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			data, err := v.Get(args[0])
+			if err != nil {
+				if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrBadID) {
+					return &exitError{code: 1, err: err}
+				}
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(data)
+			return err
+		},
+	}
+}
+
+func newVaultSearch(g *globals) *cobra.Command {
+	var k int
+	cmd := &cobra.Command{
+		Use:   "search [-k N] QUERY",
+		Short: "Rank blocks for a query (BM25); prints refs and summaries, never exact text",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := g.openVault()
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			hits, err := v.Search(strings.Join(args, " "), k)
+			if err != nil {
+				return err
+			}
+			metas := make([]vault.Meta, len(hits))
+			scores := make([]float64, len(hits))
+			for i, h := range hits {
+				metas[i], scores[i] = h.Meta, h.Score
+			}
+			return printMetas(cmd.OutOrStdout(), g.json, metas, scores)
+		},
+	}
+	cmd.Flags().IntVarP(&k, "k", "k", 10, "number of results")
+	return cmd
+}
+
+// printMetas prints block listings; summaries of sensitive blocks are
+// already redacted when they are made.
+func printMetas(w io.Writer, asJSON bool, metas []vault.Meta, scores []float64) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for i, m := range metas {
+			row := map[string]any{"id": m.ID, "kind": m.Kind, "chars": m.Chars, "tokens": m.Tokens,
+				"lines": m.Lines, "created": m.Created, "topics": m.Topics, "summary": m.Summary,
+				"confidence": m.Confidence, "priority": m.Priority, "sensitive": m.Sensitive}
+			if scores != nil {
+				row["score"] = scores[i]
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "ID\tKIND\tCHARS\tTOKENS\tAGE\tSUMMARY"
+	if scores != nil {
+		head = "SCORE\t" + head
+	}
+	fmt.Fprintln(tw, head)
+	for i, m := range metas {
+		sum := m.Summary
+		if m.Sensitive {
+			sum = "[sensitive] " + sum
+		}
+		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s", m.ID, m.Kind, m.Chars, m.Tokens, age(m.Created), oneLine(sum, 100))
+		if scores != nil {
+			line = fmt.Sprintf("%.3f\t", scores[i]) + line
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// oneLine makes s printable on one terminal line: control bytes (escape
+// sequences included) become spaces, and it is cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func age(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func newVaultStats(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stats",
+		Short: "Blocks stored and diet savings logged",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := g.openVault()
+			if err != nil {
+				return err
+			}
+			defer v.Close()
+			var st struct {
+				Blocks       int     `json:"blocks"`
+				Bytes        int64   `json:"bytes"`
+				BlockTokens  int64   `json:"block_tokens"`
+				Sensitive    int     `json:"sensitive"`
+				Calls        int     `json:"calls"`
+				NaiveTokens  int64   `json:"naive_tokens"`
+				SentTokens   int64   `json:"sent_tokens"`
+				SavedTokens  int64   `json:"saved_tokens"`
+				SavedPct     float64 `json:"saved_pct"`
+				AutoRestores int     `json:"auto_restores"`
+				PageFaults   int     `json:"page_faults"`
+				Epochs       int     `json:"epochs"`
+				FileBytes    int64   `json:"file_bytes"`
+			}
+			err = v.List(func(m vault.Meta) error {
+				st.Blocks++
+				st.Bytes += int64(m.Chars)
+				st.BlockTokens += int64(m.Tokens)
+				if m.Sensitive {
+					st.Sensitive++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			err = v.Stats(func(e vault.DietEvent) error {
+				st.Calls++
+				st.NaiveTokens += int64(e.NaiveTokens)
+				st.SentTokens += int64(e.SentTokens)
+				st.AutoRestores += e.AutoRestores
+				st.PageFaults += e.PageFaults
+				if e.Epoch {
+					st.Epochs++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			st.SavedTokens = st.NaiveTokens - st.SentTokens
+			if st.NaiveTokens > 0 {
+				st.SavedPct = float64(int64(1000*st.SavedTokens/st.NaiveTokens)) / 10
+			}
+			st.FileBytes = v.FileSize()
+			if g.json {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(st)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "vault        %s (%d bytes)\n", v.Path(), st.FileBytes)
+			fmt.Fprintf(w, "blocks       %d (%d bytes, %d tokens, %d sensitive)\n", st.Blocks, st.Bytes, st.BlockTokens, st.Sensitive)
+			fmt.Fprintf(w, "diet calls   %d (%d epochs)\n", st.Calls, st.Epochs)
+			fmt.Fprintf(w, "tokens       naive %d, sent %d, saved %d (%.1f%%)\n", st.NaiveTokens, st.SentTokens, st.SavedTokens, st.SavedPct)
+			fmt.Fprintf(w, "restores     %d auto-restores, %d page faults\n", st.AutoRestores, st.PageFaults)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,240 @@
+package vault
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Meta describes one block. Put fills ID, Chars, Lines and Created; the
+// rest comes from the caller (the diet's extractive describer).
+type Meta struct {
+	ID              string    `json:"id"`
+	Kind            string    `json:"kind,omitempty"`
+	Agent           string    `json:"agent,omitempty"`
+	Session         string    `json:"session,omitempty"`
+	Turn            int       `json:"turn,omitempty"`
+	MsgIndex        int       `json:"msg_index"`
+	Created         time.Time `json:"created"`
+	Chars           int       `json:"chars"`
+	Tokens          int       `json:"tokens"`
+	TokensEstimated bool      `json:"tokens_estimated,omitempty"`
+	Lines           int       `json:"lines"`
+	Files           []string  `json:"files,omitempty"`
+	Topics          []string  `json:"topics,omitempty"`
+	Summary         string    `json:"summary,omitempty"`
+	Confidence      float64   `json:"confidence"`
+	Priority        string    `json:"priority,omitempty"`
+	Sensitive       bool      `json:"sensitive,omitempty"`
+}
+
+// Block is one Put request: the exact bytes and their metadata.
+type Block struct {
+	Data []byte
+	Meta Meta
+}
+
+// Put stores data exactly and returns its id. Putting the same bytes again
+// returns the same id and changes nothing.
+func (v *Vault) Put(data []byte, m Meta) (string, error) {
+	ids, err := v.PutMany([]Block{{Data: data, Meta: m}})
+	if err != nil {
+		return "", err
+	}
+	return ids[0], nil
+}
+
+// PutMany stores blocks in one durable transaction and returns their ids in
+// order. Either every block is stored or none is.
+func (v *Vault) PutMany(blocks []Block) ([]string, error) {
+	for i, b := range blocks {
+		if len(b.Data) == 0 {
+			return nil, fmt.Errorf("block %d: %w", i, ErrEmpty)
+		}
+	}
+	ids := make([]string, len(blocks))
+	var added []indexedDoc
+	err := v.update(func(tx *bolt.Tx) error {
+		added = added[:0]
+		bb, mb, ib := tx.Bucket(bucketBlocks), tx.Bucket(bucketMeta), tx.Bucket(bucketIndex)
+		for i, b := range blocks {
+			id, exists, err := assignID(bb, b.Data)
+			if err != nil {
+				return err
+			}
+			ids[i] = id
+			if exists {
+				continue
+			}
+			m := b.Meta
+			m.ID = id
+			m.Chars = len(b.Data)
+			m.Lines = countLines(b.Data)
+			if m.Created.IsZero() {
+				m.Created = time.Now().UTC()
+			}
+			mj, err := json.Marshal(m)
+			if err != nil {
+				return fmt.Errorf("vault: encode meta: %w", err)
+			}
+			tv := termVector(b.Data, &m)
+			if err := bb.Put([]byte(id), b.Data); err != nil {
+				return fmt.Errorf("vault: put block: %w", err)
+			}
+			if err := mb.Put([]byte(id), mj); err != nil {
+				return fmt.Errorf("vault: put meta: %w", err)
+			}
+			if err := ib.Put([]byte(id), tv.encode()); err != nil {
+				return fmt.Errorf("vault: put index: %w", err)
+			}
+			added = append(added, indexedDoc{id: id, tv: tv})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	v.indexAdd(added)
+	return ids, nil
+}
+
+// assignID finds the id for data: the shortest "ctx:"+hex prefix (12, 16,
+// ... 64 digits) that is free or already holds exactly these bytes.
+func assignID(bb *bolt.Bucket, data []byte) (id string, exists bool, err error) {
+	sum := sha256.Sum256(data)
+	full := hex.EncodeToString(sum[:])
+	for n := 12; n <= len(full); n += 4 {
+		id = "ctx:" + full[:n]
+		old := bb.Get([]byte(id))
+		if old == nil {
+			return id, false, nil
+		}
+		if bytes.Equal(old, data) {
+			return id, true, nil
+		}
+	}
+	return "", false, fmt.Errorf("vault: every id for sha256 %s is taken by other bytes", full)
+}
+
+// IDFor returns the id that data would get in an empty vault (collisions can
+// lengthen the real one; Put's answer is the authority).
+func IDFor(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "ctx:" + hex.EncodeToString(sum[:6])
+}
+
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// NormalizeID accepts "ctx:HEX" or bare HEX (8 to 64 digits, any case) and
+// returns the canonical "ctx:hex" form.
+func NormalizeID(id string) (string, error) {
+	h := strings.ToLower(strings.TrimSpace(id))
+	h = strings.TrimPrefix(h, "ctx:")
+	if len(h) < 8 || len(h) > 64 {
+		return "", fmt.Errorf("%w: %q", ErrBadID, id)
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return "", fmt.Errorf("%w: %q", ErrBadID, id)
+		}
+	}
+	return "ctx:" + h, nil
+}
+
+// resolve finds the stored key for id: an exact match, else the only key
+// that starts with it. It reports ErrNotFound or an ambiguity error.
+func resolve(bb *bolt.Bucket, id string) ([]byte, error) {
+	norm, err := NormalizeID(id)
+	if err != nil {
+		return nil, err
+	}
+	key := []byte(norm)
+	if bb.Get(key) != nil {
+		return key, nil
+	}
+	c := bb.Cursor()
+	k, _ := c.Seek(key)
+	if k == nil || !bytes.HasPrefix(k, key) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, norm)
+	}
+	found := append([]byte(nil), k...)
+	if k2, _ := c.Next(); k2 != nil && bytes.HasPrefix(k2, key) {
+		return nil, fmt.Errorf("%w: %s is a prefix of several blocks; give more digits", ErrBadID, norm)
+	}
+	return found, nil
+}
+
+// Get returns a copy of the exact bytes stored under id (a unique prefix of
+// at least 8 hex digits also works).
+func (v *Vault) Get(id string) ([]byte, error) {
+	var out []byte
+	err := v.view(func(tx *bolt.Tx) error {
+		bb := tx.Bucket(bucketBlocks)
+		key, err := resolve(bb, id)
+		if err != nil {
+			return err
+		}
+		out = append([]byte(nil), bb.Get(key)...)
+		return nil
+	})
+	return out, err
+}
+
+// Meta returns the metadata of the block id.
+func (v *Vault) Meta(id string) (Meta, error) {
+	var m Meta
+	err := v.view(func(tx *bolt.Tx) error {
+		key, err := resolve(tx.Bucket(bucketBlocks), id)
+		if err != nil {
+			return err
+		}
+		return decodeMeta(tx.Bucket(bucketMeta).Get(key), &m)
+	})
+	return m, err
+}
+
+func decodeMeta(raw []byte, m *Meta) error {
+	if raw == nil {
+		return fmt.Errorf("%w: block without metadata", ErrCorrupt)
+	}
+	if err := json.Unmarshal(raw, m); err != nil {
+		return fmt.Errorf("%w: metadata: %v", ErrCorrupt, err)
+	}
+	return nil
+}
+
+// List calls fn with every block's metadata in id order; fn's error stops
+// the walk and is returned.
+func (v *Vault) List(fn func(Meta) error) error {
+	return v.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).ForEach(func(_, raw []byte) error {
+			var m Meta
+			if err := decodeMeta(raw, &m); err != nil {
+				return err
+			}
+			return fn(m)
+		})
+	})
+}
+
+// Len returns the number of stored blocks.
+func (v *Vault) Len() (int, error) {
+	var n int
+	err := v.view(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketBlocks).Stats().KeyN
+		return nil
+	})
+	return n, err
+}

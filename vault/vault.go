@@ -1,0 +1,211 @@
+// Package vault stores exact blocks of old agent context in one bbolt file.
+//
+// A block is any non-empty byte string. Its id is "ctx:" followed by the first
+// 12 hex digits of its SHA-256, lengthened when another block already holds
+// that prefix; a stored block is never overwritten. Gets are byte-exact. The
+// vault also keeps per-block metadata, a term index for Search, and an
+// append-only log of diet events. One *Vault is safe for many goroutines.
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FileName is the name of the vault file inside the data dir.
+const FileName = "vault.db"
+
+var (
+	bucketBlocks = []byte("blocks")
+	bucketMeta   = []byte("meta")
+	bucketIndex  = []byte("index")
+	bucketStats  = []byte("stats")
+	allBuckets   = [][]byte{bucketBlocks, bucketMeta, bucketIndex, bucketStats}
+)
+
+// Documented errors. Callers test them with errors.Is.
+var (
+	// ErrNotFound is returned by Get and Meta for an unknown id.
+	ErrNotFound = errors.New("vault: no block with that id")
+	// ErrEmpty is returned by Put for an empty block.
+	ErrEmpty = errors.New("vault: refusing to store an empty block")
+	// ErrBadID is returned for a string that is not a vault id.
+	ErrBadID = errors.New("vault: malformed id (want ctx: followed by 8 to 64 hex digits)")
+	// ErrLocked is returned by Open when another process holds the vault.
+	ErrLocked = errors.New("vault: held by another process")
+	// ErrCorrupt is returned when the vault file is damaged or not a vault.
+	ErrCorrupt = errors.New("vault: file is corrupt or not a kws vault")
+	// ErrClosed is returned by operations on a closed vault.
+	ErrClosed = errors.New("vault: closed")
+)
+
+// Options tune Open. The zero value is usable.
+type Options struct {
+	// LockTimeout bounds the wait for a vault held by another process.
+	// Zero means 500 ms.
+	LockTimeout time.Duration
+	// ReadOnly opens the file with a shared lock and no writes.
+	ReadOnly bool
+}
+
+// Vault is an open vault file.
+type Vault struct {
+	db   *bolt.DB
+	path string
+
+	idxOnce sync.Once
+	idxMu   sync.RWMutex
+	idx     *memIndex
+	idxErr  error
+}
+
+// DefaultDataDir returns $XDG_DATA_HOME/kws, else ~/.local/share/kws.
+func DefaultDataDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "kws")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return filepath.Join(os.TempDir(), "kws")
+	}
+	return filepath.Join(home, ".local", "share", "kws")
+}
+
+// OpenDir opens (creating if needed) the vault file inside dataDir.
+func OpenDir(dataDir string, opts *Options) (*Vault, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("vault: create data dir: %w", err)
+	}
+	return Open(filepath.Join(dataDir, FileName), opts)
+}
+
+// Open opens (creating if needed) the vault file at path. A file held by
+// another process yields ErrLocked, naming the holder's pid, within
+// Options.LockTimeout; a damaged file yields ErrCorrupt.
+func Open(path string, opts *Options) (v *Vault, err error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = 500 * time.Millisecond
+	}
+	defer func() {
+		// bbolt can panic on some damaged files while reading pages.
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly})
+	if err != nil {
+		return nil, classifyOpenError(path, err)
+	}
+	v = &Vault{db: db, path: path}
+	if o.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error { return checkBuckets(tx, path) })
+	} else {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, b := range allBuckets {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+				}
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+func checkBuckets(tx *bolt.Tx, path string) error {
+	for _, b := range allBuckets {
+		if tx.Bucket(b) == nil {
+			return fmt.Errorf("%w: %s: bucket %q missing", ErrCorrupt, path, b)
+		}
+	}
+	return nil
+}
+
+func classifyOpenError(path string, err error) error {
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return fmt.Errorf("%w: %s is locked by %s; close that kws (or pass another --data-dir)",
+			ErrLocked, path, describeHolder(path))
+	case errors.Is(err, bolt.ErrInvalid), errors.Is(err, bolt.ErrChecksum),
+		errors.Is(err, bolt.ErrVersionMismatch):
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	return fmt.Errorf("vault: open %s: %w", path, err)
+}
+
+// Path returns the file path of the vault.
+func (v *Vault) Path() string { return v.path }
+
+// Close releases the file and its lock.
+func (v *Vault) Close() error {
+	if v == nil || v.db == nil {
+		return nil
+	}
+	return v.db.Close()
+}
+
+// view runs fn in a read transaction, turning a bbolt panic on a damaged
+// page into ErrCorrupt.
+func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, v.path, r)
+		}
+	}()
+	err = v.db.View(fn)
+	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}
+
+// update runs fn in a write transaction with the same panic guard as view.
+func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, v.path, r)
+		}
+	}()
+	err = v.db.Update(fn)
+	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}
+
+// Check verifies the whole file's page structure (slow on large vaults).
+func (v *Vault) Check() error {
+	return v.view(func(tx *bolt.Tx) error {
+		var first error
+		for err := range tx.Check() {
+			if first == nil {
+				first = fmt.Errorf("%w: %s: %v", ErrCorrupt, v.path, err)
+			}
+		}
+		return first
+	})
+}
+
+// FileSize returns the size of the vault file in bytes.
+func (v *Vault) FileSize() int64 {
+	var n int64
+	_ = v.view(func(tx *bolt.Tx) error {
+		n = tx.Size()
+		return nil
+	})
+	return n
+}
