@@ -78,11 +78,6 @@ func ilEncode(lines [][]byte, dict [][]byte, capped bool) []byte {
 		out = append(out, p...)
 		out = append(out, '\n')
 	}
-	order := make([]int, len(dict))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(dict[order[a]]) > len(dict[order[b]]) })
 	var segs, tmp []ilSeg
 	for i := 0; i < len(lines); {
 		j := i + 1
@@ -93,7 +88,7 @@ func ilEncode(lines [][]byte, dict [][]byte, capped bool) []byte {
 			out = append(out, '\n')
 		}
 		start := len(out)
-		segs, tmp = ilSegment(lines[i], dict, order, segs, tmp)
+		segs, tmp = ilSegment(lines[i], dict, segs, tmp)
 		for _, sg := range segs {
 			if sg.ref >= 0 {
 				out = append(out, ilMark...)
@@ -131,12 +126,12 @@ func ilEncode(lines [][]byte, dict [][]byte, capped bool) []byte {
 }
 
 // ilSegment splits line into literal runs and dictionary references,
-// replacing longer prefixes first. Any such split decodes exactly, because
-// each literal run is escaped on its own and references start with «.
-func ilSegment(line []byte, dict [][]byte, order []int, segs, tmp []ilSeg) ([]ilSeg, []ilSeg) {
+// replacing longer prefixes (which come first in dict) first. Any such split
+// decodes exactly: each literal run is escaped on its own, and a literal byte
+// never pairs with the « that starts the next reference.
+func ilSegment(line []byte, dict [][]byte, segs, tmp []ilSeg) ([]ilSeg, []ilSeg) {
 	segs = append(segs[:0], ilSeg{0, len(line), -1})
-	for _, d := range order {
-		p := dict[d]
+	for d, p := range dict {
 		if len(p) > len(line) {
 			continue
 		}
@@ -209,7 +204,7 @@ func DecodeIL(body []byte) ([]byte, error) {
 			if prev < 0 {
 				return bad(n, "repeat with no previous line")
 			}
-			if reps == 0 || int64(len(out))+reps*int64(len(out)-prev+1) > limit {
+			if reps == 0 || reps > (limit-int64(len(out)))/int64(len(out)-prev+1) {
 				return bad(n, "bad or oversized repeat %.24q", line)
 			}
 			end := len(out)
@@ -309,9 +304,9 @@ type ilCand struct {
 type ilCount struct{ line, s, e, n int }
 
 // ilChooseDict picks up to nine directory prefixes of path tokens by greedy
-// marginal byte gain. Counting is linear in the input: each token is hashed
-// once, left to right, and every "/" in it ends one candidate prefix; the
-// prefix length and the number of distinct candidates are capped.
+// marginal byte gain and returns them longest first. Counting is linear in
+// the input: each token is hashed once, left to right, and every "/" in it
+// ends one candidate prefix; prefix length and candidate count are capped.
 func ilChooseDict(lines [][]byte) [][]byte {
 	index := map[uint64]int32{}
 	var counts []ilCount
@@ -374,6 +369,7 @@ func ilChooseDict(lines [][]byte) [][]byte {
 		picked[best] = true
 		chosen = append(chosen, cands[best])
 	}
+	sort.SliceStable(chosen, func(a, b int) bool { return len(chosen[a].p) > len(chosen[b].p) })
 	dict := make([][]byte, len(chosen))
 	for i, c := range chosen {
 		dict[i] = c.p

@@ -102,7 +102,11 @@ func Open(path string, opts *Options) (v *Vault, err error) {
 			v, err = nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, r)
 		}
 	}()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.LockTimeout, ReadOnly: o.ReadOnly})
+	// The freelist stays synced: with NoFreelistSync bbolt rebuilds it on
+	// open in a goroutine that panics, uncatchably, on a damaged file.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType,
+	})
 	if err != nil {
 		return nil, classifyOpenError(path, err)
 	}

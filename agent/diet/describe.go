@@ -78,11 +78,12 @@ func Describe(kind, text string) Description {
 			d.First = t
 		}
 		distinct[t] = true
-		if reErr.MatchString(t) && !strings.HasPrefix(t, "#") {
-			errLines = append(errLines, t)
-		}
 		if m := reTests.FindAllStringSubmatch(t, -1); len(m) > 0 && (strings.Contains(t, "==") || len(m) > 1 || strings.Contains(t, " in ")) {
 			d.Tests = testsSummary(m)
+			continue
+		}
+		if reErr.MatchString(t) && !strings.HasPrefix(t, "#") {
+			errLines = append(errLines, t)
 		}
 	}
 	d.Errors = pickErrors(errLines)
@@ -117,20 +118,24 @@ func testsSummary(m [][]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// pickErrors keeps the first and the last distinct error line: the first
-// names where things went wrong, the last is usually the exception itself.
+// pickErrors keeps two distinct error lines: the last one that names an
+// exception (usually the error itself), else the last error line, and the
+// first error line, which tells where things started to go wrong.
 func pickErrors(errLines []string) []string {
-	switch len(errLines) {
-	case 0:
+	if len(errLines) == 0 {
 		return nil
-	case 1:
-		return errLines
 	}
-	first, last := errLines[0], errLines[len(errLines)-1]
-	if first == last {
-		return []string{last}
+	main := errLines[len(errLines)-1]
+	for i := len(errLines) - 1; i >= 0; i-- {
+		if reErrName.MatchString(errLines[i]) {
+			main = errLines[i]
+			break
+		}
 	}
-	return []string{last, first}
+	if first := errLines[0]; first != main {
+		return []string{main, first}
+	}
+	return []string{main}
 }
 
 func topFiles(text string, k int) []string {

@@ -24,7 +24,7 @@ func compactBody(e *entry, r interface{ String() string }) string {
 // in the vault under ref: the ref, the first 40 and last 40 lines and up to
 // 40 error or failure lines from the middle, each line capped at 400 bytes.
 func Compact(text, ref string) string {
-	lines := strings.Split(text, "\n")
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	var b strings.Builder
 	b.WriteString(ref)
 	b.WriteByte('\n')

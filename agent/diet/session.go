@@ -296,16 +296,14 @@ func (s *Session) promptTokens() int {
 
 // epochDue reports whether a prompt over the trigger should start a new
 // epoch now. Epochs move the cut in steps of at least half the recent
-// window, so the prompt stays an append-only extension of the previous one
-// for a few calls; a prompt far over the trigger, or a deferred former user
-// turn, starts one at once.
+// window, so between them each prompt is an append-only extension of the
+// previous one and the provider's prompt cache keeps hitting; a former user
+// turn that was held back also starts one.
 func (s *Session) epochDue(cur int) bool {
-	pt := s.promptTokens()
-	if pt <= s.p.TriggerTokens {
+	if s.promptTokens() <= s.p.TriggerTokens {
 		return false
 	}
-	fresh := len(s.entries) - s.p.Recent - s.cut
-	if fresh >= max(1, s.p.Recent/2) || fresh > 0 && pt > s.p.TriggerTokens+s.p.TriggerTokens/4 {
+	if len(s.entries)-s.p.Recent-s.cut >= max(1, s.p.Recent/2) {
 		return true
 	}
 	for _, i := range s.deferred {

@@ -95,7 +95,7 @@ func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) e
 	counter := tokens.Default()
 	var rows []replay.Row
 	for _, c := range convs {
-		o, err := replay.Run(c, p, v, counter)
+		o, err := replay.Run(c, p, v, counter, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}

@@ -41,8 +41,9 @@ type Outcome struct {
 
 // Run replays conv: a call before every assistant message (the prompt is
 // every earlier message, dieted) and one after the last message. The time
-// of a call is the Add of its new messages plus Build.
-func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter) (Outcome, error) {
+// of a call is the Add of its new messages plus Build. onCall, if not nil,
+// sees every call's result.
+func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter, onCall func(diet.Result)) (Outcome, error) {
 	if counter == nil {
 		counter = tokens.Default()
 	}
@@ -64,6 +65,9 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 		micros = append(micros, time.Since(start).Microseconds())
 		res.Event.DietMicros = micros[len(micros)-1]
 		prefixTok += sharedPrefixTokens(prev, res)
+		if onCall != nil {
+			onCall(res)
+		}
 		out.Events = append(out.Events, res.Event)
 		prev = res
 		return nil

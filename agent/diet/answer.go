@@ -1,0 +1,51 @@
+package diet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+// Searcher is what answering a search fault needs of the vault.
+type Searcher interface {
+	Search(query string, k int) ([]vault.Hit, error)
+}
+
+// searchResults is how many refs a search fault returns.
+const searchResults = 8
+
+// Answer resolves one page fault. A get returns the exact block in a
+// <ctx_exact> element; a search returns refs and summaries only, never
+// exact text. Failures are answered in text the model can act on.
+func Answer(store Store, search Searcher, f Fault) string {
+	switch f.Op {
+	case "get":
+		data, err := store.Get(f.ID)
+		if err != nil {
+			return fmt.Sprintf("<ctx_error id=%q>%s</ctx_error>", f.ID, cleanErr(err))
+		}
+		return FormatExact(f.ID, data)
+	case "search":
+		hits, err := search.Search(f.Query, searchResults)
+		if err != nil {
+			return fmt.Sprintf("<ctx_error query=%q>%s</ctx_error>", f.Query, cleanErr(err))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<ctx_results query=%q n=%d>\n", f.Query, len(hits))
+		for _, h := range hits {
+			m := h.Meta
+			r := vault.Ref{Tag: vault.TagCtx, ID: h.ID, Chars: m.Chars, Kind: m.Kind, Tokens: m.Tokens,
+				Confidence: m.Confidence, Priority: m.Priority, Sensitive: m.Sensitive,
+				Topics: m.Topics, Summary: m.Summary}
+			b.WriteString(r.String() + "\n")
+		}
+		b.WriteString("</ctx_results>")
+		return b.String()
+	}
+	return fmt.Sprintf("<ctx_error>unknown page-fault operation %q</ctx_error>", f.Op)
+}
+
+func cleanErr(err error) string {
+	return strings.NewReplacer("<", "‹", ">", "›").Replace(err.Error())
+}

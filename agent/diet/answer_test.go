@@ -1,0 +1,32 @@
+package diet
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+func TestAnswerFaults(t *testing.T) {
+	v := mustVault(t)
+	data := "FAILED tests/test_auth.py::test_refresh - AssertionError\n"
+	id, err := v.Put([]byte(data), vault.Meta{Kind: "tool:shell", Summary: "err=AssertionError"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults, errs := ParseFaults(".ctx_get id=" + id + " reason=need it\n.ctx_search query=test_refresh assertion reason=find\n.ctx_get id=ctx:000000000000 reason=x")
+	if len(errs) != 0 || len(faults) != 3 {
+		t.Fatalf("faults %+v errs %v", faults, errs)
+	}
+	got := Answer(v, v, faults[0])
+	if got != FormatExact(id, []byte(data)) || !strings.Contains(got, "original_chars=57") {
+		t.Fatalf("get answer %q", got)
+	}
+	search := Answer(v, v, faults[1])
+	if !strings.Contains(search, id) || strings.Contains(search, "FAILED tests") {
+		t.Fatalf("search answer must list refs, not text: %q", search)
+	}
+	if miss := Answer(v, v, faults[2]); !strings.HasPrefix(miss, "<ctx_error") {
+		t.Fatalf("unknown id answer %q", miss)
+	}
+}

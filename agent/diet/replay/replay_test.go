@@ -1,0 +1,172 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/vault"
+)
+
+const fixtures = "../../../testdata/trajectories"
+
+func fixtureFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(fixtures, "*.traj"))
+	if err != nil || len(files) != 21 {
+		t.Fatalf("want the 21 fixture trajectories in %s, found %d (%v)", fixtures, len(files), err)
+	}
+	return files
+}
+
+// CheckPrompt verifies a dieted prompt against the original messages: one
+// entry per message in order; an unchanged message is byte-identical; a
+// changed one carries a ref that resolves through the vault to exactly the
+// original content (and an <il:v1> body decodes to it).
+func CheckPrompt(v *vault.Vault, orig []diet.Message, prompt []diet.Message) error {
+	if len(prompt) != len(orig) {
+		return fmt.Errorf("prompt has %d messages, want %d", len(prompt), len(orig))
+	}
+	for i, m := range prompt {
+		if m.Role != orig[i].Role {
+			return fmt.Errorf("message %d: role %q, want %q", i, m.Role, orig[i].Role)
+		}
+		if m.Content == orig[i].Content {
+			continue
+		}
+		refs := vault.ParseRefs(m.Content)
+		if len(refs) == 0 {
+			return fmt.Errorf("message %d changed without a ref: %.200q", i, m.Content)
+		}
+		resolved := false
+		for _, r := range refs {
+			data, err := v.Get(r.ID)
+			if err != nil {
+				return fmt.Errorf("message %d: ref %s: %w", i, r.ID, err)
+			}
+			if r.Tag == vault.TagIL {
+				dec, err := vault.DecodeIL([]byte(r.Body))
+				if err != nil || string(dec) != orig[i].Content {
+					return fmt.Errorf("message %d: il:v1 body does not decode to the original (%v)", i, err)
+				}
+			}
+			if bytes.Equal(data, []byte(orig[i].Content)) {
+				resolved = true
+			}
+		}
+		if !resolved {
+			return fmt.Errorf("message %d: no ref resolves to the original content", i)
+		}
+	}
+	return nil
+}
+
+func openVault(t *testing.T) *vault.Vault {
+	t.Helper()
+	v, err := vault.OpenDir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+// TestReplayEveryFixtureResolvesExactly replays each fixture at a 2,000
+// token trigger and checks every prompt of every call.
+func TestReplayEveryFixtureResolvesExactly(t *testing.T) {
+	p := diet.Defaults()
+	p.TriggerTokens = 2000
+	counter := tokens.Default()
+	for _, file := range fixtureFiles(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			conv, err := Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := openVault(t)
+			changed := 0
+			var checkErr error
+			o, err := Run(conv, p, v, counter, func(res diet.Result) {
+				if checkErr == nil {
+					checkErr = CheckPrompt(v, conv.Messages[:len(res.Messages)], res.Messages)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if checkErr != nil {
+				t.Fatal(checkErr)
+			}
+			for i, m := range o.Final {
+				if m.Content != conv.Messages[i].Content {
+					changed++
+				}
+			}
+			if len(o.Final) != len(conv.Messages) || o.Row.Calls < 2 {
+				t.Fatalf("final prompt %d messages, %d calls", len(o.Final), o.Row.Calls)
+			}
+			if changed == 0 && o.Row.FinalNaiveTokens > 4000 {
+				t.Fatalf("a %d-token conversation was not dieted at trigger 2000", o.Row.FinalNaiveTokens)
+			}
+		})
+	}
+}
+
+// TestLongSession replays all fixtures as one session at the defaults and
+// holds the final prompt to at most 20% of the naive tokens.
+func TestLongSession(t *testing.T) {
+	var convs []Conversation
+	for _, f := range fixtureFiles(t) {
+		c, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		convs = append(convs, c)
+	}
+	long := Concat("long", convs)
+	if len(long.Messages) != 477 {
+		t.Fatalf("long session has %d messages, want 477", len(long.Messages))
+	}
+	v := openVault(t)
+	o, err := Run(long, diet.Defaults(), v, tokens.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPrompt(v, long.Messages, o.Final); err != nil {
+		t.Fatal(err)
+	}
+	r := o.Row
+	if 5*r.FinalSentTokens > r.FinalNaiveTokens {
+		t.Fatalf("final prompt %d tokens is more than 20%% of naive %d", r.FinalSentTokens, r.FinalNaiveTokens)
+	}
+	if r.CachedPrefixPct < 80 {
+		t.Fatalf("cached prefix share %.1f%%, want >= 80%%", r.CachedPrefixPct)
+	}
+}
+
+// TestReplayIsDeterministic replays the same file into two vaults and
+// compares every prompt byte for byte.
+func TestReplayIsDeterministic(t *testing.T) {
+	conv, err := Load(filepath.Join(fixtures, "pydicom-1458.traj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := diet.Defaults()
+	p.TriggerTokens = 3000
+	var runs [2][][]diet.Message
+	for k := range runs {
+		v := openVault(t)
+		_, err := Run(conv, p, v, tokens.Default(), func(res diet.Result) {
+			runs[k] = append(runs[k], res.Messages)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fmt.Sprint(runs[0]) != fmt.Sprint(runs[1]) {
+		t.Fatal("same input produced different prompts")
+	}
+}
