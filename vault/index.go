@@ -81,9 +81,9 @@ func isWordByte(c byte) bool {
 
 func isPathByte(c byte) bool { return isWordByte(c) || c == '/' || c == '.' || c == '-' }
 
-// eachTerm calls fn with every lowercase word (2 to 64 bytes) of text, and
-// for every path-like token (containing '/' or a dot extension) the whole
-// path and its base name.
+// eachTerm calls fn with every lowercase word (2 to 64 bytes) of text and
+// its subwords, and for every path-like token (containing '/' or a dot
+// extension) the whole path and its base name.
 func eachTerm(text []byte, fn func(string)) {
 	for i := 0; i < len(text); {
 		if !isPathByte(text[i]) {
@@ -114,8 +114,30 @@ func eachTerm(text []byte, fn func(string)) {
 			}
 			if e-s >= 2 && e-s <= 64 {
 				fn(strings.ToLower(tok[s:e]))
+				subwords(tok[s:e], fn)
 			}
 			s = e
+		}
+	}
+}
+
+// subwords calls fn with the parts of an identifier split at underscores
+// and lower-to-upper case changes (AssertionError: assertion, error), when
+// there is more than one part.
+func subwords(w string, fn func(string)) {
+	var parts []string
+	start := 0
+	for i := 1; i <= len(w); i++ {
+		if i == len(w) || w[i] == '_' || (w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z') {
+			if p := strings.Trim(w[start:i], "_"); len(p) >= 2 {
+				parts = append(parts, strings.ToLower(p))
+			}
+			start = i
+		}
+	}
+	if len(parts) > 1 {
+		for _, p := range parts {
+			fn(p)
 		}
 	}
 }

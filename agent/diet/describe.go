@@ -3,6 +3,7 @@ package diet
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -275,7 +276,9 @@ func (d Description) Summary(budget int) string {
 		}
 		add("files", full, true)
 	}
-	add("first", d.First, true)
+	if !slices.Contains(d.Errors, d.First) && d.First != d.Command {
+		add("first", d.First, true)
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -46,6 +46,10 @@ func newRoot() *cobra.Command {
 		Short:         "kws: a terminal workstation for AI coding agents with an exact context vault",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return overview(cmd, g)
+		},
 	}
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
@@ -56,4 +60,30 @@ func newRoot() *cobra.Command {
 // openVault opens the vault in the data dir.
 func (g *globals) openVault() (*vault.Vault, error) {
 	return vault.OpenDir(g.dataDir, nil)
+}
+
+// overview is what bare `kws` prints until the full-screen workstation
+// lands: where the data lives, what the vault holds, what to run.
+func overview(cmd *cobra.Command, g *globals) error {
+	v, err := g.openVault()
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	n, err := v.Len()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), `kws — exact context vault and context diet for coding agents
+
+data dir  %s
+vault     %s (%d blocks)
+
+The full-screen workstation is not built yet. Try:
+  kws diet replay testdata/trajectories/*.traj   replay agent sessions through the diet
+  make test 2>&1 | kws vault put                 keep a build log, exactly, by id
+  kws vault ls | search QUERY | get ID | stats   browse the vault
+  kws --help                                     every command and flag
+`, g.dataDir, v.Path(), n)
+	return nil
 }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+// run executes kws with args and stdin against dataDir.
+func run(t *testing.T, dataDir string, stdin []byte, args ...string) (string, error) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetIn(bytes.NewReader(stdin))
+	root.SetArgs(append([]string{"--data-dir", dataDir}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestVaultPutGetRoundTripsBinary(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte("build log\x00\xff\xfe\x1b[31mred\x1b[0m\r\nend")
+	out, err := run(t, dir, data, "vault", "put", "--kind", "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(out)
+	if id != vault.IDFor(data) {
+		t.Fatalf("put printed %q", out)
+	}
+	got, err := run(t, dir, nil, "vault", "get", id)
+	if err != nil || got != string(data) {
+		t.Fatalf("get: %q %v", got, err)
+	}
+	if _, err := run(t, dir, nil, "vault", "put"); !errors.Is(err, vault.ErrEmpty) {
+		t.Fatalf("empty stdin: %v", err)
+	}
+	_, err = run(t, dir, nil, "vault", "get", "ctx:000000000000")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 || !errors.Is(err, vault.ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+func TestVaultLsSearchStats(t *testing.T) {
+	dir := t.TempDir()
+	log := "collected 40 items\nsecret middle line that only get may show\nFAILED test_auth.py::test_refresh AssertionError\n"
+	run(t, dir, []byte(log), "vault", "put", "--kind", "tool:shell")
+	run(t, dir, []byte("just some notes about \x1b]0;title\x07 the weather"), "vault", "put")
+	ls, err := run(t, dir, nil, "vault", "ls")
+	if err != nil || strings.Count(ls, "ctx:") != 2 || strings.Contains(ls, "\x1b") {
+		t.Fatalf("ls: %q %v", ls, err)
+	}
+	js, err := run(t, dir, nil, "--json", "vault", "search", "-k", "1", "assertion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hit map[string]any
+	if json.Unmarshal([]byte(js), &hit) != nil || hit["kind"] != "tool:shell" || strings.Contains(js, "secret middle line") {
+		t.Fatalf("search json: %q", js)
+	}
+	st, err := run(t, dir, nil, "--json", "vault", "stats")
+	if err != nil || !strings.Contains(st, `"blocks":2`) {
+		t.Fatalf("stats: %q %v", st, err)
+	}
+}
+
+func TestDietReplayEmitsPrompts(t *testing.T) {
+	dir, emit := t.TempDir(), t.TempDir()
+	files, _ := filepath.Glob("../../testdata/trajectories/ctf-crypto-*.traj")
+	args := append([]string{"--json", "diet", "replay", "--trigger-tokens", "2000", "--emit-prompt", emit}, files...)
+	out, err := run(t, dir, nil, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(files) {
+		t.Fatalf("%d JSON lines for %d files", len(lines), len(files))
+	}
+	for _, l := range lines {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"file", "messages", "calls", "naive_tokens_total", "sent_tokens_total",
+			"reduction_pct_total", "final_naive_tokens", "final_sent_tokens", "final_reduction_pct",
+			"naive_chars_total", "sent_chars_total", "refs", "seen_refs", "cached_prefix_pct", "diet_ms_p50", "diet_ms_max"} {
+			if _, ok := row[k]; !ok {
+				t.Fatalf("row lacks %s: %s", k, l)
+			}
+		}
+		name := strings.TrimSuffix(row["file"].(string), ".traj")
+		raw, err := os.ReadFile(filepath.Join(emit, name+".prompt.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var prompt []struct{ Role, Content string }
+		if err := json.Unmarshal(raw, &prompt); err != nil || len(prompt) != int(row["messages"].(float64)) {
+			t.Fatalf("emitted prompt for %s: %d entries, %v", name, len(prompt), err)
+		}
+	}
+	table, err := run(t, dir, nil, append([]string{"diet", "replay", "--mode", "safe"}, files...)...)
+	if err != nil || !strings.Contains(table, "TOTAL") || !strings.Contains(table, "reduction_pct_total") {
+		t.Fatalf("table: %q %v", table, err)
+	}
+	if _, err := run(t, dir, nil, "diet", "replay", "--mode", "nope", files[0]); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+	if _, err := run(t, dir, nil, "diet", "replay", "missing.traj"); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}
+
+func TestOverview(t *testing.T) {
+	out, err := run(t, t.TempDir(), nil)
+	if err != nil || !strings.Contains(out, "vault") || !strings.Contains(out, "0 blocks") {
+		t.Fatalf("overview: %q %v", out, err)
+	}
+}
