@@ -28,6 +28,7 @@ type Meta struct {
 	Lines           int       `json:"lines"`
 	Files           []string  `json:"files,omitempty"`
 	Topics          []string  `json:"topics,omitempty"`
+	Command         string    `json:"command,omitempty"`
 	Summary         string    `json:"summary,omitempty"`
 	Confidence      float64   `json:"confidence"`
 	Priority        string    `json:"priority,omitempty"`

@@ -37,7 +37,8 @@ type indexedDoc struct {
 }
 
 // termVector extracts the indexed terms of a block: words and identifiers,
-// file paths and their base names, and the meta's files, topics and kind.
+// file paths and their base names, and the meta's files, topics, command
+// and kind.
 func termVector(data []byte, m *Meta) termVec {
 	counts := map[string]uint32{}
 	total := uint32(0)
@@ -55,6 +56,9 @@ func termVector(data []byte, m *Meta) termVec {
 	}
 	for _, t := range m.Topics {
 		eachTerm([]byte(t), func(t string) { add(t, fieldBoost) })
+	}
+	if m.Command != "" {
+		eachTerm([]byte(m.Command), func(t string) { add(t, fieldBoost) })
 	}
 	if m.Kind != "" {
 		eachTerm([]byte(m.Kind), func(t string) { add(t, 1) })
@@ -167,39 +171,6 @@ func (tv termVec) encode() []byte {
 	return buf
 }
 
-func decodeTermVec(b []byte) (termVec, error) {
-	var tv termVec
-	next := func() (uint64, bool) {
-		x, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return x, true
-	}
-	dl, ok1 := next()
-	cnt, ok2 := next()
-	if !ok1 || !ok2 || cnt > uint64(len(b)) {
-		return tv, fmt.Errorf("%w: index entry header", ErrCorrupt)
-	}
-	tv.docLen = uint32(dl)
-	tv.terms = make([]termFreq, 0, cnt)
-	for i := uint64(0); i < cnt; i++ {
-		l, ok := next()
-		if !ok || l > uint64(len(b)) {
-			return tv, fmt.Errorf("%w: index entry term", ErrCorrupt)
-		}
-		term := string(b[:l])
-		b = b[l:]
-		tf, ok := next()
-		if !ok {
-			return tv, fmt.Errorf("%w: index entry tf", ErrCorrupt)
-		}
-		tv.terms = append(tv.terms, termFreq{term, uint32(tf)})
-	}
-	return tv, nil
-}
-
 type posting struct{ doc, tf uint32 }
 
 // memIndex is the in-memory inverted index, built from the persisted term
@@ -226,6 +197,51 @@ func (ix *memIndex) add(d indexedDoc) {
 	}
 }
 
+// addRaw adds a persisted term vector without materializing it: a term
+// string is allocated only the first time the index sees it.
+func (ix *memIndex) addRaw(id string, raw []byte) error {
+	if _, ok := ix.byID[id]; ok {
+		return nil
+	}
+	b := raw
+	next := func() (uint64, bool) {
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return x, true
+	}
+	dl, ok1 := next()
+	cnt, ok2 := next()
+	if !ok1 || !ok2 || cnt > uint64(len(b)) {
+		return fmt.Errorf("%w: index entry header", ErrCorrupt)
+	}
+	doc := uint32(len(ix.ids))
+	for i := uint64(0); i < cnt; i++ {
+		l, ok := next()
+		if !ok || l > uint64(len(b)) {
+			return fmt.Errorf("%w: index entry term", ErrCorrupt)
+		}
+		term := b[:l]
+		b = b[l:]
+		tf, ok := next()
+		if !ok {
+			return fmt.Errorf("%w: index entry tf", ErrCorrupt)
+		}
+		if ps, ok := ix.postings[string(term)]; ok {
+			ix.postings[string(term)] = append(ps, posting{doc, uint32(tf)})
+		} else {
+			ix.postings[string(term)] = []posting{{doc, uint32(tf)}}
+		}
+	}
+	ix.ids = append(ix.ids, id)
+	ix.docLen = append(ix.docLen, uint32(dl))
+	ix.byID[id] = doc
+	ix.totalLen += dl
+	return nil
+}
+
 func (v *Vault) indexAdd(docs []indexedDoc) {
 	if len(docs) == 0 {
 		return
@@ -248,11 +264,9 @@ func (v *Vault) loadIndex() error {
 		ix := &memIndex{byID: map[string]uint32{}, postings: map[string][]posting{}}
 		v.idxErr = v.view(func(tx *bolt.Tx) error {
 			return tx.Bucket(bucketIndex).ForEach(func(k, raw []byte) error {
-				tv, err := decodeTermVec(raw)
-				if err != nil {
+				if err := ix.addRaw(string(k), raw); err != nil {
 					return fmt.Errorf("block %s: %w", k, err)
 				}
-				ix.add(indexedDoc{id: string(k), tv: tv})
 				return nil
 			})
 		})

@@ -14,7 +14,7 @@ import (
 // describeBytes bounds the text Describe reads of a huge block: its head and
 // tail. A block larger than twice this is marked sensitive, because the
 // middle was not scanned for secrets.
-const describeBytes = 4 << 20
+const describeBytes = 1 << 20
 
 // Description is the deterministic, extractive account of one block. It is a
 // hint for the model; the vault's exact bytes are the authority.
@@ -59,9 +59,11 @@ func init() {
 // "assistant" or "tool:shell".
 func Describe(kind, text string) Description {
 	var d Description
-	d.Sensitive = IsSensitive(text) || len(text) > 2*describeBytes
 	if len(text) > 2*describeBytes {
+		d.Sensitive = true
 		text = text[:describeBytes] + "\n" + text[len(text)-describeBytes:]
+	} else {
+		d.Sensitive = IsSensitive(text)
 	}
 	if d.Sensitive {
 		text = Redact(text)
@@ -71,7 +73,7 @@ func Describe(kind, text string) Description {
 	distinct := map[string]bool{}
 	var errLines []string
 	for _, l := range lines {
-		t := strings.TrimSpace(l)
+		t := strings.TrimSpace(plain(l))
 		if t == "" {
 			continue
 		}
@@ -83,14 +85,14 @@ func Describe(kind, text string) Description {
 			d.Tests = testsSummary(m)
 			continue
 		}
-		if reErr.MatchString(t) && !strings.HasPrefix(t, "#") {
+		if !strings.HasPrefix(t, "#") && isErrorLine(t) {
 			errLines = append(errLines, t)
 		}
 	}
 	d.Errors = pickErrors(errLines)
 	if strings.HasPrefix(kind, "assistant") {
 		if m := reFence.FindAllStringSubmatch(text, -1); len(m) > 0 {
-			cmd := strings.TrimSpace(m[len(m)-1][1])
+			cmd := strings.TrimSpace(plain(m[len(m)-1][1]))
 			if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 				cmd = cmd[:i] + " …"
 			}
@@ -109,6 +111,29 @@ func Describe(kind, text string) Description {
 		d.Priority = "normal"
 	}
 	return d
+}
+
+// reEscape matches terminal escape sequences: CSI (ESC [ … final), OSC
+// (ESC ] … BEL or ST) and two-byte escapes.
+var reEscape = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
+
+// plain makes a line of untrusted output safe to quote in a summary: valid
+// UTF-8, no terminal escape sequences, no control characters but tabs
+// (which become spaces).
+func plain(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = reEscape.ReplaceAllString(s, "")
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func testsSummary(m [][]string) string {
@@ -302,7 +327,7 @@ func clip(s string, n int) string {
 func (d Description) Meta(kind string, msgIndex int, tokens int, estimated bool) vault.Meta {
 	return vault.Meta{
 		Kind: kind, MsgIndex: msgIndex, Tokens: tokens, TokensEstimated: estimated,
-		Files: d.Files, Topics: d.Topics, Summary: d.Summary(400),
+		Files: d.Files, Topics: d.Topics, Command: d.Command, Summary: d.Summary(400),
 		Confidence: d.Confidence, Priority: d.Priority, Sensitive: d.Sensitive,
 	}
 }

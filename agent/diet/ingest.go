@@ -22,7 +22,8 @@ func compactBody(e *entry, r interface{ String() string }) string {
 
 // Compact returns the kept view of an oversized output whose exact text is
 // in the vault under ref: the ref, the first 40 and last 40 lines and up to
-// 40 error or failure lines from the middle, each line capped at 400 bytes.
+// 40 error or failure lines from the middle (the first and the last 20),
+// each line capped at 400 bytes.
 func Compact(text, ref string) string {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	var b strings.Builder
@@ -35,27 +36,22 @@ func Compact(text, ref string) string {
 		}
 		return strings.TrimSuffix(b.String(), "\n")
 	}
-	mid := lines[ingestHead : len(lines)-ingestTail]
-	var errs []string
-	for _, l := range mid {
-		if reErr.MatchString(l) {
-			errs = append(errs, l)
-		}
-	}
-	shownErrs := errs
-	if len(shownErrs) > ingestErrors {
-		shownErrs = append(append([]string(nil), errs[:ingestErrors/2]...), errs[len(errs)-ingestErrors/2:]...)
-	}
-	fmt.Fprintf(&b, "[kws: output of %d lines, %d bytes vaulted exactly; showing the first %d, %d of %d error/failure lines, the last %d]\n",
-		len(lines), len(text), ingestHead, len(shownErrs), len(errs), ingestTail)
+	omitted := len(lines) - ingestHead - ingestTail
+	body := strings.TrimSuffix(text, "\n")
+	headLen := len(strings.Join(lines[:ingestHead], "\n")) + 1
+	tailLen := len(strings.Join(lines[len(lines)-ingestTail:], "\n")) + 1
+	midText := body[headLen : len(body)-tailLen]
+	errs := errorLines(midText, ingestErrors/2)
+	fmt.Fprintf(&b, "[kws: output of %d lines, %d bytes vaulted exactly; showing the first %d lines, %d error/failure lines from the middle, the last %d]\n",
+		len(lines), len(text), ingestHead, len(errs), ingestTail)
 	for _, l := range lines[:ingestHead] {
 		b.WriteString(capLine(l) + "\n")
 	}
-	fmt.Fprintf(&b, "[… %d lines omitted; .ctx_get the ref for them …]\n", len(mid))
-	for _, l := range shownErrs {
+	fmt.Fprintf(&b, "[… %d lines omitted; .ctx_get the ref for them …]\n", omitted)
+	for _, l := range errs {
 		b.WriteString(capLine(l) + "\n")
 	}
-	if len(shownErrs) > 0 {
+	if len(errs) > 0 {
 		b.WriteString("[…]\n")
 	}
 	for _, l := range lines[len(lines)-ingestTail:] {

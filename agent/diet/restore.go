@@ -100,7 +100,7 @@ func Excerpt(text string, want map[string]bool, budget int) (string, string) {
 	keep := make([]bool, len(lines))
 	hit := false
 	for i, l := range lines {
-		match := reErr.MatchString(l)
+		match := isErrorLine(l)
 		if !match {
 			for _, t := range vault.Terms(l) {
 				if want[t] {

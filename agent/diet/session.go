@@ -74,6 +74,7 @@ type entry struct {
 	sent     string
 	sentTok  int
 	wantIL   bool
+	turn     int
 }
 
 // Session is the diet state of one conversation. Add appends messages,
@@ -97,6 +98,7 @@ type Session struct {
 	naiveTok, sentTok     int
 	naiveChars, sentChars int
 	calls                 int
+	turns                 int
 	decoderTok            int
 }
 
@@ -126,7 +128,10 @@ func (s *Session) Len() int { return len(s.entries) }
 func (s *Session) Add(msgs ...Message) {
 	for _, m := range msgs {
 		i := len(s.entries)
-		e := &entry{msg: m, sum: sha256.Sum256([]byte(m.Content)), sent: m.Content}
+		if m.IsHumanTurn() {
+			s.turns++
+		}
+		e := &entry{msg: m, sum: sha256.Sum256([]byte(m.Content)), sent: m.Content, turn: s.turns}
 		c := s.tok.CountHashed(e.sum, m.Content)
 		e.naiveTok, e.exactTok = c.Tokens+MsgOverheadTokens, c.Exact
 		e.sentTok = e.naiveTok
@@ -167,7 +172,7 @@ func (s *Session) flush() error {
 		d := Describe(e.msg.kind(), e.msg.Content)
 		e.desc = &d
 		m := d.Meta(e.msg.kind(), i, e.naiveTok-MsgOverheadTokens, !e.exactTok)
-		m.Agent, m.Session = s.agent, s.session
+		m.Agent, m.Session, m.Turn = s.agent, s.session, e.turn
 		blocks[k] = vault.Block{Data: []byte(e.msg.Content), Meta: m}
 	}
 	ids, err := s.store.PutMany(blocks)

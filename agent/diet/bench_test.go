@@ -1,0 +1,81 @@
+package diet
+
+import (
+	"bytes"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/vault"
+)
+
+// memStore keeps blocks in memory, to time the diet without disk syncs.
+type memStore struct {
+	mu     sync.Mutex
+	blocks map[string][]byte
+}
+
+func (m *memStore) PutMany(bs []vault.Block) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := make([]string, len(bs))
+	for i, b := range bs {
+		ids[i] = vault.IDFor(b.Data)
+		m.blocks[ids[i]] = bytes.Clone(b.Data)
+	}
+	return ids, nil
+}
+
+func (m *memStore) Get(id string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if b, ok := m.blocks[id]; ok {
+		return b, nil
+	}
+	return nil, vault.ErrNotFound
+}
+
+// BenchmarkDietCall times one call (add an assistant message and a 2 KB
+// tool output, then build) after a history of 20 or 460 messages, with
+// the diet active, on the real vault and on an in-memory store.
+func BenchmarkDietCall(b *testing.B) {
+	for _, store := range []string{"vault", "mem"} {
+		for _, hist := range []int{20, 460} {
+			b.Run(fmt.Sprintf("store=%s/history=%d", store, hist), func(b *testing.B) {
+				var st Store = &memStore{blocks: map[string][]byte{}}
+				if store == "vault" {
+					st = mustVault(b)
+				}
+				p := Defaults()
+				p.TriggerTokens = 2000
+				s, err := NewSession(p, st, tokens.Default(), "bench", "b")
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "go"})
+				for i := 0; s.Len() < hist; i++ {
+					s.Add(Message{Role: "assistant", Content: fmt.Sprintf("step %d\n```\npytest -k %d\n```", i, i)},
+						Message{Role: "tool", Content: toolOutput(i, 2000)})
+					if _, err := s.Build(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// Each timed call adds two new messages: the cost measured
+				// is hashing and counting the new content plus the build.
+				msgs := make([]Message, 0, 2*b.N)
+				for i := 0; i < b.N; i++ {
+					msgs = append(msgs, Message{Role: "assistant", Content: fmt.Sprintf("next %d\n```\npytest -k n%d\n```", i, i)},
+						Message{Role: "tool", Content: toolOutput(100000+i, 2000)})
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					s.Add(msgs[2*i], msgs[2*i+1])
+					if _, err := s.Build(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
