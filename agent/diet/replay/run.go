@@ -28,6 +28,9 @@ type Row struct {
 	CachedPrefixPct   float64 `json:"cached_prefix_pct"`
 	DietMsP50         float64 `json:"diet_ms_p50"`
 	DietMsMax         float64 `json:"diet_ms_max"`
+	Lossless          int     `json:"lossless"`
+	Ingested          int     `json:"ingested"`
+	AutoRestores      int     `json:"auto_restores"`
 	DietMs20th        float64 `json:"diet_ms_20th"`
 	DietMsLast        float64 `json:"diet_ms_last"`
 }
@@ -89,10 +92,12 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 		r.SentTokensTotal += e.SentTokens
 		r.NaiveCharsTotal += e.NaiveChars
 		r.SentCharsTotal += e.SentChars
+		r.AutoRestores += e.AutoRestores
 	}
 	last := out.Events[len(out.Events)-1]
 	r.FinalNaiveTokens, r.FinalSentTokens = last.NaiveTokens, last.SentTokens
 	r.Refs, r.SeenRefs = last.Refs, last.SeenRefs
+	r.Lossless, r.Ingested = last.Lossless, last.Ingested
 	r.ReductionPctTotal = pct(r.NaiveTokensTotal-r.SentTokensTotal, r.NaiveTokensTotal)
 	r.FinalReductionPct = pct(r.FinalNaiveTokens-r.FinalSentTokens, r.FinalNaiveTokens)
 	r.CachedPrefixPct = pct(prefixTok, r.SentTokensTotal)
