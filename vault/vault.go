@@ -162,29 +162,21 @@ func (v *Vault) Close() error {
 	return v.db.Close()
 }
 
-// view runs fn in a read transaction, turning a bbolt panic on a damaged
-// page into ErrCorrupt.
-func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, v.path, r)
-		}
-	}()
-	err = v.db.View(fn)
-	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
-		return ErrClosed
-	}
-	return err
-}
+// view runs fn in a read transaction.
+func (v *Vault) view(fn func(tx *bolt.Tx) error) error { return v.guard(v.db.View, fn) }
 
-// update runs fn in a write transaction with the same panic guard as view.
-func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
+// update runs fn in a write transaction.
+func (v *Vault) update(fn func(tx *bolt.Tx) error) error { return v.guard(v.db.Update, fn) }
+
+// guard runs fn through a bbolt transaction runner, turning a bbolt panic
+// on a damaged page into ErrCorrupt and a closed database into ErrClosed.
+func (v *Vault) guard(run func(func(*bolt.Tx) error) error, fn func(*bolt.Tx) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, v.path, r)
 		}
 	}()
-	err = v.db.Update(fn)
+	err = run(fn)
 	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
 		return ErrClosed
 	}

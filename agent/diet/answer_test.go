@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/vault"
+	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
 func TestAnswerFaults(t *testing.T) {
-	v := mustVault(t)
+	v := vaulttest.MustOpen(t)
 	data := "FAILED tests/test_auth.py::test_refresh - AssertionError\n"
 	id, err := v.Put([]byte(data), vault.Meta{Kind: "tool:shell", Summary: "err=AssertionError"})
 	if err != nil {

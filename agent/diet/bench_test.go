@@ -8,6 +8,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/vault"
+	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
 // memStore keeps blocks in memory, to time the diet without disk syncs.
@@ -45,7 +46,7 @@ func BenchmarkDietCall(b *testing.B) {
 			b.Run(fmt.Sprintf("store=%s/history=%d", store, hist), func(b *testing.B) {
 				var st Store = &memStore{blocks: map[string][]byte{}}
 				if store == "vault" {
-					st = mustVault(b)
+					st = vaulttest.MustOpen(b)
 				}
 				p := Defaults()
 				p.TriggerTokens = 2000

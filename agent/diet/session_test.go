@@ -7,21 +7,12 @@ import (
 
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/vault"
+	"github.com/kwsdev/kws/vault/vaulttest"
 )
-
-func mustVault(t testing.TB) *vault.Vault {
-	t.Helper()
-	v, err := vault.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
-}
 
 func newSession(t testing.TB, p Params) (*Session, *vault.Vault) {
 	t.Helper()
-	v := mustVault(t)
+	v := vaulttest.MustOpen(t)
 	s, err := NewSession(p, v, tokens.Default(), "test", "s1")
 	if err != nil {
 		t.Fatal(err)

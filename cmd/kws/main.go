@@ -62,6 +62,19 @@ func (g *globals) openVault() (*vault.Vault, error) {
 	return vault.OpenDir(g.dataDir, nil)
 }
 
+// vaultRun adapts a command body that needs the vault: it opens the vault
+// in the data dir, runs fn and closes the vault.
+func (g *globals) vaultRun(fn func(*cobra.Command, []string, *vault.Vault) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		v, err := g.openVault()
+		if err != nil {
+			return err
+		}
+		defer v.Close()
+		return fn(cmd, args, v)
+	}
+}
+
 // overview is what bare `kws` prints until the full-screen workstation
 // lands: where the data lives, what the vault holds, what to run.
 func overview(cmd *cobra.Command, g *globals) error {

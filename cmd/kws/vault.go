@@ -63,14 +63,9 @@ func newVaultLs(g *globals) *cobra.Command {
 		Use:   "ls",
 		Short: "List blocks, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := g.openVault()
-			if err != nil {
-				return err
-			}
-			defer v.Close()
+		RunE: g.vaultRun(func(cmd *cobra.Command, _ []string, v *vault.Vault) error {
 			var metas []vault.Meta
-			err = v.List(func(m vault.Meta) error {
+			err := v.List(func(m vault.Meta) error {
 				if kind == "" || m.Kind == kind {
 					metas = append(metas, m)
 				}
@@ -84,7 +79,7 @@ func newVaultLs(g *globals) *cobra.Command {
 				metas = metas[:limit]
 			}
 			return printMetas(cmd.OutOrStdout(), g.json, metas, nil)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&kind, "kind", "", "only blocks of this kind")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "at most this many (0: all)")
@@ -96,12 +91,7 @@ func newVaultGet(g *globals) *cobra.Command {
 		Use:   "get ID",
 		Short: "Print the exact bytes of a block (nothing else)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := g.openVault()
-			if err != nil {
-				return err
-			}
-			defer v.Close()
+		RunE: g.vaultRun(func(cmd *cobra.Command, args []string, v *vault.Vault) error {
 			data, err := v.Get(args[0])
 			if err != nil {
 				if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrBadID) {
@@ -111,7 +101,7 @@ func newVaultGet(g *globals) *cobra.Command {
 			}
 			_, err = cmd.OutOrStdout().Write(data)
 			return err
-		},
+		}),
 	}
 }
 
@@ -121,12 +111,7 @@ func newVaultSearch(g *globals) *cobra.Command {
 		Use:   "search [-k N] QUERY",
 		Short: "Rank blocks for a query (BM25); prints refs and summaries, never exact text",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := g.openVault()
-			if err != nil {
-				return err
-			}
-			defer v.Close()
+		RunE: g.vaultRun(func(cmd *cobra.Command, args []string, v *vault.Vault) error {
 			hits, err := v.Search(strings.Join(args, " "), k)
 			if err != nil {
 				return err
@@ -137,7 +122,7 @@ func newVaultSearch(g *globals) *cobra.Command {
 				metas[i], scores[i] = h.Meta, h.Score
 			}
 			return printMetas(cmd.OutOrStdout(), g.json, metas, scores)
-		},
+		}),
 	}
 	cmd.Flags().IntVarP(&k, "k", "k", 10, "number of results")
 	return cmd
@@ -214,12 +199,7 @@ func newVaultStats(g *globals) *cobra.Command {
 		Use:   "stats",
 		Short: "Blocks stored and diet savings logged",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := g.openVault()
-			if err != nil {
-				return err
-			}
-			defer v.Close()
+		RunE: g.vaultRun(func(cmd *cobra.Command, _ []string, v *vault.Vault) error {
 			var st struct {
 				Blocks       int     `json:"blocks"`
 				Bytes        int64   `json:"bytes"`
@@ -235,7 +215,7 @@ func newVaultStats(g *globals) *cobra.Command {
 				Epochs       int     `json:"epochs"`
 				FileBytes    int64   `json:"file_bytes"`
 			}
-			err = v.List(func(m vault.Meta) error {
+			err := v.List(func(m vault.Meta) error {
 				st.Blocks++
 				st.Bytes += int64(m.Chars)
 				st.BlockTokens += int64(m.Tokens)
@@ -276,6 +256,6 @@ func newVaultStats(g *globals) *cobra.Command {
 			fmt.Fprintf(w, "tokens       naive %d, sent %d, saved %d (%.1f%%)\n", st.NaiveTokens, st.SentTokens, st.SavedTokens, st.SavedPct)
 			fmt.Fprintf(w, "restores     %d auto-restores, %d page faults\n", st.AutoRestores, st.PageFaults)
 			return nil
-		},
+		}),
 	}
 }

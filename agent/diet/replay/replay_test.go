@@ -9,6 +9,7 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/vault"
+	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
 const fixtures = "../../../testdata/trajectories"
@@ -64,16 +65,6 @@ func CheckPrompt(v *vault.Vault, orig []diet.Message, prompt []diet.Message) err
 	return nil
 }
 
-func openVault(t *testing.T) *vault.Vault {
-	t.Helper()
-	v, err := vault.OpenDir(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	return v
-}
-
 // TestReplayEveryFixtureResolvesExactly replays each fixture at a 2,000
 // token trigger and checks every prompt of every call.
 func TestReplayEveryFixtureResolvesExactly(t *testing.T) {
@@ -86,7 +77,7 @@ func TestReplayEveryFixtureResolvesExactly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := openVault(t)
+			v := vaulttest.MustOpen(t)
 			changed := 0
 			var checkErr error
 			o, err := Run(conv, p, v, counter, func(res diet.Result) {
@@ -130,7 +121,7 @@ func TestLongSession(t *testing.T) {
 	if len(long.Messages) != 477 {
 		t.Fatalf("long session has %d messages, want 477", len(long.Messages))
 	}
-	v := openVault(t)
+	v := vaulttest.MustOpen(t)
 	o, err := Run(long, diet.Defaults(), v, tokens.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +149,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 	p.TriggerTokens = 3000
 	var runs [2][][]diet.Message
 	for k := range runs {
-		v := openVault(t)
+		v := vaulttest.MustOpen(t)
 		_, err := Run(conv, p, v, tokens.Default(), func(res diet.Result) {
 			runs[k] = append(runs[k], res.Messages)
 		})
