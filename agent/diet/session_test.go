@@ -291,3 +291,33 @@ func TestPresetsAndValidate(t *testing.T) {
 		t.Fatal("min block 0 accepted")
 	}
 }
+
+// TestLosslessEncodingOnceActive checks that, once the diet is active, a
+// new repetitive tool output goes as <il:v1> and decodes to the exact text.
+func TestLosslessEncodingOnceActive(t *testing.T) {
+	s, v := newSession(t, smallParams())
+	s.Add(conversation(10)...)
+	if r := build(t, s); r.Event.Refs == 0 {
+		t.Fatal("diet did not activate")
+	}
+	var b strings.Builder
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&b, "  File \"/home/runner/work/app/app/.venv/lib/python3.11/site-packages/django/core/handlers/base.py\", line %d, in get_response\n", 100+i%3)
+		b.WriteString("    response = self._middleware_chain(request)\n")
+	}
+	out := b.String()
+	s.Add(Message{Role: "assistant", Content: "```\npython manage.py test\n```"}, Message{Role: "tool", Content: out})
+	r := build(t, s)
+	got := r.Messages[len(r.Messages)-1].Content
+	refs := vault.ParseRefs(got)
+	if len(refs) != 1 || refs[0].Tag != vault.TagIL || len(got)*5 > len(out)*4 {
+		t.Fatalf("want a smaller <il:v1> message, got %d of %d bytes: %.120q", len(got), len(out), got)
+	}
+	dec, err := vault.DecodeIL([]byte(refs[0].Body))
+	if err != nil || string(dec) != out {
+		t.Fatalf("il:v1 body does not decode to the original: %v", err)
+	}
+	if data, err := v.Get(refs[0].ID); err != nil || string(data) != out {
+		t.Fatal("il:v1 id does not resolve to the original")
+	}
+}

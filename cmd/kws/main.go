@@ -18,7 +18,10 @@ type exitError struct {
 	err  error
 }
 
+// Error returns the wrapped error's text.
 func (e *exitError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
