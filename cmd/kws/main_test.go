@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/diet/replay"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -102,9 +104,22 @@ func TestDietReplayEmitsPrompts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var prompt []struct{ Role, Content string }
+		var prompt []diet.Message
 		if err := json.Unmarshal(raw, &prompt); err != nil || len(prompt) != int(row["messages"].(float64)) {
 			t.Fatalf("emitted prompt for %s: %d entries, %v", name, len(prompt), err)
+		}
+		conv, err := replay.Load(filepath.Join("../../testdata/trajectories", name+".traj"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := vault.OpenDir(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = replay.Verify(v, conv.Messages, prompt)
+		v.Close()
+		if err != nil {
+			t.Fatalf("emitted prompt %s: %v", name, err)
 		}
 	}
 	table, err := run(t, dir, nil, append([]string{"diet", "replay", "--mode", "safe"}, files...)...)

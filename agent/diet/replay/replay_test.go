@@ -1,14 +1,12 @@
 package replay
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
-	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
@@ -21,48 +19,6 @@ func fixtureFiles(t testing.TB) []string {
 		t.Fatalf("want the 21 fixture trajectories in %s, found %d (%v)", fixtures, len(files), err)
 	}
 	return files
-}
-
-// CheckPrompt verifies a dieted prompt against the original messages: one
-// entry per message in order; an unchanged message is byte-identical; a
-// changed one carries a ref that resolves through the vault to exactly the
-// original content (and an <il:v1> body decodes to it).
-func CheckPrompt(v *vault.Vault, orig []diet.Message, prompt []diet.Message) error {
-	if len(prompt) != len(orig) {
-		return fmt.Errorf("prompt has %d messages, want %d", len(prompt), len(orig))
-	}
-	for i, m := range prompt {
-		if m.Role != orig[i].Role {
-			return fmt.Errorf("message %d: role %q, want %q", i, m.Role, orig[i].Role)
-		}
-		if m.Content == orig[i].Content {
-			continue
-		}
-		refs := vault.ParseRefs(m.Content)
-		if len(refs) == 0 {
-			return fmt.Errorf("message %d changed without a ref: %.200q", i, m.Content)
-		}
-		resolved := false
-		for _, r := range refs {
-			data, err := v.Get(r.ID)
-			if err != nil {
-				return fmt.Errorf("message %d: ref %s: %w", i, r.ID, err)
-			}
-			if r.Tag == vault.TagIL {
-				dec, err := vault.DecodeIL([]byte(r.Body))
-				if err != nil || string(dec) != orig[i].Content {
-					return fmt.Errorf("message %d: il:v1 body does not decode to the original (%v)", i, err)
-				}
-			}
-			if bytes.Equal(data, []byte(orig[i].Content)) {
-				resolved = true
-			}
-		}
-		if !resolved {
-			return fmt.Errorf("message %d: no ref resolves to the original content", i)
-		}
-	}
-	return nil
 }
 
 // TestReplayEveryFixtureResolvesExactly replays each fixture at a 2,000
@@ -82,7 +38,7 @@ func TestReplayEveryFixtureResolvesExactly(t *testing.T) {
 			var checkErr error
 			o, err := Run(conv, p, v, counter, func(res diet.Result) {
 				if checkErr == nil {
-					checkErr = CheckPrompt(v, conv.Messages[:len(res.Messages)], res.Messages)
+					checkErr = Verify(v, conv.Messages[:len(res.Messages)], res.Messages)
 				}
 			})
 			if err != nil {
@@ -126,7 +82,7 @@ func TestLongSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckPrompt(v, long.Messages, o.Final); err != nil {
+	if err := Verify(v, long.Messages, o.Final); err != nil {
 		t.Fatal(err)
 	}
 	r := o.Row
