@@ -1,0 +1,229 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is kws's configuration: which model to talk to and how the agent
+// may act. Command-line flags are applied by the caller after LoadConfig.
+type Config struct {
+	// BaseURL is the OpenAI-compatible API root.
+	BaseURL string `toml:"base_url" json:"base_url"`
+	// Model is the model id sent to the API.
+	Model string `toml:"model" json:"model"`
+	// APIKey is the bearer token. It is read into memory only: it is never
+	// serialized, and Redacted and String leave it out.
+	APIKey string `toml:"api_key" json:"-"`
+	// APIKeyEnv names the environment variable holding the key.
+	APIKeyEnv string `toml:"api_key_env" json:"api_key_env,omitempty"`
+	// Workspace is the directory the agent works in.
+	Workspace string `toml:"-" json:"workspace"`
+	// DietMode selects how the conversation is slimmed to fit the window.
+	DietMode string `toml:"diet_mode" json:"diet_mode,omitempty"`
+	// Yes approves every action without asking.
+	Yes bool `toml:"yes" json:"yes"`
+	// Permissions maps a tool name to "ask", "allow" or "deny".
+	Permissions map[string]string `toml:"permissions" json:"permissions,omitempty"`
+	// ShellAllow lists shell commands that run without asking.
+	ShellAllow []string `toml:"shell_allow" json:"shell_allow,omitempty"`
+	// Keys maps a UI action to its key binding.
+	Keys map[string]string `toml:"keys" json:"keys,omitempty"`
+}
+
+// Environment variables LoadConfig reads.
+const (
+	// EnvBaseURL sets the API root.
+	EnvBaseURL = "KWS_BASE_URL"
+	// EnvModel sets the model id.
+	EnvModel = "KWS_MODEL"
+	// EnvAPIKey sets the API key.
+	EnvAPIKey = "KWS_API_KEY"
+	// EnvOpenAIBaseURL is the API root of last resort.
+	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
+	// EnvOpenAIAPIKey is the API key of last resort.
+	EnvOpenAIAPIKey = "OPENAI_API_KEY"
+)
+
+// knownKeys are the top-level keys of config.toml.
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys"}
+
+// LoadConfig reads the configuration for workspace, each layer overriding
+// the one before: $XDG_CONFIG_HOME/kws/config.toml (else
+// ~/.config/kws/config.toml), then <workspace>/.kws/config.toml, then
+// KWS_BASE_URL, KWS_MODEL and KWS_API_KEY. A key may also come from the
+// variable named by api_key_env, or from a literal api_key in a file.
+// OPENAI_BASE_URL and OPENAI_API_KEY are the last resort, used only when
+// nothing above set the value, so that a globally exported OpenAI key never
+// replaces a key configured for kws. Missing files are skipped; env nil
+// means os.Getenv. It returns the files and variables that were used.
+func LoadConfig(workspace string, env func(string) string) (Config, []string, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	c := Config{Workspace: workspace}
+	var sources []string
+	paths := []string{userConfigPath(env)}
+	if workspace != "" {
+		paths = append(paths, filepath.Join(workspace, ".kws", "config.toml"))
+	}
+	for _, path := range paths {
+		if path == "" {
+			continue
+		}
+		ok, err := c.applyFile(path, path == paths[0])
+		if err != nil {
+			return Config{}, nil, err
+		}
+		if ok {
+			sources = append(sources, path)
+		}
+	}
+	fromEnv := func(field *string, name string) {
+		if v := strings.TrimSpace(env(name)); v != "" {
+			*field = v
+			sources = append(sources, "env "+name)
+		}
+	}
+	fromEnv(&c.BaseURL, EnvBaseURL)
+	fromEnv(&c.Model, EnvModel)
+	fromEnv(&c.APIKey, EnvAPIKey)
+	if env(EnvAPIKey) == "" && c.APIKeyEnv != "" {
+		fromEnv(&c.APIKey, c.APIKeyEnv)
+	}
+	if c.BaseURL == "" {
+		fromEnv(&c.BaseURL, EnvOpenAIBaseURL)
+	}
+	if c.APIKey == "" && c.APIKeyEnv == "" {
+		fromEnv(&c.APIKey, EnvOpenAIAPIKey)
+	}
+	return c, sources, nil
+}
+
+// userConfigPath is the per-user config file, or "" without a home.
+func userConfigPath(env func(string) string) string {
+	if dir := env("XDG_CONFIG_HOME"); dir != "" {
+		return filepath.Join(dir, "kws", "config.toml")
+	}
+	home := env("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		home = h
+	}
+	return filepath.Join(home, ".config", "kws", "config.toml")
+}
+
+// userOnlyKeys may be set only by the user's own config, the environment
+// or flags: a cloned repository's .kws/config.toml must not send the API
+// key to a server of its choosing or grant itself permissions.
+var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow"}
+
+// applyFile layers one TOML file over c. It reports false for a missing
+// file. A workspace file (user false) may not set userOnlyKeys, and its
+// permissions may only tighten (ask or deny).
+func (c *Config) applyFile(path string, user bool) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("profile: reading config %s: %w", path, err)
+	}
+	var f Config
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return false, fmt.Errorf("profile: config %s: %w", path, safeTOMLError(err))
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		var names []string
+		for _, k := range undecoded {
+			names = append(names, k.String())
+		}
+		sort.Strings(names)
+		return false, fmt.Errorf("profile: config %s: unknown key %s (known keys: %s)",
+			path, strings.Join(names, ", "), strings.Join(knownKeys, ", "))
+	}
+	if !user {
+		if err := checkWorkspaceFile(path, md.IsDefined, f.Permissions); err != nil {
+			return false, err
+		}
+	}
+	set := func(dst *string, key, v string) {
+		if md.IsDefined(key) {
+			*dst = strings.TrimSpace(v)
+		}
+	}
+	set(&c.BaseURL, "base_url", f.BaseURL)
+	set(&c.Model, "model", f.Model)
+	set(&c.APIKey, "api_key", f.APIKey)
+	set(&c.APIKeyEnv, "api_key_env", f.APIKeyEnv)
+	set(&c.DietMode, "diet_mode", f.DietMode)
+	if md.IsDefined("yes") {
+		c.Yes = f.Yes
+	}
+	if md.IsDefined("shell_allow") {
+		c.ShellAllow = f.ShellAllow
+	}
+	c.Permissions = mergeMap(c.Permissions, f.Permissions)
+	c.Keys = mergeMap(c.Keys, f.Keys)
+	return true, nil
+}
+
+// mergeMap sets every entry of src in dst, allocating dst when needed.
+func mergeMap(dst, src map[string]string) map[string]string {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = make(map[string]string, len(src))
+	}
+	for k, v := range src {
+		dst[k] = v
+	}
+	return dst
+}
+
+// errAPIKeySyntax replaces TOML errors about api_key, whose text could quote
+// part of the key.
+var errAPIKeySyntax = errors.New("api_key is not a valid TOML string; write it in quotes: api_key = \"…\"")
+
+// safeTOMLError returns err, unless it is about the api_key line, in which
+// case only the line number survives.
+func safeTOMLError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) && (pe.LastKey == "api_key" || strings.Contains(pe.LastKey, ".api_key")) {
+		return fmt.Errorf("line %d: %w", pe.Position.Line, errAPIKeySyntax)
+	}
+	return err
+}
+
+// checkWorkspaceFile refuses the keys a workspace config may not set.
+func checkWorkspaceFile(path string, defined func(...string) bool, perms map[string]string) error {
+	var bad []string
+	for _, k := range userOnlyKeys {
+		if defined(k) {
+			bad = append(bad, k)
+		}
+	}
+	for tool, p := range perms {
+		if strings.TrimSpace(p) == PermissionAllow {
+			bad = append(bad, "permissions."+tool+" = \"allow\"")
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("profile: config %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key or grant itself permissions)",
+		path, strings.Join(bad, ", "))
+}

@@ -1,0 +1,219 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Recovery describes what Open repaired when resuming a session.
+type Recovery struct {
+	// Interrupted reports that the session was still marked running (its
+	// process died or never closed it) and is now marked interrupted.
+	Interrupted bool
+	// Truncated lists the torn or corrupt last lines cut off the logs.
+	Truncated []Truncation
+}
+
+// Truncation is one torn or corrupt last line cut off a log file.
+type Truncation struct {
+	File   string // RawFile or SentFile
+	Line   int    // 1-based line number; 0 when not counted (sent.jsonl)
+	Offset int64  // where the file now ends
+	Bytes  int64  // how many bytes were removed
+	Reason string
+}
+
+// Clean reports whether Open found nothing to repair.
+func (r Recovery) Clean() bool {
+	return !r.Interrupted && len(r.Truncated) == 0
+}
+
+// Open resumes session id under dataDir. It reads the whole transcript,
+// cuts a torn or corrupt last line off raw.jsonl and sent.jsonl (reported
+// in the Recovery), resynchronises the summary's counters and turns
+// status running into interrupted. A corrupt line before the last one is
+// an error naming the line: records are never dropped silently.
+func Open(dataDir, id string) (*Session, Recovery, error) {
+	var rec Recovery
+	if !validID(id) {
+		return nil, rec, fmt.Errorf("session: invalid id %q", id)
+	}
+	dir := filepath.Join(SessionsDir(dataDir), id)
+	s := &Session{id: id, dir: dir}
+	if err := readJSON(filepath.Join(dir, SummaryFile), &s.sum); err != nil {
+		return nil, rec, err
+	}
+	if err := readJSON(filepath.Join(dir, RunFile), &s.run); err != nil {
+		return nil, rec, err
+	}
+	removeStaleTemps(dir)
+	if err := s.openLogs(&rec); err != nil {
+		s.closeFiles()
+		return nil, rec, err
+	}
+	s.sum.ID, s.run.ID = id, id
+	s.sum.Messages, s.sum.Calls = len(s.msgs), s.calls
+	if s.sum.Status == StatusRunning {
+		s.sum.Status = StatusInterrupted
+		rec.Interrupted = true
+	}
+	s.sum.Updated = time.Now().UTC()
+	if err := writeJSONAtomic(filepath.Join(dir, SummaryFile), s.sum); err != nil {
+		s.closeFiles()
+		return nil, rec, err
+	}
+	s.dirty = false
+	return s, rec, nil
+}
+
+func (s *Session) openLogs(rec *Recovery) error {
+	var err error
+	if s.raw, err = os.OpenFile(filepath.Join(s.dir, RawFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
+		return fmt.Errorf("session: open transcript: %w", err)
+	}
+	if err := s.readRaw(rec); err != nil {
+		return err
+	}
+	if s.sent, err = os.OpenFile(filepath.Join(s.dir, SentFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
+		return fmt.Errorf("session: open call log: %w", err)
+	}
+	return s.readSentTail(rec)
+}
+
+// readRaw loads every record of raw.jsonl, cutting off a bad last line.
+func (s *Session) readRaw(rec *Recovery) error {
+	r := bufio.NewReaderSize(s.raw, 64<<10)
+	var off int64
+	for lineNo := 1; ; lineNo++ {
+		line, err := r.ReadBytes('\n')
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("session: read %s: %w", s.raw.Name(), err)
+		}
+		rc, derr := decodeRecord(line, s.seq+1)
+		if err == io.EOF && derr == nil {
+			derr = errors.New("unterminated line")
+		}
+		if derr != nil {
+			if _, perr := r.Peek(1); perr != io.EOF {
+				return fmt.Errorf("session: %s line %d: %w", s.raw.Name(), lineNo, derr)
+			}
+			t, terr := truncateTail(s.raw, RawFile, off, lineNo, derr)
+			if terr != nil {
+				return terr
+			}
+			rec.Truncated = append(rec.Truncated, t)
+			break
+		}
+		off += int64(len(line))
+		s.seq = rc.Seq
+		if rc.Kind == KindMessage {
+			s.noteMessage(*rc.Message)
+		}
+	}
+	s.rawSize = off
+	return nil
+}
+
+// decodeRecord parses one raw.jsonl line that must carry sequence want.
+func decodeRecord(line []byte, want int) (Record, error) {
+	var rc Record
+	if err := json.Unmarshal(line, &rc); err != nil {
+		return rc, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if rc.Seq != want {
+		return rc, fmt.Errorf("sequence %d, want %d", rc.Seq, want)
+	}
+	switch {
+	case rc.Kind == KindMessage && rc.Message != nil && rc.Event == nil:
+	case rc.Kind == KindEvent && rc.Event != nil && rc.Event.Type != "" && rc.Message == nil:
+	default:
+		return rc, fmt.Errorf("kind %q does not match its payload", rc.Kind)
+	}
+	return rc, nil
+}
+
+// readSentTail checks the last line of sent.jsonl, cutting it off when
+// torn, and takes the call counter from the last good line. Earlier lines
+// are not read: the log grows with every call and only its tail can tear.
+func (s *Session) readSentTail(rec *Recovery) error {
+	fi, err := s.sent.Stat()
+	if err != nil {
+		return fmt.Errorf("session: stat call log: %w", err)
+	}
+	size := fi.Size()
+	for size > 0 {
+		start, line, err := lastLine(s.sent, size)
+		if err != nil {
+			return fmt.Errorf("session: read %s: %w", s.sent.Name(), err)
+		}
+		var c SentCall
+		derr := json.Unmarshal(line, &c)
+		if derr == nil && !bytes.HasSuffix(line, []byte("\n")) {
+			derr = errors.New("unterminated line")
+		}
+		if derr == nil {
+			s.calls = c.Call
+			break
+		}
+		if len(rec.Truncated) > 0 && rec.Truncated[len(rec.Truncated)-1].File == SentFile {
+			return fmt.Errorf("session: %s: line before the torn tail is corrupt too: %w", s.sent.Name(), derr)
+		}
+		t, terr := truncateTail(s.sent, SentFile, start, 0, derr)
+		if terr != nil {
+			return terr
+		}
+		rec.Truncated = append(rec.Truncated, t)
+		size = start
+	}
+	s.sentSize = size
+	return nil
+}
+
+// lastLine returns the start offset and bytes of the last line of the
+// first size bytes of f (a final newline belongs to the last line).
+func lastLine(f *os.File, size int64) (int64, []byte, error) {
+	const chunk = 64 << 10
+	start := int64(0)
+	buf := make([]byte, chunk)
+	for pos := size - 1; pos > 0; {
+		n := min(chunk, pos)
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return 0, nil, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			start = pos + int64(i) + 1
+			break
+		}
+	}
+	line := make([]byte, size-start)
+	if _, err := f.ReadAt(line, start); err != nil {
+		return 0, nil, err
+	}
+	return start, line, nil
+}
+
+// truncateTail cuts f back to off and fsyncs it.
+func truncateTail(f *os.File, name string, off int64, lineNo int, why error) (Truncation, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return Truncation{}, fmt.Errorf("session: stat %s: %w", f.Name(), err)
+	}
+	if err := f.Truncate(off); err != nil {
+		return Truncation{}, fmt.Errorf("session: truncate %s: %w", f.Name(), err)
+	}
+	if err := f.Sync(); err != nil {
+		return Truncation{}, fmt.Errorf("session: sync %s: %w", f.Name(), err)
+	}
+	return Truncation{File: name, Line: lineNo, Offset: off, Bytes: fi.Size() - off, Reason: why.Error()}, nil
+}

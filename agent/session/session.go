@@ -1,0 +1,237 @@
+// Package session keeps the durable record of one agent conversation: a
+// folder DATA/sessions/<id>/ holding the append-only transcript
+// (raw.jsonl), what each model call actually sent (sent.jsonl), a small
+// summary for listings (summary.json) and the run's settings and totals
+// (run.json).
+//
+// Every transcript and call record is fsynced before its append returns,
+// so an acknowledged record survives a crash; a crash can at worst leave a
+// torn last line, which Open cuts away and reports. summary.json and
+// run.json are replaced atomically (temp file, fsync, rename), so readers
+// see either the old or the new version, never a mix.
+//
+// A Session is safe for concurrent use by goroutines of one process. Two
+// processes appending to the same session at once is not supported: the
+// files would interleave and the counters diverge.
+package session
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kwsdev/kws/agent/provider"
+)
+
+// File names inside a session folder.
+const (
+	RawFile     = "raw.jsonl"
+	SentFile    = "sent.jsonl"
+	SummaryFile = "summary.json"
+	RunFile     = "run.json"
+)
+
+// ErrClosed is returned by every method of a Session after Close.
+var ErrClosed = errors.New("session: closed")
+
+// idTimeLayout is the time prefix of a session id; ids sort by creation.
+const idTimeLayout = "20060102-150405"
+
+// Session is one open conversation record. Create or Open returns it;
+// Close releases its files.
+type Session struct {
+	mu       sync.Mutex
+	id       string
+	dir      string
+	raw      *os.File
+	sent     *os.File
+	rawSize  int64
+	sentSize int64
+	seq      int
+	calls    int
+	msgs     []provider.Message
+	sum      Summary
+	run      Run
+	dirty    bool  // sum's counters changed since summary.json was written
+	err      error // sticky: the journal is unusable after a failed fsync
+	closed   bool
+}
+
+// NewID returns a fresh session id such as 20261122-031500-3f9a2c: the
+// UTC creation time to the second, then six random hex digits. Ids sort
+// by creation time.
+func NewID() string {
+	return newID(time.Now())
+}
+
+func newID(t time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return t.UTC().Format(idTimeLayout) + "-" + hex.EncodeToString(b[:])
+}
+
+// SessionsDir returns the folder holding every session under dataDir.
+func SessionsDir(dataDir string) string {
+	return filepath.Join(dataDir, "sessions")
+}
+
+// Create starts a new session under dataDir for the given workspace: it
+// makes the folder, the empty transcripts, and a summary with status
+// running.
+func Create(dataDir, workspace string) (*Session, error) {
+	root := SessionsDir(dataDir)
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("session: create %s: %w", root, err)
+	}
+	var id, dir string
+	for attempt := 0; ; attempt++ {
+		id = NewID()
+		dir = filepath.Join(root, id)
+		err := os.Mkdir(dir, 0o700)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || attempt == 4 {
+			return nil, fmt.Errorf("session: create %s: %w", dir, err)
+		}
+	}
+	s, err := create(id, dir, workspace)
+	if err == nil {
+		err = syncDir(root)
+	}
+	if err != nil {
+		if s != nil {
+			s.closeFiles()
+		}
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+func create(id, dir, workspace string) (*Session, error) {
+	now := time.Now().UTC()
+	s := &Session{id: id, dir: dir}
+	s.sum = Summary{ID: id, Created: now, Updated: now, Status: StatusRunning}
+	s.run = Run{ID: id, Workspace: workspace, Started: now, Updated: now}
+	var err error
+	if s.raw, err = createLog(filepath.Join(dir, RawFile)); err != nil {
+		return nil, err
+	}
+	if s.sent, err = createLog(filepath.Join(dir, SentFile)); err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	err = writeJSONAtomic(filepath.Join(dir, SummaryFile), s.sum)
+	if err == nil {
+		err = writeJSONAtomic(filepath.Join(dir, RunFile), s.run)
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		s.closeFiles()
+		return nil, err
+	}
+	return s, nil
+}
+
+func createLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session: create %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// validID reports whether id names a folder directly under the sessions
+// folder (no separators, no dot names).
+func validID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`) &&
+		filepath.Base(id) == id
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// Dir returns the session folder.
+func (s *Session) Dir() string { return s.dir }
+
+// Messages returns a copy of the transcript's messages in order.
+func (s *Session) Messages() []provider.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]provider.Message, len(s.msgs))
+	for i, m := range s.msgs {
+		out[i] = cloneMessage(m)
+	}
+	return out
+}
+
+// Summary returns the session's current summary, including counters not
+// yet written to summary.json.
+func (s *Session) Summary() Summary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sum
+}
+
+// Run returns the session's current run record.
+func (s *Session) Run() Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run
+}
+
+// Close writes summary.json if its counters changed since the last write
+// (leaving the status as it is) and closes the transcript files. Closing
+// twice is harmless.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.dirty {
+		sum := s.sum
+		sum.Updated = time.Now().UTC()
+		if err = writeJSONAtomic(filepath.Join(s.dir, SummaryFile), sum); err == nil {
+			s.sum, s.dirty = sum, false
+		}
+	}
+	return errors.Join(err, s.closeFiles())
+}
+
+func (s *Session) closeFiles() error {
+	var errs []error
+	for _, f := range []*os.File{s.raw, s.sent} {
+		if f != nil {
+			if err := f.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("session: close %s: %w", f.Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// usable returns why the session cannot be written, or nil.
+func (s *Session) usable() error {
+	if s.closed {
+		return ErrClosed
+	}
+	return s.err
+}
+
+func cloneMessage(m provider.Message) provider.Message {
+	m.ToolCalls = slices.Clone(m.ToolCalls)
+	return m
+}

@@ -1,0 +1,187 @@
+package skill
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// argumentsVar is the placeholder for the whole argument string.
+const argumentsVar = "ARGUMENTS"
+
+// maxListDescription bounds a description in ModelList, in runes.
+const maxListDescription = 160
+
+// Expand fills in the skill's body: $ARGUMENTS becomes args as given; $0,
+// $1, … become the arguments split the way a shell would ("a b" and 'a b'
+// are one argument, a backslash escapes the next character outside
+// quotes and ", \, $ or ` inside double quotes), a missing one becoming
+// empty; $$ becomes $. Any other $ stays as it is. When the body uses no
+// placeholder at all and args is not blank, args is appended as a final
+// "ARGUMENTS: …" paragraph so that it is never silently dropped.
+func (s Skill) Expand(args string) string {
+	var (
+		b         strings.Builder
+		split     []string
+		splitDone bool
+		used      bool
+	)
+	body := s.Body
+	for {
+		i := strings.IndexByte(body, '$')
+		if i < 0 {
+			b.WriteString(body)
+			break
+		}
+		b.WriteString(body[:i])
+		body = body[i+1:]
+		switch {
+		case strings.HasPrefix(body, "$"):
+			b.WriteByte('$')
+			body = body[1:]
+		case strings.HasPrefix(body, argumentsVar):
+			b.WriteString(args)
+			body = body[len(argumentsVar):]
+			used = true
+		case body != "" && isDigit(body[0]):
+			n, j := 0, 0
+			for ; j < len(body) && isDigit(body[j]); j++ {
+				n = min(n*10+int(body[j]-'0'), 1<<20)
+			}
+			if !splitDone {
+				split, splitDone = splitArgs(args), true
+			}
+			if n < len(split) {
+				b.WriteString(split[n])
+			}
+			body = body[j:]
+			used = true
+		default:
+			b.WriteByte('$')
+		}
+	}
+	if !used && strings.TrimSpace(args) != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("ARGUMENTS: " + args)
+	}
+	return b.String()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// splitArgs splits s into words like a POSIX shell without expansions:
+// white space separates words; single quotes keep everything literally;
+// double quotes keep everything but a backslash before ", \, $ or `;
+// outside quotes a backslash keeps the next character literally. An
+// unterminated quote runs to the end of s.
+func splitArgs(s string) []string {
+	var (
+		words []string
+		cur   strings.Builder
+		inArg bool
+		quote rune
+	)
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			switch {
+			case r == '"':
+				quote = 0
+			case r == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[i+1]):
+				i++
+				cur.WriteRune(rs[i])
+			default:
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inArg = r, true
+		case r == '\\' && i+1 < len(rs):
+			i++
+			cur.WriteRune(rs[i])
+			inArg = true
+		case unicode.IsSpace(r):
+			if inArg {
+				words = append(words, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if inArg {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// ParseInvocation parses a "/name args" input line. It reports ok only
+// when the input, with surrounding white space removed, starts with '/'
+// followed by a valid skill name and then white space or the end; args
+// is the rest with surrounding white space removed. Paths such as
+// /usr/bin are not invocations.
+func ParseInvocation(input string) (name, args string, ok bool) {
+	input = strings.TrimSpace(input)
+	rest, found := strings.CutPrefix(input, "/")
+	if !found {
+		return "", "", false
+	}
+	name, args = rest, ""
+	if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+		name, args = rest[:i], strings.TrimSpace(rest[i:])
+	}
+	if !ValidName(name) {
+		return "", "", false
+	}
+	return name, args, true
+}
+
+// Find returns the skill called name.
+func Find(skills []Skill, name string) (Skill, bool) {
+	for _, s := range skills {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Skill{}, false
+}
+
+// ModelList returns the skills the model may invoke (those without
+// DisableModelInvocation) for the system prompt, one "- name: description"
+// line each with the description on one line and shortened, or "" when
+// there are none.
+func ModelList(skills []Skill) string {
+	var b strings.Builder
+	for _, s := range skills {
+		if s.DisableModelInvocation {
+			continue
+		}
+		b.WriteString("- " + s.Name)
+		if d := oneLine(s.Description, maxListDescription); d != "" {
+			b.WriteString(": " + d)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// oneLine collapses white space runs in s to single spaces and cuts the
+// result to limit runes, ending it in "…" when cut.
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	return string([]rune(s)[:limit-1]) + "…"
+}
