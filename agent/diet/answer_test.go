@@ -3,6 +3,7 @@ package diet
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
@@ -29,5 +30,15 @@ func TestAnswerFaults(t *testing.T) {
 	}
 	if miss := Answer(v, v, faults[2]); !strings.HasPrefix(miss, "<ctx_error") {
 		t.Fatalf("unknown id answer %q", miss)
+	}
+}
+
+func TestFormatExactEscapesInvalidUTF8(t *testing.T) {
+	got := FormatExact("ctx:001122334455", []byte("ok \\ \xff\xfe end"))
+	if !strings.Contains(got, `escaped="true"`) || !strings.Contains(got, `ok \\ \xff\xfe end`) || !utf8.ValidString(got) {
+		t.Fatalf("escaped exact block: %q", got)
+	}
+	if plain := FormatExact("ctx:001122334455", []byte("a\\b")); strings.Contains(plain, "escaped") || !strings.Contains(plain, "a\\b") {
+		t.Fatalf("valid UTF-8 must be sent as is: %q", plain)
 	}
 }

@@ -1,0 +1,247 @@
+// Package agent runs the coding-agent loop: it builds each prompt (system
+// prompt with the ref decoder, pinned project instructions, the dieted
+// history), calls the model, answers page faults from the vault, runs tools
+// behind permissions, compacts without lying when the window fills, and
+// records everything in the session.
+package agent
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/vault"
+)
+
+//go:embed system.md
+var defaultSystem string
+
+// Loop limits per user turn.
+const (
+	defaultMaxSteps    = 60
+	defaultMaxFaults   = 8
+	defaultMaxInjected = 256 << 10
+)
+
+// Vault is what the agent needs of the vault.
+type Vault interface {
+	diet.Store
+	Search(query string, k int) ([]vault.Hit, error)
+	AppendStats(events ...vault.DietEvent) error
+}
+
+// Recorder is what the agent needs of the session store.
+type Recorder interface {
+	AppendMessage(m provider.Message) error
+	AppendEvent(typ string, data any) error
+	RecordCall(messages []provider.Message, tools []string, usage provider.Usage, attempts int) error
+}
+
+// Config wires one agent.
+type Config struct {
+	Name      string
+	Workspace string
+	Client    provider.Client
+	Model     string
+	Profile   profile.Profile
+	Diet      diet.Params
+	Vault     Vault
+	Recorder  Recorder
+	Policy    *permission.Policy
+	Broker    *permission.Broker
+	Tools     []tools.Tool
+	// SystemPrompt replaces the built-in system prompt when set.
+	SystemPrompt string
+	// History is a resumed transcript.
+	History []provider.Message
+	// Limits per user turn; zero means the defaults.
+	MaxSteps, MaxPageFaults, MaxInjectedChars int
+	// OnEvent receives every event; it must not block for long.
+	OnEvent func(Event)
+}
+
+// Totals are the agent's running counters for the run record.
+type Totals struct {
+	NaiveTokens      int `json:"naive_tokens"`
+	SentTokens       int `json:"sent_tokens"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	Calls            int `json:"calls"`
+	PageFaults       int `json:"page_faults"`
+	Compactions      int `json:"compactions"`
+	ToolCalls        int `json:"tool_calls"`
+}
+
+// Agent is one conversation with a model. It is not safe for concurrent
+// use: one goroutine runs its turns.
+type Agent struct {
+	cfg    Config
+	system string
+	pinned string
+	tools  map[string]tools.Tool
+	env    *tools.Env
+
+	history     []provider.Message
+	dietS       *diet.Session
+	meta        []provider.Message
+	compactFrom int
+	summary     string
+	changed     []string
+	totals      Totals
+
+	turnStart int
+	faults    int
+	injected  int
+	seenIDs   map[string]bool
+	expanded  map[string]bool
+}
+
+// New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Client == nil || cfg.Vault == nil {
+		return nil, errors.New("agent: a client and a vault are required")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = defaultMaxSteps
+	}
+	if cfg.MaxPageFaults <= 0 {
+		cfg.MaxPageFaults = defaultMaxFaults
+	}
+	if cfg.MaxInjectedChars <= 0 {
+		cfg.MaxInjectedChars = defaultMaxInjected
+	}
+	if cfg.Name == "" {
+		cfg.Name = "agent"
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = tools.All()
+	}
+	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...)}
+	for _, t := range cfg.Tools {
+		a.tools[t.Name()] = t
+	}
+	sys := cfg.SystemPrompt
+	if sys == "" {
+		sys = strings.TrimSpace(defaultSystem)
+	}
+	a.system = sys + "\n\n" + diet.DecoderPrompt()
+	a.pinned = pinnedInstructions(cfg.Workspace)
+	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand}
+	if err := a.rebuildDiet(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// pinnedInstructions reads AGENTS.md and KWS.md at the workspace root.
+func pinnedInstructions(workspace string) string {
+	var parts []string
+	for _, name := range []string{"AGENTS.md", "KWS.md"} {
+		data, err := os.ReadFile(filepath.Join(workspace, name))
+		if err == nil && len(strings.TrimSpace(string(data))) > 0 {
+			parts = append(parts, fmt.Sprintf("<project_instructions file=%q>\n%s\n</project_instructions>", name, strings.TrimSpace(string(data))))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Totals returns the running counters.
+func (a *Agent) Totals() Totals { return a.totals }
+
+// History returns a copy of the raw transcript.
+func (a *Agent) History() []provider.Message { return append([]provider.Message(nil), a.history...) }
+
+// Todo returns the agent's todo list.
+func (a *Agent) Todo() *tools.TodoList { return a.env.Todo }
+
+func (a *Agent) emit(e Event) {
+	if a.cfg.OnEvent != nil {
+		e.Agent = a.cfg.Name
+		a.cfg.OnEvent(e)
+	}
+}
+
+// rebuildDiet starts a diet session over the system prompt, the pinned
+// instructions, the compaction summary (if any) and the raw history after
+// it. Puts are idempotent, so re-adding vaulted messages costs no space.
+func (a *Agent) rebuildDiet() error {
+	s, err := diet.NewSession(a.cfg.Diet, a.cfg.Vault, tokens.Default(), a.cfg.Name, "")
+	if err != nil {
+		return err
+	}
+	a.dietS, a.meta = s, nil
+	a.addDiet(provider.Message{Role: "system", Content: a.system}, diet.Message{Role: "system", Content: a.system, Pinned: true})
+	if a.pinned != "" {
+		a.addDiet(provider.Message{Role: "user", Content: a.pinned}, diet.Message{Role: "user", Kind: "pinned", Content: a.pinned, Pinned: true})
+	}
+	if a.summary != "" {
+		a.addDiet(provider.Message{Role: "user", Content: a.summary}, diet.Message{Role: "user", Kind: "compaction", Content: a.summary, Pinned: true})
+	}
+	for _, m := range a.history[a.compactFrom:] {
+		a.addDiet(m, dietMessage(m))
+	}
+	return nil
+}
+
+func (a *Agent) addDiet(pm provider.Message, dm diet.Message) {
+	a.dietS.Add(dm)
+	a.meta = append(a.meta, pm)
+}
+
+// dietMessage is how the diet sees a transcript message. Page-in answers
+// (exact blocks the model asked for) are "pagein": never compacted at
+// ingestion, or the model would not get what it asked for; other tool
+// results are tool output; typed user text is a human turn.
+func dietMessage(m provider.Message) diet.Message {
+	dm := diet.Message{Role: m.Role, Content: m.Content}
+	switch {
+	case strings.HasPrefix(m.Content, "<ctx_exact") || strings.HasPrefix(m.Content, "<ctx_results") || strings.HasPrefix(m.Content, "<ctx_error"):
+		dm.Kind = "pagein"
+	case m.Role == "tool":
+		dm.Kind = "tool"
+	case m.Role == "user":
+		dm.Kind = "user"
+	}
+	return dm
+}
+
+// record appends m to the transcript, the session and the diet.
+func (a *Agent) record(m provider.Message) error {
+	a.history = append(a.history, m)
+	a.addDiet(m, dietMessage(m))
+	if a.cfg.Recorder != nil {
+		if err := a.cfg.Recorder.AppendMessage(m); err != nil {
+			return fmt.Errorf("agent: session: %w", err)
+		}
+	}
+	return nil
+}
+
+func (a *Agent) event(typ string, data any) {
+	if a.cfg.Recorder != nil {
+		_ = a.cfg.Recorder.AppendEvent(typ, data)
+	}
+}
+
+// SystemPromptWith returns the built-in system prompt followed by extra
+// sections (such as the skills the model may invoke); empty sections are
+// skipped.
+func SystemPromptWith(sections ...string) string {
+	parts := []string{strings.TrimSpace(defaultSystem)}
+	for _, s := range sections {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

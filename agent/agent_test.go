@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/vault"
+	"github.com/kwsdev/kws/vault/vaulttest"
+)
+
+// rig is one agent wired to a scripted OpenAI-compatible server, a real
+// vault, a real session folder and a temporary workspace.
+type rig struct {
+	t      *testing.T
+	srv    *providertest.Server
+	vault  *vault.Vault
+	sess   *session.Session
+	a      *Agent
+	ws     string
+	mu     sync.Mutex
+	events []Event
+}
+
+func newRig(t *testing.T, tune func(*Config), steps ...providertest.Step) *rig {
+	t.Helper()
+	r := &rig{t: t, srv: providertest.New(t, steps...), vault: vaulttest.MustOpen(t), ws: t.TempDir()}
+	ws, err := filepath.EvalSymlinks(r.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ws = ws
+	client, err := provider.New(provider.Config{BaseURL: r.srv.URL(), APIKey: "test-key", Model: "test-model",
+		NativeTools: true, Sleep: func(time.Duration) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.sess, err = session.Create(t.TempDir(), r.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.sess.Close() })
+	cfg := Config{Name: "t", Workspace: r.ws, Client: client, Model: "test-model",
+		Profile: profile.Profile{ID: "test-model", ContextWindow: 128000, CompletionReserve: 4096},
+		Diet:    diet.Defaults(), Vault: r.vault, Recorder: SessionRecorder(r.sess),
+		Policy: permission.DefaultPolicy(), Broker: permission.NewBroker(permission.AutoAllow),
+		OnEvent: func(e Event) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }}
+	if tune != nil {
+		tune(&cfg)
+	}
+	r.a, err = New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *rig) run(task string) string {
+	r.t.Helper()
+	out, err := r.a.Run(context.Background(), task)
+	if err != nil {
+		r.t.Fatalf("run %q: %v", task, err)
+	}
+	return out
+}
+
+func (r *rig) eventsOf(typ string) []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Event
+	for _, e := range r.events {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// lastMessage is the last message of request i.
+func (r *rig) lastMessage(i int) provider.Message {
+	reqs := r.srv.Requests()
+	if i >= len(reqs) {
+		r.t.Fatalf("only %d requests, want request %d", len(reqs), i)
+	}
+	m := reqs[i].Messages
+	return m[len(m)-1]
+}
+
+func call(id, name string, args any) provider.ToolCall {
+	raw, _ := json.Marshal(args)
+	return provider.ToolCall{ID: id, Name: name, Arguments: string(raw)}
+}
+
+func TestPlainAnswer(t *testing.T) {
+	r := newRig(t, nil, providertest.TextStep("A goroutine is a lightweight thread."))
+	if got := r.run("What is a goroutine?"); got != "A goroutine is a lightweight thread." {
+		t.Fatalf("answer %q", got)
+	}
+	req := r.srv.Requests()[0]
+	if req.Messages[0].Role != "system" || !strings.Contains(req.Messages[0].Content, "<ctx id=") {
+		t.Fatal("system prompt lacks the ref decoder")
+	}
+	if len(req.Tools) >= len(r.a.cfg.Tools) {
+		t.Fatalf("a direct question carried %d tool schemas, want only the core ones", len(req.Tools))
+	}
+	if len(r.eventsOf(EvTextDelta)) < 2 || len(r.eventsOf(EvDone)) != 1 {
+		t.Fatal("answer was not streamed")
+	}
+	msgs := r.sess.Messages()
+	if len(msgs) != 2 || msgs[1].Content != "A goroutine is a lightweight thread." {
+		t.Fatalf("session transcript %+v", msgs)
+	}
+}
+
+func TestToolCallThenAnswer(t *testing.T) {
+	r := newRig(t, nil,
+		providertest.ToolStep(call("c1", "read_file", map[string]any{"path": "notes.txt"})),
+		providertest.TextStep("The notes say hello."))
+	os.WriteFile(filepath.Join(r.ws, "notes.txt"), []byte("hello from the notes\n"), 0o644)
+	r.run("read notes.txt and tell me what it says")
+	m := r.lastMessage(1)
+	if m.Role != "tool" || m.ToolCallID != "c1" || !strings.Contains(m.Content, "hello from the notes") {
+		t.Fatalf("tool result sent back: %+v", m)
+	}
+}
+
+func TestPageFaultsAnswerWithExactBytes(t *testing.T) {
+	block := "exact evidence line 1\n\x00binary\xff tail\n"
+	r := newRig(t, nil)
+	id, err := r.vault.Put([]byte(block), vault.Meta{Kind: "tool:shell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Push(providertest.TextStep("I need the log.\n.ctx_get id="+id+" reason=see the exact failure"),
+		providertest.ToolStep(call("c2", "ctx_get", map[string]any{"id": id, "reason": "again"})),
+		providertest.TextStep("done"))
+	r.run("why did the build fail?")
+	want := diet.FormatExact(id, []byte(block))
+	if got := r.lastMessage(1).Content; got != want {
+		t.Fatalf("text page fault answer:\n got %q\nwant %q", got, want)
+	}
+	second := r.lastMessage(2)
+	if second.Role != "tool" || !strings.Contains(second.Content, `repeated="true"`) {
+		t.Fatalf("a repeated id in one turn must be answered by reference: %q", second.Content)
+	}
+	if len(r.eventsOf(EvPageFault)) != 2 || r.a.Totals().PageFaults != 1 {
+		t.Fatalf("page faults: %d events, %d counted", len(r.eventsOf(EvPageFault)), r.a.Totals().PageFaults)
+	}
+}
+
+func TestToolCallPageFault(t *testing.T) {
+	r := newRig(t, nil)
+	id, _ := r.vault.Put([]byte("the exact bytes"), vault.Meta{})
+	r.srv.Push(providertest.ToolStep(call("c1", "ctx_get", map[string]any{"id": id})), providertest.TextStep("ok"))
+	r.run("show me the exact log")
+	if got := r.lastMessage(1).Content; got != diet.FormatExact(id, []byte("the exact bytes")) {
+		t.Fatalf("ctx_get tool answer %q", got)
+	}
+}
+
+func TestRetryAfter429AndCutStream(t *testing.T) {
+	r := newRig(t, nil,
+		providertest.Step{Status: 429, RetryAfter: "1"},
+		providertest.Step{Text: "this partial answer will be cut off", CutAfter: 2},
+		providertest.TextStep("the complete answer"))
+	if got := r.run("What is 2+2?"); got != "the complete answer" {
+		t.Fatalf("answer %q", got)
+	}
+	msgs := r.sess.Messages()
+	if last := msgs[len(msgs)-1]; last.Content != "the complete answer" || len(msgs) != 2 {
+		t.Fatalf("raw transcript after retries: %+v", msgs)
+	}
+	restarts := 0
+	for _, e := range r.eventsOf(EvTextDelta) {
+		if e.Restart {
+			restarts++
+		}
+	}
+	if restarts != 1 {
+		t.Fatalf("%d restart deltas, want 1", restarts)
+	}
+}
+
+func TestContextOverflowCompactsAndRetries(t *testing.T) {
+	r := newRig(t, nil)
+	for i := 0; i < 6; i++ {
+		out := fmt.Sprintf("FAILED test_%d - AssertionError: boom %d\n", i, i) + strings.Repeat(fmt.Sprintf("log line %d\n", i), 300)
+		os.WriteFile(filepath.Join(r.ws, fmt.Sprintf("log%d.txt", i)), []byte(out), 0o644)
+		r.srv.Push(providertest.ToolStep(call(fmt.Sprint("r", i), "read_file", map[string]any{"path": fmt.Sprintf("log%d.txt", i), "mode": "full"})),
+			providertest.TextStep(fmt.Sprintf("I will fix test_%d next.", i)))
+		r.run(fmt.Sprintf("read log%d.txt and fix the failure; never touch the public API", i))
+	}
+	before := len(r.srv.Requests())
+	r.srv.Push(providertest.Step{Status: 400, ErrorBody: `{"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","code":"context_length_exceeded"}}`},
+		providertest.TextStep("fixed"))
+	if got := r.run("now summarize what failed"); got != "fixed" {
+		t.Fatalf("answer after compaction %q", got)
+	}
+	reqs := r.srv.Requests()
+	if len(reqs) != before+2 {
+		t.Fatalf("want exactly one retry, got %d requests", len(reqs)-before)
+	}
+	retry := reqs[len(reqs)-1].Messages
+	var summary string
+	for _, m := range retry {
+		if strings.HasPrefix(m.Content, `<compaction untrusted="true"`) {
+			summary = m.Content
+		}
+	}
+	if summary == "" || !strings.Contains(summary, "AssertionError: boom") || !strings.Contains(summary, "ctx:") || !strings.Contains(summary, "never touch the public API") {
+		t.Fatalf("compaction summary missing or not extractive: %q", summary)
+	}
+	if last := retry[len(retry)-1]; last.Content != "now summarize what failed" {
+		t.Fatalf("current user turn changed: %q", last.Content)
+	}
+	if len(retry) >= len(reqs[before].Messages) {
+		t.Fatal("compaction did not shorten the prompt")
+	}
+	if len(r.eventsOf(EvCompaction)) != 1 || len(r.sess.Messages()) < 26 {
+		t.Fatal("compaction must be recorded and the raw transcript kept whole")
+	}
+}
+
+func TestDeniedPermissionReachesTheModel(t *testing.T) {
+	r := newRig(t, func(c *Config) { c.Broker = permission.NewBroker(permission.Unattended) },
+		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "touch pwned"})),
+		providertest.TextStep("I could not run it."))
+	r.run("run touch pwned")
+	m := r.lastMessage(1)
+	if m.Role != "tool" || !strings.Contains(m.Content, "permission denied") {
+		t.Fatalf("denial not sent to the model: %+v", m)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "pwned")); err == nil {
+		t.Fatal("a denied command ran")
+	}
+}
+
+func TestPathEscapesAreRefused(t *testing.T) {
+	r := newRig(t, nil,
+		providertest.ToolStep(call("c1", "read_file", map[string]any{"path": "../../etc/passwd"}),
+			call("c2", "read_file", map[string]any{"path": "link/passwd"})),
+		providertest.TextStep("refused"))
+	os.Symlink("/etc", filepath.Join(r.ws, "link"))
+	r.run("read ../../etc/passwd and link/passwd")
+	for _, m := range r.srv.Requests()[1].Messages {
+		if m.Role == "tool" && (strings.Contains(m.Content, "root:") || !strings.Contains(strings.ToLower(m.Content), "workspace")) {
+			t.Fatalf("escape not refused: %q", m.Content)
+		}
+	}
+}

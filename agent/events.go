@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/vault"
+)
+
+// Event types published by the loop, one JSON object per line in
+// `kws run --json`.
+const (
+	EvTextDelta  = "text_delta"
+	EvToolCall   = "tool_call"
+	EvToolResult = "tool_result"
+	EvPermission = "permission"
+	EvDiet       = "diet"
+	EvPageFault  = "page_fault"
+	EvCompaction = "compaction"
+	EvUsage      = "usage"
+	EvError      = "error"
+	EvDone       = "done"
+)
+
+// Event is one thing that happened in a turn.
+type Event struct {
+	Type    string `json:"type"`
+	Agent   string `json:"agent,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Restart bool   `json:"restart,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	CallID  string `json:"call_id,omitempty"`
+	Args    string `json:"args,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+	// Decision is the permission outcome: allow, allow_session, deny.
+	Decision   string           `json:"decision,omitempty"`
+	Diet       *vault.DietEvent `json:"diet,omitempty"`
+	Usage      *provider.Usage  `json:"usage,omitempty"`
+	Fault      *diet.Fault      `json:"fault,omitempty"`
+	Compaction *CompactionInfo  `json:"compaction,omitempty"`
+	Error      string           `json:"error,omitempty"`
+}

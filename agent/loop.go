@@ -1,0 +1,317 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/tools"
+)
+
+// ErrStepLimit is returned when a turn takes more model calls than allowed.
+var ErrStepLimit = errors.New("agent: step limit reached")
+
+// Run handles one user turn: it calls the model until it answers without
+// tool calls or page faults, and returns that answer.
+func (a *Agent) Run(ctx context.Context, userText string) (string, error) {
+	a.startTurn(len(a.history))
+	if err := a.record(provider.Message{Role: "user", Content: userText}); err != nil {
+		return "", err
+	}
+	return a.loop(ctx, IsDirectAnswer(userText))
+}
+
+// Resume finishes a turn that a crash or kill interrupted: tool calls left
+// without results get a result saying so, then the loop goes on from the
+// transcript as it is. It returns false when the last turn was complete.
+func (a *Agent) Resume(ctx context.Context) (string, bool, error) {
+	last := len(a.history) - 1
+	if last < 0 || a.history[last].Role == "assistant" && len(a.history[last].ToolCalls) == 0 {
+		return "", false, nil
+	}
+	turn := 0
+	for i := last; i >= 0; i-- {
+		if a.history[i].Role == "user" && dietMessage(a.history[i]).Kind == "user" {
+			turn = i
+			break
+		}
+	}
+	a.startTurn(turn)
+	if err := a.repairToolResults(); err != nil {
+		return "", true, err
+	}
+	answer, err := a.loop(ctx, false)
+	return answer, true, err
+}
+
+func (a *Agent) startTurn(at int) {
+	a.turnStart = at
+	a.faults, a.injected = 0, 0
+	a.seenIDs, a.expanded = map[string]bool{}, map[string]bool{}
+}
+
+// repairToolResults answers every tool call of the last assistant message
+// that has no result, so the transcript is valid for the provider again.
+func (a *Agent) repairToolResults() error {
+	var calls []provider.ToolCall
+	answered := map[string]bool{}
+	for i := len(a.history) - 1; i >= 0; i-- {
+		m := a.history[i]
+		if m.Role == "tool" {
+			answered[m.ToolCallID] = true
+			continue
+		}
+		if m.Role == "assistant" {
+			calls = m.ToolCalls
+		}
+		break
+	}
+	for _, tc := range calls {
+		if !answered[tc.ID] {
+			msg := provider.Message{Role: "tool", ToolCallID: tc.ID,
+				Content: "interrupted: kws stopped before this tool call finished; its effects, if any, are unknown. Check before relying on them."}
+			if err := a.record(msg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// loop calls the model until it answers without tool calls or faults.
+func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
+	for step := 0; step < a.cfg.MaxSteps; step++ {
+		resp, err := a.call(ctx, direct)
+		if err != nil {
+			a.emit(Event{Type: EvError, Error: err.Error()})
+			return "", err
+		}
+		asst := provider.Message{Role: "assistant", Content: resp.Content, ToolCalls: resp.ToolCalls}
+		if err := a.record(asst); err != nil {
+			return "", err
+		}
+		if len(resp.ToolCalls) > 0 {
+			for _, tc := range resp.ToolCalls {
+				if err := a.runTool(ctx, tc); err != nil {
+					a.emit(Event{Type: EvError, Error: err.Error()})
+					return "", err
+				}
+			}
+			direct = false
+			continue
+		}
+		faults, ferrs := diet.ParseFaults(resp.Content)
+		if len(faults) > 0 || len(ferrs) > 0 {
+			var answers []string
+			for _, f := range faults {
+				answers = append(answers, a.pageFault(f))
+			}
+			for _, e := range ferrs {
+				answers = append(answers, fmt.Sprintf("<ctx_error>%s</ctx_error>", e))
+			}
+			if err := a.record(provider.Message{Role: "user", Content: strings.Join(answers, "\n")}); err != nil {
+				return "", err
+			}
+			continue
+		}
+		a.emit(Event{Type: EvDone, Text: resp.Content})
+		return resp.Content, nil
+	}
+	err := fmt.Errorf("%w: %d model calls in one turn", ErrStepLimit, a.cfg.MaxSteps)
+	a.emit(Event{Type: EvError, Error: err.Error()})
+	return "", err
+}
+
+// budget is the share of (window − completion reserve) a prompt may fill.
+func (a *Agent) budget() int {
+	w := a.cfg.Profile.ContextWindow - a.cfg.Profile.CompletionReserve
+	if w <= 0 {
+		return 0
+	}
+	return int(compactShare * float64(w))
+}
+
+// call builds the prompt (compacting first when it is over budget), calls
+// the model, and on a context-overflow error compacts and retries once.
+func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error) {
+	res, err := a.dietS.Build()
+	if err != nil {
+		return provider.Response{}, err
+	}
+	if b := a.budget(); b > 0 && res.Event.SentTokens > b {
+		if res, err = a.compact("proactive", res.Event.SentTokens); err != nil {
+			return provider.Response{}, err
+		}
+	}
+	resp, msgs, specs, err := a.send(ctx, res, direct)
+	if errors.Is(err, provider.ErrContextOverflow) {
+		if res, err = a.compact("overflow", res.Event.SentTokens); err != nil {
+			return provider.Response{}, err
+		}
+		resp, msgs, specs, err = a.send(ctx, res, direct)
+	}
+	if err != nil {
+		return provider.Response{}, err
+	}
+	a.account(res, resp, msgs, specs)
+	return resp, nil
+}
+
+func (a *Agent) send(ctx context.Context, res diet.Result, direct bool) (provider.Response, []provider.Message, []provider.ToolSpec, error) {
+	msgs := make([]provider.Message, len(res.Messages))
+	for i, dm := range res.Messages {
+		msgs[i] = a.meta[i]
+		msgs[i].Content = dm.Content
+	}
+	specs := a.toolSpecs(direct)
+	req := provider.Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.Profile.CompletionReserve}
+	resp, err := a.cfg.Client.Chat(ctx, req, func(d provider.Delta) {
+		a.emit(Event{Type: EvTextDelta, Text: d.Text, Restart: d.Restart})
+	})
+	return resp, msgs, specs, err
+}
+
+// account records one call: diet stats, provider usage and what was sent.
+func (a *Agent) account(res diet.Result, resp provider.Response, msgs []provider.Message, specs []provider.ToolSpec) {
+	ev := res.Event
+	ev.PageFaults = a.faults
+	a.totals.Calls++
+	a.totals.NaiveTokens += ev.NaiveTokens
+	a.totals.SentTokens += ev.SentTokens
+	a.totals.PromptTokens += resp.Usage.PromptTokens
+	a.totals.CompletionTokens += resp.Usage.CompletionTokens
+	a.totals.CachedTokens += resp.Usage.CachedTokens
+	if err := a.cfg.Vault.AppendStats(ev); err != nil {
+		a.emit(Event{Type: EvError, Error: "stats: " + err.Error()})
+	}
+	a.emit(Event{Type: EvDiet, Diet: &ev})
+	usage := resp.Usage
+	a.emit(Event{Type: EvUsage, Usage: &usage})
+	if a.cfg.Recorder != nil {
+		names := make([]string, len(specs))
+		for i, s := range specs {
+			names[i] = s.Name
+		}
+		if err := a.cfg.Recorder.RecordCall(msgs, names, resp.Usage, resp.Attempts); err != nil {
+			a.emit(Event{Type: EvError, Error: "session: " + err.Error()})
+		}
+	}
+}
+
+// toolSpecs offers every tool on a tool-heavy turn, and on a direct-answer
+// turn only the core tools, tool_expand and what tool_expand asked for.
+func (a *Agent) toolSpecs(direct bool) []provider.ToolSpec {
+	core := map[string]bool{}
+	for _, n := range tools.Core() {
+		core[n] = true
+	}
+	var specs []provider.ToolSpec
+	for _, t := range a.cfg.Tools {
+		if direct && !core[t.Name()] && !a.expanded[t.Name()] {
+			continue
+		}
+		specs = append(specs, provider.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
+	}
+	return specs
+}
+
+// expand is tool_expand's hook: it offers the named tools from the next
+// call of this turn on.
+func (a *Agent) expand(names []string) []string {
+	var ok []string
+	for _, n := range names {
+		if _, known := a.tools[n]; known {
+			a.expanded[n] = true
+			ok = append(ok, n)
+		}
+	}
+	sort.Strings(ok)
+	return ok
+}
+
+// runTool executes one tool call behind the permission policy and records
+// its result message.
+func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
+	a.totals.ToolCalls++
+	a.emit(Event{Type: EvToolCall, Tool: tc.Name, CallID: tc.ID, Args: tc.Arguments})
+	text, isErr, err := a.execute(ctx, tc)
+	if err != nil {
+		return err
+	}
+	a.emit(Event{Type: EvToolResult, Tool: tc.Name, CallID: tc.ID, Text: text, IsError: isErr})
+	return a.record(provider.Message{Role: "tool", ToolCallID: tc.ID, Content: text})
+}
+
+func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool, error) {
+	if tc.Name == "ctx_get" || tc.Name == "ctx_search" {
+		var args struct{ ID, Query, Reason string }
+		if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
+			return "error: arguments are not a JSON object: " + err.Error(), true, nil
+		}
+		f := diet.Fault{Op: "get", ID: args.ID, Reason: args.Reason}
+		if tc.Name == "ctx_search" {
+			f = diet.Fault{Op: "search", Query: args.Query, Reason: args.Reason}
+		}
+		ans := a.pageFault(f)
+		return ans, strings.HasPrefix(ans, "<ctx_error"), nil
+	}
+	t, ok := a.tools[tc.Name]
+	if !ok {
+		names := make([]string, 0, len(a.tools))
+		for n := range a.tools {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), true, nil
+	}
+	if t.Access() != tools.ReadOnly {
+		preview := tc.Arguments
+		if p, ok := t.(tools.Previewer); ok {
+			if pv, err := p.Preview(a.env, []byte(tc.Arguments)); err == nil {
+				preview = pv
+			}
+		}
+		req := permission.Request{ID: tc.ID, Tool: tc.Name, Args: tc.Arguments, Preview: preview, Agent: a.cfg.Name}
+		allowed, reason, err := permission.Check(ctx, a.cfg.Policy, a.cfg.Broker, t.Access(), req)
+		decision := "allow"
+		if !allowed {
+			decision = "deny"
+		}
+		a.emit(Event{Type: EvPermission, Tool: tc.Name, CallID: tc.ID, Decision: decision, Text: reason})
+		a.event("permission", map[string]string{"tool": tc.Name, "call_id": tc.ID, "decision": decision, "reason": reason})
+		if err != nil {
+			return "", false, fmt.Errorf("agent: permission for %s: %w", tc.Name, err)
+		}
+		if !allowed {
+			return "permission denied: " + reason, true, nil
+		}
+	}
+	res, err := t.Run(ctx, a.env, []byte(tc.Arguments))
+	if err != nil {
+		return "", false, fmt.Errorf("agent: tool %s: %w", tc.Name, err)
+	}
+	a.changed = appendUnique(a.changed, res.Changed...)
+	return res.Text, res.IsError, nil
+}
+
+func appendUnique(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, x := range list {
+			if x == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}

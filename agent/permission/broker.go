@@ -1,0 +1,252 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/kwsdev/kws/agent/tools"
+)
+
+// Mode says who answers a Broker's requests.
+type Mode int
+
+const (
+	// Interactive brokers wait for a front end to answer.
+	Interactive Mode = iota
+	// AutoAllow brokers (--yes) allow every request at once.
+	AutoAllow
+	// Unattended brokers (no front end) deny every request at once.
+	Unattended
+)
+
+// UnattendedReason is the denial reason of an Unattended broker.
+const UnattendedReason = "no one can approve this (run with --yes or allow it in .kws/config.toml)"
+
+// Documented errors. Callers test them with errors.Is.
+var (
+	// ErrNotPending is returned by Answer for an id that is not waiting
+	// (unknown, already answered, or its asker gave up).
+	ErrNotPending = errors.New("permission: no pending request with that id")
+	// ErrBadAnswer is returned by Answer for a decision other than
+	// AllowOnce, AllowSession or Deny.
+	ErrBadAnswer = errors.New("permission: an answer must be AllowOnce, AllowSession or Deny")
+	// ErrDuplicate is returned by Ask for an id that is already pending.
+	ErrDuplicate = errors.New("permission: a request with that id is already pending")
+	// ErrClosed is returned by Ask once the broker is closed.
+	ErrClosed = errors.New("permission: broker closed")
+)
+
+// Request asks for approval of one tool call.
+type Request struct {
+	// ID identifies the request (the tool call id); Ask assigns one when
+	// it is empty.
+	ID string `json:"id"`
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// Args is the call's raw JSON arguments.
+	Args string `json:"args"`
+	// Preview is what the user approves: a diff or a command line.
+	Preview string `json:"preview"`
+	// Agent names the agent making the call.
+	Agent string `json:"agent"`
+}
+
+// Answer is the reply to a Request.
+type Answer struct {
+	// Decision is AllowOnce, AllowSession or Deny.
+	Decision Decision `json:"decision"`
+	// Reason optionally explains a denial; the model reads it.
+	Reason string `json:"reason,omitempty"`
+}
+
+// waiter is one pending Ask.
+type waiter struct {
+	req Request
+	ch  chan Answer // buffered: the answer never blocks
+}
+
+// Broker carries permission requests from agents to front ends and their
+// answers back. It is safe for concurrent use.
+type Broker struct {
+	mode    Mode
+	mu      sync.Mutex
+	seq     int
+	pending map[string]*waiter
+	order   []string // pending ids, oldest first
+	session map[string]bool
+	subs    []*subscriber
+	closed  bool
+	done    chan struct{} // closed by Close
+}
+
+// NewBroker returns a broker in the given mode.
+func NewBroker(mode Mode) *Broker {
+	return &Broker{mode: mode, pending: map[string]*waiter{}, session: map[string]bool{}, done: make(chan struct{})}
+}
+
+// Ask returns the answer to req. An AutoAllow broker answers AllowOnce
+// and an Unattended one Deny with UnattendedReason, at once. An
+// Interactive broker answers AllowSession at once for a tool the user
+// allowed for the session; otherwise it delivers req to every subscriber
+// and blocks until Answer is called with req's id or ctx is done.
+func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
+	switch b.mode {
+	case AutoAllow:
+		return Answer{Decision: AllowOnce, Reason: "allowed by --yes"}, nil
+	case Unattended:
+		return Answer{Decision: Deny, Reason: UnattendedReason}, nil
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return Answer{}, ErrClosed
+	}
+	if b.session[req.Tool] {
+		b.mu.Unlock()
+		return Answer{Decision: AllowSession, Reason: "allowed for this session"}, nil
+	}
+	if req.ID == "" {
+		b.seq++
+		req.ID = "perm-" + strconv.Itoa(b.seq)
+	}
+	if _, dup := b.pending[req.ID]; dup {
+		b.mu.Unlock()
+		return Answer{}, fmt.Errorf("%w: %s", ErrDuplicate, req.ID)
+	}
+	w := &waiter{req: req, ch: make(chan Answer, 1)}
+	b.pending[req.ID] = w
+	b.order = append(b.order, req.ID)
+	for _, s := range b.subs {
+		s.push(req)
+	}
+	b.mu.Unlock()
+
+	select {
+	case a := <-w.ch:
+		return a, nil
+	case <-ctx.Done():
+		b.mu.Lock()
+		if b.pending[req.ID] == w {
+			b.drop(req.ID)
+			b.mu.Unlock()
+			return Answer{}, fmt.Errorf("permission: waiting for %s: %w", req.Tool, ctx.Err())
+		}
+		b.mu.Unlock()
+		return <-w.ch, nil // answered while ctx ended
+	case <-b.done:
+		select {
+		case a := <-w.ch:
+			return a, nil
+		default:
+			return Answer{}, ErrClosed
+		}
+	}
+}
+
+// Answer replies to the pending request id. AllowSession also allows the
+// tool for the rest of the session and answers the tool's other pending
+// requests the same way.
+func (b *Broker) Answer(id string, a Answer) error {
+	if a.Decision != AllowOnce && a.Decision != AllowSession && a.Decision != Deny {
+		return fmt.Errorf("%w, not %v", ErrBadAnswer, a.Decision)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w, ok := b.pending[id]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNotPending, id)
+	}
+	b.drop(id)
+	w.ch <- a
+	if a.Decision == AllowSession {
+		b.session[w.req.Tool] = true
+		for _, other := range slices.Clone(b.order) {
+			if o := b.pending[other]; o.req.Tool == w.req.Tool {
+				b.drop(other)
+				o.ch <- a
+			}
+		}
+	}
+	return nil
+}
+
+// drop forgets pending request id; b.mu is held.
+func (b *Broker) drop(id string) {
+	delete(b.pending, id)
+	if i := slices.Index(b.order, id); i >= 0 {
+		b.order = slices.Delete(b.order, i, i+1)
+	}
+}
+
+// Pending returns the requests waiting for an answer, oldest first.
+func (b *Broker) Pending() []Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Request, len(b.order))
+	for i, id := range b.order {
+		out[i] = b.pending[id].req
+	}
+	return out
+}
+
+// SessionAllowed reports whether the user allowed tool for the session.
+func (b *Broker) SessionAllowed(tool string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.session[tool]
+}
+
+// Close ends the broker: pending and later Asks of an Interactive broker
+// fail with ErrClosed and every subscription channel is closed.
+func (b *Broker) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.closed = true
+	close(b.done)
+	for _, s := range b.subs {
+		s.stop()
+	}
+	b.subs = nil
+	clear(b.pending)
+	b.order = nil
+}
+
+// Check decides whether the call req of a tool with the given access may
+// run: by policy p (nil: defaults) when it allows or denies, else by
+// asking broker b (nil: as Unattended). reason says why: for a denial it
+// is the text the model reads as the tool result; for an approval it says
+// who allowed the call. err is set only when the ask itself failed (ctx
+// done, broker closed).
+func Check(ctx context.Context, p *Policy, b *Broker, access tools.Access, req Request) (allowed bool, reason string, err error) {
+	switch p.Decide(req.Tool, access, req.Preview) {
+	case Allow:
+		return true, "allowed by the permission policy", nil
+	case Deny:
+		return false, fmt.Sprintf("the %s tool is denied by the permission policy (.kws/config.toml)", req.Tool), nil
+	}
+	if b == nil {
+		return false, UnattendedReason, nil
+	}
+	a, err := b.Ask(ctx, req)
+	if err != nil {
+		return false, "", err
+	}
+	switch {
+	case a.Decision == Deny && a.Reason != "":
+		return false, a.Reason, nil
+	case a.Decision == Deny:
+		return false, "the user denied this call", nil
+	case a.Reason != "":
+		return true, a.Reason, nil
+	case a.Decision == AllowSession:
+		return true, "allowed by the user for this session", nil
+	}
+	return true, "allowed by the user", nil
+}

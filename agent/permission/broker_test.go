@@ -1,0 +1,178 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// answerer answers every request from ch with decide(req) until ch closes.
+func answerer(t *testing.T, b *Broker, ch <-chan Request, decide func(Request) Answer) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for r := range ch {
+			if err := b.Answer(r.ID, decide(r)); err != nil && !errors.Is(err, ErrNotPending) {
+				t.Error(err)
+			}
+		}
+	}()
+	return &wg
+}
+
+func TestHeadlessModes(t *testing.T) {
+	tests := []struct {
+		mode Mode
+		want Answer
+	}{
+		{AutoAllow, Answer{Decision: AllowOnce, Reason: "allowed by --yes"}},
+		{Unattended, Answer{Decision: Deny, Reason: UnattendedReason}},
+	}
+	for _, tt := range tests {
+		got, err := NewBroker(tt.mode).Ask(context.Background(), Request{Tool: "shell"})
+		if err != nil || got != tt.want {
+			t.Errorf("mode %d: %+v, %v", tt.mode, got, err)
+		}
+	}
+}
+
+func TestConcurrentAskAnswer(t *testing.T) {
+	b := NewBroker(Interactive)
+	ch := b.Subscribe()
+	wg := answerer(t, b, ch, func(r Request) Answer {
+		if r.Args == "deny" {
+			return Answer{Decision: Deny, Reason: "no " + r.ID}
+		}
+		return Answer{Decision: AllowOnce}
+	})
+	var asks sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		asks.Add(1)
+		go func() {
+			defer asks.Done()
+			args := "allow"
+			if i%3 == 0 {
+				args = "deny"
+			}
+			id := fmt.Sprintf("call-%d", i)
+			a, err := b.Ask(context.Background(), Request{ID: id, Tool: fmt.Sprintf("tool%d", i), Args: args})
+			switch {
+			case err != nil:
+				t.Error(err)
+			case args == "deny" && (a.Decision != Deny || a.Reason != "no "+id):
+				t.Errorf("%s: %+v", id, a)
+			case args == "allow" && a.Decision != AllowOnce:
+				t.Errorf("%s: %+v", id, a)
+			}
+		}()
+	}
+	asks.Wait()
+	if p := b.Pending(); len(p) != 0 {
+		t.Errorf("still pending: %v", p)
+	}
+	b.Close()
+	wg.Wait()
+}
+
+func TestAllowSession(t *testing.T) {
+	b := NewBroker(Interactive)
+	ch := b.Subscribe()
+	ctx := context.Background()
+	// Two shell calls wait together; allowing one for the session
+	// releases both, and later calls do not ask.
+	results := make(chan Answer, 2)
+	for _, id := range []string{"s1", "s2"} {
+		go func() {
+			a, err := b.Ask(ctx, Request{ID: id, Tool: "shell"})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- a
+		}()
+	}
+	first := <-ch
+	for len(b.Pending()) < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := b.Answer(first.ID, Answer{Decision: AllowSession}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if a := <-results; a.Decision != AllowSession {
+			t.Errorf("answer %d = %+v", i, a)
+		}
+	}
+	if !b.SessionAllowed("shell") || b.SessionAllowed("write_file") {
+		t.Error("session memory is wrong")
+	}
+	a, err := b.Ask(ctx, Request{ID: "s3", Tool: "shell"})
+	if err != nil || a.Decision != AllowSession {
+		t.Errorf("later ask = %+v, %v", a, err)
+	}
+	if second := <-ch; second.ID == first.ID {
+		t.Errorf("second delivery repeated %s", second.ID)
+	}
+	if err := b.Answer("s2", Answer{Decision: AllowOnce}); !errors.Is(err, ErrNotPending) {
+		t.Errorf("answering a released request: %v", err)
+	}
+	// Another tool still asks.
+	ctx2, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := b.Ask(ctx2, Request{ID: "w1", Tool: "write_file"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("write_file ask = %v, want a timeout", err)
+	}
+}
+
+func TestAskCancel(t *testing.T) {
+	b := NewBroker(Interactive)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := b.Ask(ctx, Request{ID: "c1", Tool: "shell"})
+		done <- err
+	}()
+	ch := b.Subscribe() // a late subscriber still sees the pending request
+	if r := <-ch; r.ID != "c1" {
+		t.Fatalf("got %+v", r)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v", err)
+	}
+	if err := b.Answer("c1", Answer{Decision: AllowOnce}); !errors.Is(err, ErrNotPending) {
+		t.Errorf("answer after cancel = %v", err)
+	}
+	if len(b.Pending()) != 0 {
+		t.Error("cancelled request still pending")
+	}
+}
+
+func TestAnswerValidation(t *testing.T) {
+	b := NewBroker(Interactive)
+	go b.Ask(context.Background(), Request{ID: "v1", Tool: "shell"})
+	for len(b.Pending()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	for _, d := range []Decision{Ask, Allow, Decision(9)} {
+		if err := b.Answer("v1", Answer{Decision: d}); !errors.Is(err, ErrBadAnswer) {
+			t.Errorf("Answer(%v) = %v", d, err)
+		}
+	}
+	if _, err := b.Ask(context.Background(), Request{ID: "v1", Tool: "shell"}); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("duplicate id: %v", err)
+	}
+	if err := b.Answer("nope", Answer{Decision: Deny}); !errors.Is(err, ErrNotPending) {
+		t.Errorf("unknown id: %v", err)
+	}
+	b.Close()
+	if _, err := b.Ask(context.Background(), Request{Tool: "shell"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("ask after close: %v", err)
+	}
+	if _, ok := <-b.Subscribe(); ok {
+		t.Error("subscription on a closed broker delivered")
+	}
+}

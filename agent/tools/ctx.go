@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+// ctx_get and ctx_search read the context vault: the exact bytes of one
+// block, or references to the blocks matching a query.
+
+//go:embed ctx_get.md
+var ctxGetDoc string
+
+//go:embed ctx_search.md
+var ctxSearchDoc string
+
+const (
+	defaultSearchK = 8
+	maxSearchK     = 50
+)
+
+type ctxGetTool struct{ spec }
+
+type ctxGetArgs struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+func newCtxGet() Tool {
+	return ctxGetTool{spec{name: "ctx_get", doc: ctxGetDoc, access: ReadOnly, schema: `{
+  "type": "object",
+  "properties": {
+    "id": {"type": "string", "description": "block id from a <ctx id=\"…\"> reference, e.g. ctx:3f9a1c2b7d4e"},
+    "reason": {"type": "string", "description": "what you need from the block, in a few words"}
+  },
+  "required": ["id"],
+  "additionalProperties": false
+}`}}
+}
+
+// Run returns the exact bytes of one vault block.
+func (t ctxGetTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a ctxGetArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return errResult("ctx_get: %v", err), nil
+	}
+	if env == nil || env.Vault == nil {
+		return errResult("ctx_get: the context vault is not available in this session"), nil
+	}
+	id, err := vault.NormalizeID(a.ID)
+	if err != nil {
+		return errResult("ctx_get: %q is not a block id (want ctx: followed by 8 to 64 hex digits)", a.ID), nil
+	}
+	data, err := env.Vault.Get(id)
+	switch {
+	case errors.Is(err, vault.ErrNotFound):
+		return errResult("ctx_get: no block %s in the vault; ctx_search can find blocks by content", id), nil
+	case errors.Is(err, vault.ErrBadID):
+		return errResult("ctx_get: %v", err), nil
+	case err != nil:
+		return Result{}, fmt.Errorf("ctx_get %s: %w", id, err)
+	}
+	return Result{Text: fmt.Sprintf("<ctx_exact id=%q original_chars=%d>\n%s\n</ctx_exact>", id, len(data), data)}, nil
+}
+
+type ctxSearchTool struct{ spec }
+
+type ctxSearchArgs struct {
+	Query  string `json:"query"`
+	K      int    `json:"k"`
+	Reason string `json:"reason"`
+}
+
+func newCtxSearch() Tool {
+	return ctxSearchTool{spec{name: "ctx_search", doc: ctxSearchDoc, access: ReadOnly, schema: `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "description": "words to look for: error text, file names, identifiers"},
+    "k": {"type": "integer", "minimum": 1, "maximum": 50, "description": "how many blocks to return (default 8)"},
+    "reason": {"type": "string", "description": "what you are looking for, in a few words"}
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`}}
+}
+
+// Run returns one reference line per matching vault block, never the
+// blocks' text.
+func (t ctxSearchTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	var a ctxSearchArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return errResult("ctx_search: %v", err), nil
+	}
+	if strings.TrimSpace(a.Query) == "" {
+		return errResult(`ctx_search: "query" must not be empty`), nil
+	}
+	k, err := intArg("k", a.K, defaultSearchK, 1, maxSearchK)
+	if err != nil {
+		return errResult("ctx_search: %v", err), nil
+	}
+	if env == nil || env.Vault == nil {
+		return errResult("ctx_search: the context vault is not available in this session"), nil
+	}
+	hits, err := env.Vault.Search(a.Query, k)
+	if err != nil {
+		return Result{}, fmt.Errorf("ctx_search %q: %w", a.Query, err)
+	}
+	if len(hits) == 0 {
+		return Result{Text: fmt.Sprintf("no vault blocks match %q", a.Query)}, nil
+	}
+	var b strings.Builder
+	for _, h := range hits {
+		m := h.Meta
+		r := vault.Ref{Tag: vault.TagCtx, ID: h.ID, Chars: m.Chars, Kind: m.Kind,
+			Sensitive: m.Sensitive, Summary: m.Summary}
+		b.WriteString(r.String())
+		b.WriteByte('\n')
+	}
+	return Result{Text: strings.TrimSuffix(b.String(), "\n")}, nil
+}

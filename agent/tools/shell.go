@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+//go:embed shell.md
+var shellDoc string
+
+const (
+	defaultShellTimeout = 120
+	maxShellTimeout     = 1800
+	// Each stream keeps its first shellHead and last shellTail bytes.
+	shellHead = 16 << 10
+	shellTail = 48 << 10
+	// shellWaitDelay bounds the wait for output pipes held open by
+	// background processes after the command itself has ended.
+	shellWaitDelay = 2 * time.Second
+)
+
+type shellTool struct{ spec }
+
+type shellArgs struct {
+	Command    string `json:"command"`
+	TimeoutSec int    `json:"timeout_sec"`
+}
+
+func newShell() Tool {
+	return shellTool{spec{name: "shell", doc: shellDoc, access: Executes, schema: `{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "bash command line, run with bash -c in the workspace root"},
+    "timeout_sec": {"type": "integer", "minimum": 1, "maximum": 1800, "description": "seconds before the command is killed (default 120)"}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`}}
+}
+
+// parse validates the arguments.
+func (shellTool) parse(raw []byte) (shellArgs, time.Duration, error) {
+	var a shellArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return a, 0, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return a, 0, errors.New(`"command" must not be empty`)
+	}
+	secs, err := intArg("timeout_sec", a.TimeoutSec, defaultShellTimeout, 1, maxShellTimeout)
+	if err != nil {
+		return a, 0, err
+	}
+	return a, time.Duration(secs) * time.Second, nil
+}
+
+// Preview returns the command line the user approves.
+func (t shellTool) Preview(_ *Env, raw []byte) (string, error) {
+	a, _, err := t.parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("shell: %w", err)
+	}
+	return a.Command, nil
+}
+
+// Run executes the command with bash -c in the workspace root, in its own
+// session and process group. On timeout or cancellation the whole group is
+// killed; a cancelled call returns its partial output together with the
+// context's error.
+func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
+	a, timeout, err := t.parse(raw)
+	if err != nil {
+		return errResult("shell: %v", err), nil
+	}
+	root, err := env.root()
+	if err != nil {
+		return Result{}, fmt.Errorf("shell: %w", err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, "bash", "-c", a.Command)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	// Setsid gives the command its own process group and no controlling
+	// terminal, so it cannot read from or draw on the user's terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var killed atomic.Bool
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = shellWaitDelay
+	stdout, stderr := newHeadTail(shellHead, shellTail), newHeadTail(shellHead, shellTail)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	runErr := cmd.Run()
+	if cmd.ProcessState == nil {
+		return Result{}, fmt.Errorf("shell: start bash: %w", runErr)
+	}
+	var b strings.Builder
+	b.WriteString("STDOUT:\n")
+	writeStream(&b, stdout.String())
+	b.WriteString("STDERR:\n")
+	writeStream(&b, stderr.String())
+	fmt.Fprintf(&b, "EXIT CODE: %d", exitCode(cmd.ProcessState))
+	if errors.Is(runErr, exec.ErrWaitDelay) {
+		fmt.Fprintf(&b, "\n(background processes kept the output open; stopped reading %s after the command ended)", shellWaitDelay)
+	}
+	res := Result{Preview: a.Command}
+	switch {
+	case ctx.Err() != nil:
+		b.WriteString("\nCANCELLED")
+		res.Text = b.String()
+		return res, fmt.Errorf("shell: %w", ctx.Err())
+	case killed.Load():
+		fmt.Fprintf(&b, "\nTIMED OUT after %ds", int(timeout/time.Second))
+	}
+	res.Text = b.String()
+	return res, nil
+}
+
+// writeStream appends one stream's text, ending it with a newline.
+func writeStream(b *strings.Builder, s string) {
+	b.WriteString(strings.ToValidUTF8(s, "\uFFFD"))
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		b.WriteByte('\n')
+	}
+}
+
+// exitCode returns the exit status, 128+n for a death by signal n as bash
+// reports it.
+func exitCode(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}

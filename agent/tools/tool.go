@@ -1,0 +1,71 @@
+// Package tools holds the agent's tools. Each tool is a Go file plus an
+// embedded Markdown description. A model mistake (bad arguments, a missing
+// file, a path outside the workspace) is a Result with IsError set, which
+// the model reads; a Go error from Run is an infrastructure failure.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+// Tool is one tool the model can call.
+type Tool interface {
+	// Name is the function name the model calls.
+	Name() string
+	// Description is the embedded Markdown description sent to the model.
+	Description() string
+	// Schema is the JSON Schema of the arguments object.
+	Schema() json.RawMessage
+	// Access says what the tool does to the world, for permissions.
+	Access() Access
+	// Run executes one call with the raw JSON arguments.
+	Run(ctx context.Context, env *Env, args json.RawMessage) (Result, error)
+}
+
+// Access classifies a tool for the permission policy.
+type Access int
+
+const (
+	// ReadOnly tools only read the workspace or the vault.
+	ReadOnly Access = iota
+	// Writes change files in the workspace.
+	Writes
+	// Executes runs commands.
+	Executes
+)
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	// Text is the tool output the model sees.
+	Text string
+	// IsError marks a model mistake the model can correct.
+	IsError bool
+	// Preview is shown to the user before approval (a unified diff for
+	// edits and writes, the command for shell); empty when not relevant.
+	Preview string
+	// Changed lists workspace-relative files the call wrote.
+	Changed []string
+}
+
+// Vault is what the ctx_get and ctx_search tools need.
+type Vault interface {
+	Get(id string) ([]byte, error)
+	Search(query string, k int) ([]vault.Hit, error)
+}
+
+// Env is the world a tool runs in.
+type Env struct {
+	// Workspace is the absolute, symlink-resolved workspace root. File
+	// tools never read or write outside it.
+	Workspace string
+	// Vault serves ctx_get and ctx_search; nil disables them.
+	Vault Vault
+	// Todo is the session's todo list.
+	Todo *TodoList
+	// Expand is called by tool_expand with the tool names the model asks
+	// for; it returns the names that will be offered from the next call.
+	Expand func(names []string) []string
+}

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/termsafe"
+)
+
+type runFlags struct {
+	baseURL, model, apiKeyEnv, workspace, resume, mode string
+	yes                                                bool
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   `run [flags] "task"`,
+		Short: "Run one agent task headless: stream the answer to stdout (--json: one event per line)",
+		Long: `Run one task with the coding agent, without the workstation. The model comes from
+~/.config/kws/config.toml, then .kws/config.toml in the workspace, then KWS_BASE_URL,
+KWS_MODEL, KWS_API_KEY (OPENAI_BASE_URL / OPENAI_API_KEY as fallbacks), then flags.
+Shell commands and file writes need approval: pass --yes to allow them all, or allow
+tools in the config; otherwise they are denied and the model is told so.
+--resume ID continues a session after a crash or kill; with a task it adds a new turn.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTask(cmd, g, f, strings.Join(args, " "))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (e.g. http://localhost:11434/v1)")
+	fl.StringVar(&f.model, "model", "", "model name")
+	fl.StringVar(&f.apiKeyEnv, "api-key-env", "", "read the API key from this environment variable")
+	fl.StringVar(&f.workspace, "workspace", ".", "workspace directory the tools work in")
+	fl.StringVar(&f.resume, "resume", "", "session id to continue")
+	fl.StringVar(&f.mode, "mode", "", "diet mode: "+strings.Join(diet.Modes, ", "))
+	fl.BoolVar(&f.yes, "yes", false, "allow every tool call without asking")
+	return cmd
+}
+
+// fail is a one-line reason on stderr and exit status 1.
+func fail(format string, args ...any) error {
+	return &exitError{code: 1, err: fmt.Errorf(format, args...)}
+}
+
+func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
+	if task == "" && f.resume == "" {
+		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
+	}
+	ws, err := filepath.Abs(f.workspace)
+	if err == nil {
+		ws, err = filepath.EvalSymlinks(ws)
+	}
+	if err != nil {
+		return fail("workspace %s: %v", f.workspace, err)
+	}
+	cfg, _, err := profile.LoadConfig(ws, os.Getenv)
+	if err != nil {
+		return fail("%v", err)
+	}
+	applyRunFlags(&cfg, f)
+	if err := cfg.Validate(); err != nil {
+		return fail("%v", err)
+	}
+	overrides, err := profile.LoadOverrides(ws)
+	if err != nil {
+		return fail("%v", err)
+	}
+	prof := profile.Resolve(cfg.Model, cfg.BaseURL, overrides)
+	client, err := provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model,
+		Timeout: prof.Timeout.Duration(), NativeTools: prof.ToolCalls && prof.Envelope != "text"})
+	if err != nil {
+		return fail("%v", err)
+	}
+	params, err := diet.Preset(firstNonEmpty(f.mode, cfg.DietMode))
+	if err != nil {
+		return fail("%v", err)
+	}
+	v, err := g.openVault()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer v.Close()
+	sess, history, err := openSession(g.dataDir, ws, f.resume)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer sess.Close()
+	out := cmd.OutOrStdout()
+	events := newEventPrinter(out, cmd.ErrOrStderr(), g.json)
+	mode := permission.Unattended
+	if f.yes || cfg.Yes {
+		mode = permission.AutoAllow
+	}
+	policy := permission.DefaultPolicy()
+	if err := policy.Apply(cfg.Permissions, cfg.ShellAllow); err != nil {
+		return fail("%v", err)
+	}
+	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
+	a, err := agent.New(agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
+		Diet: params, Vault: v, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: permission.NewBroker(mode),
+		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print})
+	if err != nil {
+		return fail("%v", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	record := func(status string, runErr error) {
+		_ = sess.SetRun(func(r *session.Run) {
+			r.Workspace, r.Profile, r.Params = ws, prof, params
+			t := a.Totals()
+			r.Totals = session.Totals{NaiveTokens: t.NaiveTokens, SentTokens: t.SentTokens,
+				PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Calls: t.Calls,
+				PageFaults: t.PageFaults, Compactions: t.Compactions, ToolCalls: t.ToolCalls}
+		})
+		_ = sess.SetSummary(func(s *session.Summary) {
+			s.Status = status
+			if runErr != nil {
+				s.LastError = runErr.Error()
+			}
+		})
+	}
+	record("running", nil)
+	if f.resume != "" {
+		if _, resumed, err := a.Resume(ctx); err != nil || !resumed && task == "" {
+			if err != nil {
+				record("error", err)
+				return fail("%v", err)
+			}
+		}
+	}
+	if task != "" {
+		if name, args, ok := skill.ParseInvocation(task); ok {
+			if sk, found := skill.Find(skills, name); found && sk.UserInvocable {
+				task = sk.Expand(args)
+			}
+		}
+		if _, err := a.Run(ctx, task); err != nil {
+			status := "error"
+			if errors.Is(err, context.Canceled) {
+				status = "interrupted"
+			}
+			record(status, err)
+			return fail("%v", err)
+		}
+	}
+	record("done", nil)
+	events.finish(sess.ID())
+	return nil
+}
+
+func applyRunFlags(cfg *profile.Config, f *runFlags) {
+	if f.baseURL != "" {
+		cfg.BaseURL = f.baseURL
+	}
+	if f.model != "" {
+		cfg.Model = f.model
+	}
+	if f.apiKeyEnv != "" {
+		cfg.APIKey = os.Getenv(f.apiKeyEnv)
+	}
+	cfg.Workspace = f.workspace
+}
+
+func openSession(dataDir, ws, id string) (*session.Session, []provider.Message, error) {
+	if id == "" {
+		s, err := session.Create(dataDir, ws)
+		return s, nil, err
+	}
+	s, _, err := session.Open(dataDir, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, s.Messages(), nil
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func configHome() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return x
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".config")
+}
+
+// eventPrinter streams a run: the answer text to stdout as it arrives and
+// one line per tool call and permission decision to stderr, or with --json
+// every event as one JSON line on stdout. Model and tool text is stripped
+// of terminal escape sequences before it reaches the terminal.
+type eventPrinter struct {
+	mu      sync.Mutex
+	out     io.Writer
+	log     io.Writer
+	json    bool
+	newline bool
+}
+
+func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
+	return &eventPrinter{out: out, log: log, json: asJSON}
+}
+
+func (p *eventPrinter) print(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		_ = json.NewEncoder(p.out).Encode(e)
+		return
+	}
+	switch e.Type {
+	case agent.EvTextDelta:
+		if e.Restart {
+			fmt.Fprintln(p.log, "\nkws: the stream was cut; retrying")
+		}
+		text := termsafe.Strip(e.Text)
+		fmt.Fprint(p.out, text)
+		if text != "" {
+			p.newline = !strings.HasSuffix(text, "\n")
+		}
+	case agent.EvToolCall:
+		p.endLine()
+		fmt.Fprintf(p.log, "⏺ %s %s\n", e.Tool, oneLine(e.Args, 120))
+	case agent.EvPermission:
+		if e.Decision == "deny" {
+			fmt.Fprintf(p.log, "  denied: %s\n", oneLine(e.Text, 120))
+		}
+	case agent.EvCompaction:
+		fmt.Fprintf(p.log, "kws: compacted older turns (%s): %d → %d tokens\n", e.Compaction.Reason, e.Compaction.BeforeTokens, e.Compaction.AfterTokens)
+	case agent.EvDone:
+		p.endLine()
+	}
+}
+
+func (p *eventPrinter) endLine() {
+	if p.newline {
+		fmt.Fprintln(p.out)
+		p.newline = false
+	}
+}
+
+func (p *eventPrinter) finish(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.json {
+		p.endLine()
+		fmt.Fprintf(p.log, "kws: session %s\n", id)
+	}
+}
