@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
@@ -136,11 +137,34 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
-	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand}
+	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep}
 	if err := a.rebuildDiet(); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// keep stores a tool's oversized output exactly in the vault.
+func (a *Agent) keep(kind string, data []byte) (string, error) {
+	if len(data) == 0 {
+		return "", vault.ErrEmpty
+	}
+	// The bytes are not modified after this point, so the string view
+	// avoids a second copy of a possibly huge output.
+	text := unsafe.String(&data[0], len(data))
+	d := diet.Describe(kind, text)
+	n, exact := tokens.Estimate(text), false
+	if len(data) <= 8<<20 {
+		c := tokens.Default().Count(text)
+		n, exact = c.Tokens, c.Exact
+	}
+	meta := d.Meta(kind, -1, n, !exact)
+	meta.Agent = a.cfg.Name
+	ids, err := a.cfg.Vault.PutMany([]vault.Block{{Data: data, Meta: meta}})
+	if err != nil {
+		return "", err
+	}
+	return ids[0], nil
 }
 
 // pinnedInstructions reads AGENTS.md and KWS.md at the workspace root.

@@ -260,3 +260,47 @@ func TestPathEscapesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestHundredMegabyteToolOutput runs a command that prints 100 MB: the
+// whole output is vaulted exactly and the model gets a bounded excerpt
+// that names the vault id.
+func TestHundredMegabyteToolOutput(t *testing.T) {
+	const size = 100_000_000
+	r := newRig(t, nil,
+		providertest.ToolStep(call("c1", "shell", map[string]any{"command": fmt.Sprintf("yes 'line of build output' | head -c %d; echo 'error: linker failed' >&2", size)})),
+		providertest.TextStep("the linker failed"))
+	r.run("build it")
+	m := r.lastMessage(1)
+	if m.Role != "tool" || len(m.Content) > 128<<10 {
+		t.Fatalf("tool result sent to the model is %d bytes", len(m.Content))
+	}
+	if !strings.Contains(m.Content, "error: linker failed") {
+		t.Fatal("stderr lost")
+	}
+	refs := vault.ParseRefs(m.Content)
+	var id string
+	for _, ref := range refs {
+		if meta, err := r.vault.Meta(ref.ID); err == nil && meta.Chars == size {
+			id = ref.ID
+		}
+	}
+	if id == "" {
+		i := strings.Index(m.Content, "exact in the vault as ")
+		if i < 0 {
+			t.Fatalf("no vault id for the full output in %.300q", m.Content)
+		}
+		id = strings.Fields(m.Content[i+len("exact in the vault as "):])[0]
+		id = strings.TrimSuffix(id, ";")
+	}
+	got, err := r.vault.Get(id)
+	if err != nil || len(got) != size {
+		t.Fatalf("full output in the vault: %d bytes, %v", len(got), err)
+	}
+	line := []byte("line of build output\n")
+	for off := 0; off < size; off += len(line) * 997 {
+		end := min(off+len(line), size)
+		if string(got[off:end]) != string(line[:end-off]) {
+			t.Fatalf("vaulted output differs at byte %d", off)
+		}
+	}
+}

@@ -100,16 +100,24 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	cmd.WaitDelay = shellWaitDelay
 	stdout, stderr := newHeadTail(shellHead, shellTail), newHeadTail(shellHead, shellTail)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	spools, err := newSpools(env.Keep != nil)
+	if err != nil {
+		return Result{}, fmt.Errorf("shell: %w", err)
+	}
+	defer spools.remove()
+	cmd.Stdout, cmd.Stderr = spools.tee(0, stdout), spools.tee(1, stderr)
 	runErr := cmd.Run()
 	if cmd.ProcessState == nil {
 		return Result{}, fmt.Errorf("shell: start bash: %w", runErr)
 	}
 	var b strings.Builder
-	b.WriteString("STDOUT:\n")
-	writeStream(&b, stdout.String())
-	b.WriteString("STDERR:\n")
-	writeStream(&b, stderr.String())
+	for i, s := range []struct {
+		name string
+		out  *headTail
+	}{{"STDOUT", stdout}, {"STDERR", stderr}} {
+		b.WriteString(s.name + spools.keep(env, i, s.name, s.out) + ":\n")
+		writeStream(&b, s.out.String())
+	}
 	fmt.Fprintf(&b, "EXIT CODE: %d", exitCode(cmd.ProcessState))
 	if errors.Is(runErr, exec.ErrWaitDelay) {
 		fmt.Fprintf(&b, "\n(background processes kept the output open; stopped reading %s after the command ended)", shellWaitDelay)

@@ -68,4 +68,7 @@ type Env struct {
 	// Expand is called by tool_expand with the tool names the model asks
 	// for; it returns the names that will be offered from the next call.
 	Expand func(names []string) []string
+	// Keep stores exact bytes in the vault and returns their id; shell
+	// uses it for output too big to return whole. Nil disables it.
+	Keep func(kind string, data []byte) (string, error)
 }
