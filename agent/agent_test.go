@@ -304,3 +304,56 @@ func TestHundredMegabyteToolOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestProactiveCompactionAndRecordedOverflow(t *testing.T) {
+	small := func(c *Config) { c.Profile.ContextWindow, c.Profile.CompletionReserve = 9000, 1000 }
+	r := newRig(t, small)
+	for i := 0; i < 8; i++ {
+		os.WriteFile(filepath.Join(r.ws, fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(fmt.Sprintf("data row %d of file %d\n", i, i), 120)), 0o644)
+		r.srv.Push(providertest.ToolStep(call(fmt.Sprint("c", i), "read_file", map[string]any{"path": fmt.Sprintf("f%d.txt", i), "mode": "full"})),
+			providertest.TextStep("noted"))
+		r.run(fmt.Sprintf("read f%d.txt", i))
+	}
+	var proactive *CompactionInfo
+	for _, e := range r.eventsOf(EvCompaction) {
+		if e.Compaction.Reason == "proactive" {
+			proactive = e.Compaction
+		}
+	}
+	if proactive == nil || proactive.AfterTokens >= proactive.BeforeTokens {
+		t.Fatalf("no proactive compaction that shrank the prompt: %+v", r.eventsOf(EvCompaction))
+	}
+	// A current user turn bigger than the window is sent whole, and the
+	// overflow is recorded with its size.
+	huge := "please review this: " + strings.Repeat("the quick brown fox jumps over the lazy dog ", 1500)
+	r.srv.Push(providertest.TextStep("reviewed"))
+	r.run(huge)
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if last[len(last)-1].Content != huge {
+		t.Fatal("the current user turn was changed")
+	}
+	evs := r.eventsOf(EvCompaction)
+	if o := evs[len(evs)-1].Compaction.Overflow; o <= 0 {
+		t.Fatalf("overflow not recorded: %+v", evs[len(evs)-1].Compaction)
+	}
+}
+
+func TestToolExpandOffersMoreTools(t *testing.T) {
+	r := newRig(t, nil,
+		providertest.ToolStep(call("c1", "tool_expand", map[string]any{"names": []string{"shell"}, "reason": "need to run it"})),
+		providertest.TextStep("ok"))
+	r.run("What does uname say?")
+	has := func(req providertest.RecordedRequest, name string) bool {
+		for _, s := range req.Tools {
+			if s.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	reqs := r.srv.Requests()
+	if has(reqs[0], "shell") || !has(reqs[0], "tool_expand") || !has(reqs[1], "shell") || has(reqs[1], "write_file") {
+		t.Fatalf("tool_expand did not add shell: first %d tools, second %d tools", len(reqs[0].Tools), len(reqs[1].Tools))
+	}
+}

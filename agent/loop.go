@@ -103,7 +103,6 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 					return "", err
 				}
 			}
-			direct = false
 			continue
 		}
 		faults, ferrs := diet.ParseFaults(resp.Content)
