@@ -100,11 +100,14 @@ type Agent struct {
 	changed     []string
 	totals      Totals
 
-	turnStart int
-	faults    int
-	injected  int
-	seenIDs   map[string]bool
-	expanded  map[string]bool
+	turnStart  int
+	faults     int
+	overCap    int
+	injected   int
+	seenIDs     map[string]int // id → diet index of its exact page-in
+	pendingSeen []string       // ids paged in by the message being built
+	expanded    map[string]bool
+	requestSeq  int
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.
@@ -230,7 +233,7 @@ func dietMessage(m provider.Message) diet.Message {
 	dm := diet.Message{Role: m.Role, Content: m.Content}
 	switch {
 	case strings.HasPrefix(m.Content, "<ctx_exact") || strings.HasPrefix(m.Content, "<ctx_results") || strings.HasPrefix(m.Content, "<ctx_error"):
-		dm.Kind = "pagein"
+		dm.Kind = diet.KindPageIn
 	case m.Role == "tool":
 		dm.Kind = "tool"
 	case m.Role == "user":
@@ -243,6 +246,10 @@ func dietMessage(m provider.Message) diet.Message {
 func (a *Agent) record(m provider.Message) error {
 	a.history = append(a.history, m)
 	a.addDiet(m, dietMessage(m))
+	for _, id := range a.pendingSeen {
+		a.seenIDs[id] = a.dietS.Len() - 1
+	}
+	a.pendingSeen = nil
 	if a.cfg.Recorder != nil {
 		if err := a.cfg.Recorder.AppendMessage(m); err != nil {
 			return fmt.Errorf("agent: session: %w", err)

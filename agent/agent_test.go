@@ -357,3 +357,39 @@ func TestToolExpandOffersMoreTools(t *testing.T) {
 		t.Fatalf("tool_expand did not add shell: first %d tools, second %d tools", len(reqs[0].Tools), len(reqs[1].Tools))
 	}
 }
+
+// TestFailedTurnLeavesAValidTranscript cancels a turn while a tool call
+// waits for approval; the next turn's request must still pair every tool
+// call with a result.
+func TestFailedTurnLeavesAValidTranscript(t *testing.T) {
+	r := newRig(t, func(c *Config) { c.Broker = permission.NewBroker(permission.Interactive) },
+		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "make deploy"})),
+		providertest.TextStep("hello"))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := r.a.Run(ctx, "deploy it"); err == nil {
+		t.Fatal("a turn whose approval timed out succeeded")
+	}
+	r.run("hello again")
+	msgs := r.srv.Requests()[1].Messages
+	var roles []string
+	for _, m := range msgs[1:] {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,user" || msgs[3].ToolCallID != "c1" {
+		t.Fatalf("request after a failed turn: %v", roles)
+	}
+}
+
+// TestPageInIsNeverCompacted pages in a block larger than the ingestion
+// limit with the ctx_get tool: the model must get it whole.
+func TestPageInIsNeverCompacted(t *testing.T) {
+	r := newRig(t, nil)
+	block := strings.Repeat("a line of the big vaulted build log\n", 900)
+	id, _ := r.vault.Put([]byte(block), vault.Meta{})
+	r.srv.Push(providertest.ToolStep(call("c1", "ctx_get", map[string]any{"id": strings.ToUpper(id)})), providertest.TextStep("ok"))
+	r.run("show me the exact build log")
+	if got := r.lastMessage(1).Content; got != diet.FormatExact(id, []byte(block)) {
+		t.Fatalf("page-in of a %d-byte block arrived as %d bytes", len(block), len(got))
+	}
+}

@@ -53,7 +53,7 @@ func summarize(msgs []provider.Message, ids map[int]string, changed, todos []str
 		text := strings.TrimSpace(m.Content)
 		switch m.Role {
 		case "user":
-			if text != "" && !strings.HasPrefix(text, "<ctx_exact") && !strings.HasPrefix(text, "Tool result") {
+			if text != "" && dietMessage(m).Kind == "user" {
 				intents = append(intents, line(text)+cite(i))
 				for _, l := range strings.Split(text, "\n")[1:] {
 					if reConstraint.MatchString(l) {

@@ -1,34 +1,54 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/vault"
 )
 
+// ErrFaultLimit ends a turn whose model keeps asking for vaulted context
+// after the per-turn cap answered it no.
+var ErrFaultLimit = errors.New("agent: the model kept paging in context past the per-turn limit")
+
+// overCapTurns is how many refused page-fault rounds end a turn.
+const overCapTurns = 3
+
 // pageFault answers one request for vaulted context, within the turn's
-// caps: a repeated get is answered by reference, not resent; past the
-// fault cap or the injected-bytes budget the model is told to go on with
-// what it has; an oversized block comes back as its head and tail.
+// caps: a get of an id whose exact answer is still in the prompt is
+// answered by reference, not resent; past the fault cap or the
+// injected-bytes budget the model is told to go on with what it has; an
+// oversized block comes back as its head and tail, marked partial.
 func (a *Agent) pageFault(f diet.Fault) string {
+	if f.Op == "get" {
+		id, err := vault.NormalizeID(f.ID)
+		if err != nil {
+			return fmt.Sprintf("<ctx_error>%s</ctx_error>", cleanText(err.Error()))
+		}
+		f.ID = id
+	}
 	a.emit(Event{Type: EvPageFault, Fault: &f})
 	a.event("page_fault", f)
-	if f.Op == "get" && a.seenIDs[f.ID] {
-		return fmt.Sprintf("<ctx_exact id=%q repeated=\"true\"/> (sent earlier in this turn; read it above)", f.ID)
+	if idx, ok := a.seenIDs[f.ID]; ok && f.Op == "get" && a.dietS.SentExact(idx) {
+		return fmt.Sprintf("<ctx_exact id=%q repeated=\"true\"/> (sent earlier in this turn and still above; read it there)", f.ID)
 	}
 	if a.faults >= a.cfg.MaxPageFaults {
+		a.overCap++
 		return fmt.Sprintf("<ctx_error>page-fault limit of %d per turn reached; continue with what you have</ctx_error>", a.cfg.MaxPageFaults)
 	}
 	a.faults++
 	a.totals.PageFaults++
 	ans := diet.Answer(a.cfg.Vault, a.cfg.Vault, f)
 	room := a.cfg.MaxInjectedChars - a.injected
+	full := true
 	if len(ans) > room {
-		ans = partialExact(f.ID, ans, room)
+		ans, full = partialExact(f.ID, ans, room), false
 	}
 	a.injected += len(ans)
-	if f.Op == "get" {
-		a.seenIDs[f.ID] = true
+	if f.Op == "get" && full && strings.HasPrefix(ans, "<ctx_exact") {
+		a.pendingSeen = append(a.pendingSeen, f.ID)
 	}
 	return ans
 }
@@ -43,3 +63,6 @@ func partialExact(id, ans string, room int) string {
 	half := (room - len(note)) / 2
 	return ans[:half] + note + ans[len(ans)-half:]
 }
+
+// cleanText keeps error text from looking like markup.
+func cleanText(s string) string { return strings.NewReplacer("<", "‹", ">", "›").Replace(s) }

@@ -21,6 +21,10 @@ var ErrStepLimit = errors.New("agent: step limit reached")
 // tool calls or page faults, and returns that answer.
 func (a *Agent) Run(ctx context.Context, userText string) (string, error) {
 	a.startTurn(len(a.history))
+	if err := a.repairToolResults(); err != nil {
+		return "", err
+	}
+	a.turnStart = len(a.history)
 	if err := a.record(provider.Message{Role: "user", Content: userText}); err != nil {
 		return "", err
 	}
@@ -52,8 +56,8 @@ func (a *Agent) Resume(ctx context.Context) (string, bool, error) {
 
 func (a *Agent) startTurn(at int) {
 	a.turnStart = at
-	a.faults, a.injected = 0, 0
-	a.seenIDs, a.expanded = map[string]bool{}, map[string]bool{}
+	a.faults, a.overCap, a.injected = 0, 0, 0
+	a.seenIDs, a.expanded, a.pendingSeen = map[string]int{}, map[string]bool{}, nil
 }
 
 // repairToolResults answers every tool call of the last assistant message
@@ -84,6 +88,27 @@ func (a *Agent) repairToolResults() error {
 	return nil
 }
 
+// failCalls answers the tool calls a failure left without results, so the
+// transcript stays valid for the next turn, and returns cause. A call that
+// already has a result (it failed after recording) is skipped.
+func (a *Agent) failCalls(calls []provider.ToolCall, cause error) error {
+	answered := map[string]bool{}
+	for i := len(a.history) - 1; i >= 0 && a.history[i].Role == "tool"; i-- {
+		answered[a.history[i].ToolCallID] = true
+	}
+	for _, tc := range calls {
+		if answered[tc.ID] {
+			continue
+		}
+		msg := provider.Message{Role: "tool", ToolCallID: tc.ID,
+			Content: "failed: the turn stopped before this call completed (" + cleanText(cause.Error()) + "); its effects, if any, are unknown."}
+		if err := a.record(msg); err != nil {
+			return errors.Join(cause, err)
+		}
+	}
+	return cause
+}
+
 // loop calls the model until it answers without tool calls or faults.
 func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 	for step := 0; step < a.cfg.MaxSteps; step++ {
@@ -97,10 +122,10 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 			return "", err
 		}
 		if len(resp.ToolCalls) > 0 {
-			for _, tc := range resp.ToolCalls {
+			for i, tc := range resp.ToolCalls {
 				if err := a.runTool(ctx, tc); err != nil {
 					a.emit(Event{Type: EvError, Error: err.Error()})
-					return "", err
+					return "", a.failCalls(resp.ToolCalls[i:], err)
 				}
 			}
 			continue
@@ -116,6 +141,10 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 			}
 			if err := a.record(provider.Message{Role: "user", Content: strings.Join(answers, "\n")}); err != nil {
 				return "", err
+			}
+			if a.overCap >= overCapTurns {
+				a.emit(Event{Type: EvError, Error: ErrFaultLimit.Error()})
+				return "", ErrFaultLimit
 			}
 			continue
 		}
@@ -241,6 +270,13 @@ func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
 	a.emit(Event{Type: EvToolCall, Tool: tc.Name, CallID: tc.ID, Args: tc.Arguments})
 	text, isErr, err := a.execute(ctx, tc)
 	if err != nil {
+		if text != "" {
+			partial := provider.Message{Role: "tool", ToolCallID: tc.ID,
+				Content: text + "\n[kws: the call did not finish: " + cleanText(err.Error()) + "]"}
+			if rerr := a.record(partial); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+		}
 		return err
 	}
 	a.emit(Event{Type: EvToolResult, Tool: tc.Name, CallID: tc.ID, Text: text, IsError: isErr})
@@ -276,7 +312,9 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool
 				preview = pv
 			}
 		}
-		req := permission.Request{ID: tc.ID, Tool: tc.Name, Args: tc.Arguments, Preview: preview, Agent: a.cfg.Name}
+		a.requestSeq++
+		req := permission.Request{ID: fmt.Sprintf("%s-%d", a.cfg.Name, a.requestSeq), Tool: tc.Name,
+			Args: tc.Arguments, Preview: preview, Agent: a.cfg.Name}
 		allowed, reason, err := permission.Check(ctx, a.cfg.Policy, a.cfg.Broker, t.Access(), req)
 		decision := "allow"
 		if !allowed {
@@ -293,7 +331,7 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool
 	}
 	res, err := t.Run(ctx, a.env, []byte(tc.Arguments))
 	if err != nil {
-		return "", false, fmt.Errorf("agent: tool %s: %w", tc.Name, err)
+		return res.Text, true, fmt.Errorf("agent: tool %s: %w", tc.Name, err)
 	}
 	a.changed = appendUnique(a.changed, res.Changed...)
 	return res.Text, res.IsError, nil

@@ -41,9 +41,16 @@ func (m Message) IsHumanTurn() bool {
 	return m.Role == "user" && (m.Kind == "" || m.Kind == "user")
 }
 
+// KindPageIn marks an exact block the model asked for: it is never
+// compacted at ingestion, or the model would not get what it asked for.
+const KindPageIn = "pagein"
+
 // IsToolOutput reports whether m carries tool output.
 func (m Message) IsToolOutput() bool {
 	k := m.kind()
+	if k == KindPageIn {
+		return false
+	}
 	return m.Role == "tool" || k == "observation" || len(k) > 4 && k[:5] == "tool:"
 }
 
@@ -122,6 +129,12 @@ func (s *Session) Params() Params { return s.p }
 
 // Len returns the number of messages added.
 func (s *Session) Len() int { return len(s.entries) }
+
+// SentExact reports whether message i is currently sent as it was added
+// (not externalized, repeated, encoded or compacted).
+func (s *Session) SentExact(i int) bool {
+	return i >= 0 && i < len(s.entries) && s.entries[i].form == formExact
+}
 
 // Add appends messages to the conversation. Bulky ones are queued for the
 // vault; tool output over the ingestion limits is compacted at once.
