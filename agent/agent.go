@@ -9,8 +9,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"unsafe"
 
@@ -100,10 +98,10 @@ type Agent struct {
 	changed     []string
 	totals      Totals
 
-	turnStart  int
-	faults     int
-	overCap    int
-	injected   int
+	turnStart   int
+	faults      int
+	overCap     int
+	injected    int
 	seenIDs     map[string]int // id → diet index of its exact page-in
 	pendingSeen []string       // ids paged in by the message being built
 	expanded    map[string]bool
@@ -170,14 +168,29 @@ func (a *Agent) keep(kind string, data []byte) (string, error) {
 	return ids[0], nil
 }
 
-// pinnedInstructions reads AGENTS.md and KWS.md at the workspace root.
+// pinnedLimit bounds each pinned instruction file.
+const pinnedLimit = 256 << 10
+
+// pinnedInstructions reads AGENTS.md and KWS.md at the workspace root. A
+// file must resolve inside the workspace and be a regular file, so a
+// cloned repository cannot pin ~/.aws/credentials or /dev/zero into every
+// prompt; each is read up to pinnedLimit bytes.
 func pinnedInstructions(workspace string) string {
 	var parts []string
 	for _, name := range []string{"AGENTS.md", "KWS.md"} {
-		data, err := os.ReadFile(filepath.Join(workspace, name))
-		if err == nil && len(strings.TrimSpace(string(data))) > 0 {
-			parts = append(parts, fmt.Sprintf("<project_instructions file=%q>\n%s\n</project_instructions>", name, strings.TrimSpace(string(data))))
+		abs, err := tools.Resolve(workspace, name)
+		if err != nil {
+			continue
 		}
+		data, cut, err := tools.ReadRegular(abs, pinnedLimit)
+		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+			continue
+		}
+		text := strings.TrimSpace(strings.ToValidUTF8(string(data), "\uFFFD"))
+		if cut {
+			text += fmt.Sprintf("\n[kws: %s is longer than %d bytes; the rest is not pinned]", name, pinnedLimit)
+		}
+		parts = append(parts, fmt.Sprintf("<project_instructions file=%q>\n%s\n</project_instructions>", name, text))
 	}
 	return strings.Join(parts, "\n")
 }

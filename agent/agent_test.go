@@ -393,3 +393,19 @@ func TestPageInIsNeverCompacted(t *testing.T) {
 		t.Fatalf("page-in of a %d-byte block arrived as %d bytes", len(block), len(got))
 	}
 }
+
+func TestPinnedInstructionsStayInTheWorkspace(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "credentials")
+	os.WriteFile(outside, []byte("aws_secret_access_key = TOPSECRET"), 0o600)
+	ws := t.TempDir()
+	os.Symlink(outside, filepath.Join(ws, "AGENTS.md"))
+	os.Symlink("/dev/zero", filepath.Join(ws, "KWS.md"))
+	if got := pinnedInstructions(ws); got != "" {
+		t.Fatalf("pinned text from outside the workspace: %q", got)
+	}
+	os.Remove(filepath.Join(ws, "AGENTS.md"))
+	os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("Always run go vet."), 0o644)
+	if got := pinnedInstructions(ws); !strings.Contains(got, "Always run go vet.") {
+		t.Fatalf("workspace AGENTS.md not pinned: %q", got)
+	}
+}

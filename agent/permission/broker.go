@@ -136,7 +136,14 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
 			return Answer{}, fmt.Errorf("permission: waiting for %s: %w", req.Tool, ctx.Err())
 		}
 		b.mu.Unlock()
-		return <-w.ch, nil // answered while ctx ended
+		// Answered or closed while ctx ended: Close empties pending
+		// without answering, so wait for either.
+		select {
+		case a := <-w.ch:
+			return a, nil
+		case <-b.done:
+			return Answer{}, ErrClosed
+		}
 	case <-b.done:
 		select {
 		case a := <-w.ch:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -174,5 +175,29 @@ func TestAnswerValidation(t *testing.T) {
 	}
 	if _, ok := <-b.Subscribe(); ok {
 		t.Error("subscription on a closed broker delivered")
+	}
+}
+
+// TestAskCancelRacingCloseNeverHangs races context cancellation with
+// Close: every Ask must return.
+func TestAskCancelRacingCloseNeverHangs(t *testing.T) {
+	for i := 0; i < 300; i++ {
+		b := NewBroker(Interactive)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			b.Ask(ctx, Request{ID: "r", Tool: "shell"})
+			close(done)
+		}()
+		for len(b.Pending()) == 0 {
+			runtime.Gosched()
+		}
+		go cancel()
+		b.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("iteration %d: Ask hung after cancel raced Close", i)
+		}
 	}
 }

@@ -46,11 +46,14 @@ func walkTree(ctx context.Context, root, start string, fn walkFunc) error {
 	return err
 }
 
+// ignoreFileLimit bounds how much of one ignore file is read.
+const ignoreFileLimit = 1 << 20
+
 // ancestorIgnores loads .git/info/exclude and the .gitignore files of the
 // directories strictly above rel; walkDir loads rel's own when it enters.
 func ancestorIgnores(root, rel string) ignoreStack {
 	var stack ignoreStack
-	if data, err := os.ReadFile(filepath.Join(root, ".git", "info", "exclude")); err == nil {
+	if data, _, err := ReadRegular(filepath.Join(root, ".git", "info", "exclude"), ignoreFileLimit); err == nil {
 		stack = append(stack, parseIgnore("", data))
 	}
 	if rel == "" {
@@ -70,7 +73,7 @@ func ancestorIgnores(root, rel string) ignoreStack {
 // appendIgnore returns stack plus the .gitignore of directory abs (slash
 // path rel), without touching stack's backing array.
 func appendIgnore(stack ignoreStack, abs, rel string) ignoreStack {
-	data, err := os.ReadFile(filepath.Join(abs, ".gitignore"))
+	data, _, err := ReadRegular(filepath.Join(abs, ".gitignore"), ignoreFileLimit)
 	if err != nil {
 		return stack
 	}
