@@ -60,6 +60,9 @@ type Config struct {
 	Tools     []tools.Tool
 	// SystemPrompt replaces the built-in system prompt when set.
 	SystemPrompt string
+	// HideEnv names environment variables tools must not pass to shell
+	// commands (the one holding the API key).
+	HideEnv []string
 	// History is a resumed transcript.
 	History []provider.Message
 	// Limits per user turn; zero means the defaults.
@@ -138,7 +141,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
-	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep}
+	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv}
 	if err := a.rebuildDiet(); err != nil {
 		return nil, err
 	}

@@ -161,8 +161,10 @@ var shellMeta = []string{";", "&", "|", "`", "$(", ">", "<", "\n", "\r"}
 
 // ShellAllowed reports whether command starts with one of prefixes at a
 // word boundary (compared word by word, so "git status" allows
-// "git status --short" but not "git statusx") and contains none of ";",
-// "&&", "||", "|", "&", backticks, "$(", ">", "<" or a line break.
+// "git status --short" but not "git statusx"), contains none of ";",
+// "&&", "||", "|", "&", backticks, "$(", ">", "<" or a line break, and
+// passes none of the riskyOptions that make a read-only command write
+// files or run programs. A prefix otherwise allows any arguments.
 func ShellAllowed(prefixes []string, command string) bool {
 	for _, m := range shellMeta {
 		if strings.Contains(command, m) {
@@ -183,7 +185,34 @@ func ShellAllowed(prefixes []string, command string) bool {
 			}
 		}
 		if match {
+			return !hasRiskyOption(words[len(pw):])
+		}
+	}
+	return false
+}
+
+// riskyOptions make an otherwise harmless command write files, run other
+// programs or change its configuration (git diff --output=~/.bashrc, find
+// -exec, rg --pre, go test -exec, git -c core.pager=…). A command with one
+// of them is never allowed by prefix; it asks.
+var riskyOptions = []string{
+	"-o", "--output", "--output-directory", "-exec", "-execdir", "-ok", "-okdir", "-delete",
+	"-fprint", "-fprintf", "-fls", "--exec", "--pre", "--upload-pack", "--receive-pack",
+	"-c", "--config", "--git-dir", "--work-tree", "--ext-diff", "--textconv", "-toolexec",
+	"--open-files-in-pager", "-O", "--to-file", "--install", "-e", "--eval",
+}
+
+// hasRiskyOption reports whether any argument is a risky option, alone,
+// with =value, or -o with its file glued on (-ofile).
+func hasRiskyOption(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "-ok") && len(a) > 2 && !strings.Contains(a, "=") {
 			return true
+		}
+		for _, r := range riskyOptions {
+			if a == r || strings.HasPrefix(a, r+"=") {
+				return true
+			}
 		}
 	}
 	return false

@@ -8,6 +8,24 @@ import (
 	"github.com/kwsdev/kws/agent/tools"
 )
 
+func TestShellAllowedRefusesRiskyOptions(t *testing.T) {
+	prefixes := []string{"git diff", "git log", "find", "rg", "go test", "grep"}
+	for _, cmd := range []string{
+		"git diff --output=/home/u/.bashrc", "git diff --output /tmp/x", "git log -c core.pager=sh",
+		"find . -delete", "find . -exec rm {} +", "rg --pre=./evil foo", "go test -exec ./evil ./...",
+		"go test -o /tmp/bin ./...", "go test -o/tmp/bin ./...",
+	} {
+		if ShellAllowed(prefixes, cmd) {
+			t.Errorf("ShellAllowed(%q) = true, want ask", cmd)
+		}
+	}
+	for _, cmd := range []string{"go test ./... -count=1 -run TestX", "git diff --stat", "grep -n foo main.go", "find . -name '*.go'"} {
+		if !ShellAllowed(prefixes, cmd) {
+			t.Errorf("ShellAllowed(%q) = false, want allowed", cmd)
+		}
+	}
+}
+
 func TestShellAllowed(t *testing.T) {
 	prefixes := []string{"git status", "go test", "ls", "  make  check "}
 	tests := []struct {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:embed edit_file.md
@@ -73,6 +74,9 @@ func (editFileTool) plan(env *Env, raw []byte) (editPlan, *Result, error) {
 	}
 	old, repl := *a.OldString, *a.NewString
 	n := strings.Count(p.old, old)
+	if !a.ReplaceAll && n == 1 && overlapping(p.old, old) {
+		n = 2
+	}
 	switch {
 	case n == 0:
 		return bad("old_string not found in %s; it must match exactly, including whitespace and indentation (read_file shows the current text)", p.rel)
@@ -133,4 +137,16 @@ func diffStat(d string) (added, removed int) {
 		}
 	}
 	return added, removed
+}
+
+// overlapping reports whether s matches sub at two positions that overlap
+// (strings.Count counts only non-overlapping matches, so "}\n}\n" in
+// "}\n}\n}\n" counts once although the edit would be ambiguous).
+func overlapping(s, sub string) bool {
+	i := strings.Index(s, sub)
+	if i < 0 || sub == "" {
+		return false
+	}
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return strings.Contains(s[i+size:], sub)
 }

@@ -89,7 +89,7 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, "bash", "-c", a.Command)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	cmd.Env = append(childEnv(os.Environ(), env.HideEnv), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
 	// Setsid gives the command its own process group and no controlling
 	// terminal, so it cannot read from or draw on the user's terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -133,6 +133,23 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// childEnv is environ without the variables that hold API keys, so a
+// command (or a prompt injection that runs one) cannot send them out.
+func childEnv(environ, hide []string) []string {
+	hidden := map[string]bool{"KWS_API_KEY": true, "OPENAI_API_KEY": true}
+	for _, h := range hide {
+		hidden[h] = true
+	}
+	out := environ[:0:0]
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !hidden[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // writeStream appends one stream's text, ending it with a newline.

@@ -71,4 +71,8 @@ type Env struct {
 	// Keep stores exact bytes in the vault and returns their id; shell
 	// uses it for output too big to return whole. Nil disables it.
 	Keep func(kind string, data []byte) (string, error)
+	// HideEnv names environment variables shell commands must not see
+	// (the variable holding the model's API key); KWS_API_KEY and
+	// OPENAI_API_KEY are always hidden.
+	HideEnv []string
 }

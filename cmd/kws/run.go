@@ -65,12 +65,14 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if task == "" && f.resume == "" {
 		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
 	}
-	ws, err := filepath.Abs(f.workspace)
-	if err == nil {
-		ws, err = filepath.EvalSymlinks(ws)
-	}
+	ws, err := resolveWorkspace(f.workspace)
 	if err != nil {
-		return fail("workspace %s: %v", f.workspace, err)
+		return fail("%v", err)
+	}
+	if f.resume != "" {
+		if ws, err = resumeWorkspace(g.dataDir, f.resume, ws, cmd.Flags().Changed("workspace")); err != nil {
+			return fail("%v", err)
+		}
 	}
 	cfg, _, err := profile.LoadConfig(ws, os.Getenv)
 	if err != nil {
@@ -117,7 +119,8 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	a, err := agent.New(agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
 		Diet: params, Vault: v, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: permission.NewBroker(mode),
-		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print})
+		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print,
+		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv)})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -177,7 +180,36 @@ func applyRunFlags(cfg *profile.Config, f *runFlags) {
 	if f.apiKeyEnv != "" {
 		cfg.APIKey = os.Getenv(f.apiKeyEnv)
 	}
-	cfg.Workspace = f.workspace
+}
+
+func resolveWorkspace(dir string) (string, error) {
+	ws, err := filepath.Abs(dir)
+	if err == nil {
+		ws, err = filepath.EvalSymlinks(ws)
+	}
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	return ws, nil
+}
+
+// resumeWorkspace is the workspace a resumed session continues in: the one
+// it ran in. A different --workspace given explicitly is refused, so a
+// resume never edits another repository with this transcript's paths.
+func resumeWorkspace(dataDir, id, flagWS string, explicit bool) (string, error) {
+	s, _, err := session.Open(dataDir, id)
+	if err != nil {
+		return "", err
+	}
+	recorded := s.Run().Workspace
+	s.Close()
+	switch {
+	case recorded == "":
+		return flagWS, nil
+	case explicit && recorded != flagWS:
+		return "", fmt.Errorf("session %s ran in %s, not %s; resume it there (or omit --workspace)", id, recorded, flagWS)
+	}
+	return recorded, nil
 }
 
 func openSession(dataDir, ws, id string) (*session.Session, []provider.Message, error) {
@@ -190,6 +222,17 @@ func openSession(dataDir, ws, id string) (*session.Session, []provider.Message, 
 		return nil, nil, err
 	}
 	return s, s.Messages(), nil
+}
+
+// nonEmpty returns the non-empty strings of xs.
+func nonEmpty(xs ...string) []string {
+	var out []string
+	for _, x := range xs {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func firstNonEmpty(xs ...string) string {

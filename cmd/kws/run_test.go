@@ -166,6 +166,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if strings.Join(roles, ",") != "user,assistant,tool,assistant" || !strings.Contains(msgs[2].Content, "interrupted") {
 		t.Fatalf("transcript after resume: %v %q", roles, msgs[2].Content)
 	}
+	if _, err := run(t, data, nil, "run", "--resume", id, "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "more"); err == nil || !strings.Contains(err.Error(), "ran in") {
+		t.Fatalf("resume in another workspace: %v", err)
+	}
 	last := srv.Requests()[len(srv.Requests())-1].Messages
 	if last[len(last)-1].Role != "tool" || last[len(last)-1].ToolCallID != "c1" {
 		t.Fatalf("resumed request does not continue the transcript: %+v", last[len(last)-1])
