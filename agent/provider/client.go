@@ -12,7 +12,8 @@ import (
 
 // Default client settings.
 const (
-	// DefaultTimeout bounds one HTTP attempt, streaming included.
+	// DefaultTimeout is the default idle limit of one attempt: the longest
+	// wait for the response to start and between two streamed chunks.
 	DefaultTimeout = 120 * time.Second
 	// DefaultMaxRetries is how many times a failed attempt is retried.
 	DefaultMaxRetries = 4
@@ -27,7 +28,8 @@ type Config struct {
 	APIKey string
 	// Model is used when a Request names none.
 	Model string
-	// Timeout bounds each attempt; 0 means DefaultTimeout.
+	// Timeout is the idle limit of each attempt (first byte, and between
+	// chunks); 0 means DefaultTimeout.
 	Timeout time.Duration
 	// MaxRetries is how many times a failed attempt is retried; 0 means
 	// DefaultMaxRetries and a negative value disables retries.

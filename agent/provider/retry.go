@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,8 +66,8 @@ func (c *OpenAI) classify(ae *attemptError, model string) failure {
 	}
 	if ae.timedOut {
 		return failure{retry: true, err: fmt.Errorf(
-			"provider: %s did not answer within %s (raise the timeout for model %q): %w",
-			c.baseURL, c.cfg.Timeout, model, ae.err)}
+			"provider: %s went %s without sending anything (raise the timeout for model %q): %w: %w",
+			c.baseURL, c.cfg.Timeout, model, context.DeadlineExceeded, ae.err)}
 	}
 	status, msg, ok := serverStatus(ae.err)
 	if !ok {

@@ -147,6 +147,23 @@ func TestChatAttemptTimeout(t *testing.T) {
 	}
 }
 
+// TestTimeoutIsIdleNotTotal streams an answer that takes about three
+// timeouts in total but never pauses for one: it must not be cut.
+func TestTimeoutIsIdleNotTotal(t *testing.T) {
+	h := newHarness(t, func(c *provider.Config) {
+		c.Timeout = 300 * time.Millisecond
+		c.MaxRetries = -1
+	}, providertest.Step{Text: strings.Repeat("slow but steady ", 8), ChunkSize: 8, ChunkDelay: 60 * time.Millisecond})
+	start := time.Now()
+	res, err := h.chat(t, userRequest("go"))
+	if err != nil || !strings.HasPrefix(res.Content, "slow but steady") {
+		t.Fatalf("res = %+v, err = %v", res, err)
+	}
+	if time.Since(start) < 600*time.Millisecond {
+		t.Fatalf("stream finished in %v; the test needs it to outlast the timeout", time.Since(start))
+	}
+}
+
 func TestChatHonoursCallerCancel(t *testing.T) {
 	srv := providertest.New(t, providertest.Step{Text: "never", Delay: 5 * time.Second})
 	c, err := provider.New(provider.Config{BaseURL: srv.URL(), Model: providertest.Model})

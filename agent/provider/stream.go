@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -65,10 +67,18 @@ func (d *captureDoer) state() (bool, http.Header) {
 	return d.sent, d.header
 }
 
-// attempt makes one streamed request within the per-attempt timeout.
+// attempt makes one streamed request. The timeout is an idle limit: the
+// longest wait for the response to start and between two chunks, so a
+// long but healthy answer is never cut, while a stalled one is.
 func (c *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest, emit func(string)) (Response, *attemptError) {
-	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var idle atomic.Bool
+	timer := time.AfterFunc(c.cfg.Timeout, func() {
+		idle.Store(true)
+		cancel()
+	})
+	defer timer.Stop()
 	doer := &captureDoer{client: c.http}
 	oc := openai.DefaultConfig(c.cfg.APIKey)
 	oc.BaseURL = c.baseURL
@@ -80,7 +90,7 @@ func (c *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest,
 			err:      err,
 			header:   header,
 			local:    !sent,
-			timedOut: errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
+			timedOut: idle.Load() && ctx.Err() == nil,
 		}
 	}
 
@@ -105,6 +115,7 @@ func (c *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest,
 			}
 			return Response{}, fail(fmt.Errorf("%w: %w", errStreamCut, err))
 		}
+		timer.Reset(c.cfg.Timeout)
 		acc.add(chunk, emit)
 	}
 }

@@ -33,6 +33,8 @@ type Step struct {
 	CutAfter int
 	// Delay is waited before answering (or until the client gives up).
 	Delay time.Duration
+	// ChunkDelay is waited before each streamed chunk after the first.
+	ChunkDelay time.Duration
 	// Match, when set, checks the request; an error is reported with
 	// t.Errorf.
 	Match func(RecordedRequest) error
@@ -172,6 +174,9 @@ func (st Step) stream(w http.ResponseWriter, chunks [][]byte) {
 	for i, c := range chunks {
 		if st.CutAfter > 0 && i == st.CutAfter {
 			break
+		}
+		if i > 0 && st.ChunkDelay > 0 {
+			time.Sleep(st.ChunkDelay)
 		}
 		fmt.Fprintf(w, "data: %s\n\n", c)
 		if flusher != nil {
