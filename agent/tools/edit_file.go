@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -95,14 +94,7 @@ func (editFileTool) plan(env *Env, raw []byte) (editPlan, *Result, error) {
 
 // Preview returns the unified diff of the edit.
 func (t editFileTool) Preview(env *Env, raw []byte) (string, error) {
-	p, bad, err := t.plan(env, raw)
-	if err != nil {
-		return "", err
-	}
-	if bad != nil {
-		return "", errors.New(bad.Text)
-	}
-	return p.diff(), nil
+	return previewOf(t.plan(env, raw))
 }
 
 // Run applies the edit.

@@ -149,14 +149,7 @@ func (writeFileTool) plan(env *Env, raw []byte) (filePlan, *Result, error) {
 
 // Preview returns the unified diff of the write.
 func (t writeFileTool) Preview(env *Env, raw []byte) (string, error) {
-	p, bad, err := t.plan(env, raw)
-	if err != nil {
-		return "", err
-	}
-	if bad != nil {
-		return "", errors.New(bad.Text)
-	}
-	return p.diff(), nil
+	return previewOf(t.plan(env, raw))
 }
 
 // Run writes the file.
