@@ -1,0 +1,163 @@
+package pty
+
+import (
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitTimeout bounds every wait-for-condition in the tests.
+const waitTimeout = 15 * time.Second
+
+// needBinary skips the test when a program it runs is not installed.
+func needBinary(t testing.TB, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			t.Skipf("%s not installed", n)
+		}
+	}
+}
+
+// startShell starts bash without rc files and with the prompt "$ ", then
+// waits for the first prompt. opts fields that are set override these.
+func startShell(t testing.TB, opts Options) *Session {
+	t.Helper()
+	needBinary(t, "bash")
+	if opts.Shell == "" {
+		opts.Shell = "bash"
+		opts.Args = []string{"--norc", "--noprofile"}
+	}
+	opts.Env = append([]string{"PS1=$ ", "HISTFILE=/dev/null", "PROMPT_COMMAND="}, opts.Env...)
+	s, err := Start(opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	waitFor(t, "first prompt", func() bool { return strings.HasPrefix(lastLine(s.Text()), "$") })
+	return s
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitLine waits until the screen holds a line equal to want.
+func waitLine(t testing.TB, s *Session, want string) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !hasLine(s.Text(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for line %q; screen:\n%s", want, s.Text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// run types a command line and presses Enter.
+func run(t testing.TB, s *Session, line string) {
+	t.Helper()
+	if _, err := s.Write([]byte(line)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if err := s.SendKey(Key{Key: KeyEnter}); err != nil {
+		t.Fatalf("SendKey Enter: %v", err)
+	}
+}
+
+// hasLine reports whether text has a line equal to want.
+func hasLine(text, want string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLine returns the last line of text.
+func lastLine(text string) string {
+	return text[strings.LastIndexByte(text, '\n')+1:]
+}
+
+// checkNoLeak fails when the goroutine count does not come back down to
+// before within the wait timeout.
+func checkNoLeak(t testing.TB, before int) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("goroutines: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// testEmu is a VTEmulator whose Read output is collected, one chunk per
+// Read call, as the session's drain would.
+type testEmu struct {
+	*VTEmulator
+	out chan string
+}
+
+// newTestEmu returns an x/vt emulator with its Read drained into out.
+func newTestEmu(t testing.TB, cols, rows, scrollback int) *testEmu {
+	t.Helper()
+	e := &testEmu{VTEmulator: NewVTEmulator(cols, rows, scrollback), out: make(chan string, 64)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := e.Read(buf)
+			if n > 0 {
+				e.out <- string(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = e.Close()
+		<-done
+	})
+	return e
+}
+
+// reply returns the next chunk the emulator produced for the program.
+func (e *testEmu) reply(t testing.TB) string {
+	t.Helper()
+	select {
+	case s := <-e.out:
+		return s
+	case <-time.After(waitTimeout):
+		t.Fatal("no reply from the emulator")
+		return ""
+	}
+}
+
+// screenLines returns the emulator's rows as plain text, one per row.
+func screenLines(e Emulator) []string {
+	cols, rows := e.Size()
+	out := make([]string, rows)
+	for y := range rows {
+		row := make([]Cell, cols)
+		for x := range cols {
+			row[x] = e.Cell(x, y)
+		}
+		out[y] = LineText(row)
+	}
+	return out
+}

@@ -1,0 +1,284 @@
+package pty
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/creack/pty"
+)
+
+// ErrClosed is returned for input sent to a closed session.
+var ErrClosed = errors.New("pty: session closed")
+
+// hangupGrace is how long Close waits after SIGHUP before it kills the
+// process group.
+const hangupGrace = time.Second
+
+// Options configure a shell session. Zero values pick the defaults.
+type Options struct {
+	// Shell is the program to run; default $SHELL, else bash.
+	Shell string
+	// Args are the program's arguments.
+	Args []string
+	// Dir is the working directory; default the current one.
+	Dir string
+	// Env holds KEY=value entries added to (and overriding) the inherited
+	// environment, which already carries TERM=xterm-256color.
+	Env []string
+	// Cols and Rows are the initial size; default 80 × 24.
+	Cols, Rows int
+	// Scrollback is the number of lines kept above the screen; default
+	// DefaultScrollback.
+	Scrollback int
+	// NewEmulator builds the emulator; default NewVTEmulator.
+	NewEmulator func(cols, rows, scrollback int) Emulator
+}
+
+// Session is a program running on a pseudo-terminal with an emulator
+// tracking its screen. All methods are safe for concurrent use.
+type Session struct {
+	mu  sync.Mutex // guards emu: every write, resize and read of the screen
+	emu Emulator
+
+	master *os.File
+	cmd    *exec.Cmd
+	input  inputQueue
+
+	dirty   chan struct{}
+	updates chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	readEOF chan struct{}
+
+	exitErr  error
+	exitCode int
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+	wg        sync.WaitGroup
+}
+
+// Start runs the shell described by opts on a new pseudo-terminal and
+// starts feeding its output into the emulator.
+func Start(opts Options) (*Session, error) {
+	shell := opts.Shell
+	if shell == "" {
+		shell = os.Getenv("SHELL")
+	}
+	if shell == "" {
+		shell = "bash"
+	}
+	cols, rows := opts.Cols, opts.Rows
+	if cols <= 0 {
+		cols = 80
+	}
+	if rows <= 0 {
+		rows = 24
+	}
+	scrollback := opts.Scrollback
+	if scrollback <= 0 {
+		scrollback = DefaultScrollback
+	}
+	newEmu := opts.NewEmulator
+	if newEmu == nil {
+		newEmu = func(c, r, sb int) Emulator { return NewVTEmulator(c, r, sb) }
+	}
+
+	cmd := exec.Command(shell, opts.Args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(childEnv(), opts.Env...)
+	tty, err := pty.StartWithSize(cmd, winsize(cols, rows))
+	if err != nil {
+		return nil, fmt.Errorf("pty: start %s: %w", shell, err)
+	}
+	master, err := pollable(tty)
+	if err != nil {
+		_ = tty.Close()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, err
+	}
+
+	s := &Session{
+		emu:      newEmu(cols, rows, scrollback),
+		master:   master,
+		cmd:      cmd,
+		dirty:    make(chan struct{}, 1),
+		updates:  make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		readEOF:  make(chan struct{}),
+		exitCode: -1,
+	}
+	s.input.init()
+	s.wg.Add(5)
+	go s.waitExit()
+	go s.readOutput()
+	go s.drainReplies()
+	go s.writeInput()
+	go s.coalesce()
+	return s, nil
+}
+
+// winsize returns the pty window size for cols × rows, clamped to what
+// the kernel structure holds.
+func winsize(cols, rows int) *pty.Winsize {
+	return &pty.Winsize{Cols: uint16(min(cols, math.MaxUint16)), Rows: uint16(min(rows, math.MaxUint16))}
+}
+
+// childEnv returns the inherited environment with TERM set for the
+// emulator and stale size variables removed.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "COLUMNS=") || strings.HasPrefix(kv, "LINES=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "TERM=xterm-256color")
+}
+
+// pollable returns a non-blocking, close-on-exec duplicate of the pty
+// master and closes the original. creack/pty leaves the master in blocking
+// mode, where a pending Read survives Close and its goroutine leaks; a
+// non-blocking descriptor goes through Go's poller, so Close ends it.
+func pollable(f *os.File) (*os.File, error) {
+	fd, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_DUPFD_CLOEXEC, 0)
+	if errno != 0 {
+		return nil, fmt.Errorf("pty: duplicate master: %w", errno)
+	}
+	if err := syscall.SetNonblock(int(fd), true); err != nil {
+		_ = syscall.Close(int(fd))
+		return nil, fmt.Errorf("pty: make master non-blocking: %w", err)
+	}
+	nf := os.NewFile(fd, f.Name())
+	if err := f.Close(); err != nil {
+		_ = nf.Close()
+		return nil, fmt.Errorf("pty: close original master: %w", err)
+	}
+	return nf, nil
+}
+
+// Pid returns the process id of the shell.
+func (s *Session) Pid() int {
+	return s.cmd.Process.Pid
+}
+
+// Done is closed when the shell process has exited.
+func (s *Session) Done() <-chan struct{} {
+	return s.done
+}
+
+// Wait blocks until the shell exits and returns nil for exit status 0, or
+// an error wrapping *exec.ExitError otherwise.
+func (s *Session) Wait() error {
+	<-s.done
+	return s.exitErr
+}
+
+// ExitCode returns the shell's exit status, or -1 while it runs or when a
+// signal ended it.
+func (s *Session) ExitCode() int {
+	select {
+	case <-s.done:
+		return s.exitCode
+	default:
+		return -1
+	}
+}
+
+// waitExit reaps the shell and records its exit status.
+func (s *Session) waitExit() {
+	defer s.wg.Done()
+	err := s.cmd.Wait()
+	if err != nil {
+		s.exitErr = fmt.Errorf("pty: %s: %w", s.cmd.Path, err)
+	}
+	s.exitCode = s.cmd.ProcessState.ExitCode()
+	close(s.done)
+	s.markDirty()
+}
+
+// Close ends the session: SIGHUP to the shell's process group and to the
+// job in the terminal's foreground, SIGKILL to both if the shell is still
+// running after a grace period, then the pty and every
+// goroutine of the session are shut down. It is idempotent and returns
+// once all of them have ended; Updates is closed afterwards.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.closeErr = s.shutdown()
+	})
+	return s.closeErr
+}
+
+// shutdown does the work of Close.
+func (s *Session) shutdown() error {
+	select {
+	case <-s.done:
+	default:
+		groups := []int{s.cmd.Process.Pid}
+		if fg := foregroundGroup(s.master); fg > 0 && fg != groups[0] {
+			groups = append(groups, fg)
+		}
+		signalGroups(groups, syscall.SIGHUP)
+		signalGroups(groups, syscall.SIGCONT)
+		select {
+		case <-s.done:
+		case <-time.After(hangupGrace):
+			signalGroups(groups, syscall.SIGKILL)
+			<-s.done
+		}
+	}
+	err := s.master.Close()
+	<-s.readEOF
+	s.mu.Lock()
+	emuErr := s.emu.Close()
+	s.mu.Unlock()
+	close(s.stop)
+	s.wg.Wait()
+	close(s.updates)
+	if err != nil {
+		return fmt.Errorf("pty: close master: %w", err)
+	}
+	if emuErr != nil {
+		return fmt.Errorf("pty: close emulator: %w", emuErr)
+	}
+	return nil
+}
+
+// signalGroups sends sig to every process group in groups.
+func signalGroups(groups []int, sig syscall.Signal) {
+	for _, g := range groups {
+		_ = syscall.Kill(-g, sig)
+	}
+}
+
+// foregroundGroup returns the terminal's foreground process group (the
+// job the shell is running), or 0 when it cannot be read.
+func foregroundGroup(master *os.File) int {
+	rc, err := master.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var pgrp int32
+	var errno syscall.Errno
+	ctlErr := rc.Control(func(fd uintptr) {
+		_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&pgrp)))
+	})
+	if ctlErr != nil || errno != 0 {
+		return 0
+	}
+	return int(pgrp)
+}

@@ -1,0 +1,185 @@
+package pty
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/creack/pty"
+)
+
+// readOutput feeds the program's output into the emulator until the pty
+// reports end of file (the last holder of the terminal exited) or is
+// closed.
+func (s *Session) readOutput() {
+	defer s.wg.Done()
+	defer close(s.readEOF)
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := s.master.Read(buf)
+		if n > 0 {
+			s.output(buf[:n])
+		}
+		if err != nil {
+			s.markDirty()
+			return
+		}
+	}
+}
+
+// output writes program output into the emulator under the session lock
+// and schedules a redraw. The lock is taken per piece of outputPiece
+// bytes, so keys, resizes and snapshots wait for one piece at most while a
+// flood of output is parsed.
+func (s *Session) output(p []byte) {
+	for off := 0; off < len(p); off += outputPiece {
+		s.mu.Lock()
+		_, _ = s.emu.Write(p[off:min(off+outputPiece, len(p))])
+		s.mu.Unlock()
+	}
+	s.markDirty()
+}
+
+// outputPiece is the most output parsed under one hold of the session
+// lock.
+const outputPiece = 4096
+
+// drainReplies moves everything the emulator produces for the program
+// (query replies and encoded input) into the input queue without ever
+// blocking, so the emulator's writers never wait on the pty.
+func (s *Session) drainReplies() {
+	defer s.wg.Done()
+	defer s.input.close()
+	buf := make([]byte, 4096)
+	for {
+		n, err := s.emu.Read(buf)
+		if n > 0 {
+			s.input.push(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// writeInput writes queued input to the pty. Write errors (the program
+// has exited) drop the data; the loop ends when the queue is closed.
+func (s *Session) writeInput() {
+	defer s.wg.Done()
+	for {
+		b, ok := s.input.pop()
+		if !ok {
+			return
+		}
+		_, _ = s.master.Write(b)
+	}
+}
+
+// Write sends raw bytes to the program through the emulator's input pipe,
+// in order with keys, pastes and query replies.
+func (s *Session) Write(p []byte) (int, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	s.mu.Lock()
+	s.emu.SendText(string(p))
+	s.mu.Unlock()
+	return len(p), nil
+}
+
+// SendKey encodes k for the program, honouring the modes it has set
+// (application cursor keys), and sends it.
+func (s *Session) SendKey(k Key) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	s.mu.Lock()
+	s.emu.SendKey(k)
+	s.mu.Unlock()
+	return nil
+}
+
+// Paste sends text as a paste: bracketed when the program enabled
+// bracketed paste, so a shell does not run pasted lines on its own.
+func (s *Session) Paste(text string) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	s.mu.Lock()
+	s.emu.Paste(text)
+	s.mu.Unlock()
+	return nil
+}
+
+// Resize changes the emulator's size, keeping the cursor line visible
+// when the screen shrinks, and then the pty's, which sends SIGWINCH to the
+// program.
+func (s *Session) Resize(cols, rows int) error {
+	if cols <= 0 || rows <= 0 {
+		return fmt.Errorf("pty: resize to %d×%d: size must be positive", cols, rows)
+	}
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emu.Resize(cols, rows)
+	if err := pty.Setsize(s.master, winsize(cols, rows)); err != nil {
+		return fmt.Errorf("pty: set size %d×%d: %w", cols, rows, err)
+	}
+	s.markDirty()
+	return nil
+}
+
+// Size returns the screen size in columns and rows.
+func (s *Session) Size() (cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.Size()
+}
+
+// inputQueue is an unbounded FIFO of bytes for the program. Pushing never
+// blocks, which keeps the emulator's reply writer from waiting on a
+// program that is not reading its input.
+type inputQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    []byte
+	closed bool
+}
+
+// init prepares the queue for use.
+func (q *inputQueue) init() {
+	q.cond = sync.NewCond(&q.mu)
+}
+
+// push appends a copy of p.
+func (q *inputQueue) push(p []byte) {
+	q.mu.Lock()
+	q.buf = append(q.buf, p...)
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// pop waits for data and returns all of it, or false once the queue is
+// closed and empty.
+func (q *inputQueue) pop() ([]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.buf) == 0 {
+		return nil, false
+	}
+	b := q.buf
+	q.buf = nil
+	return b, true
+}
+
+// close wakes the consumer and makes pop report false once drained.
+func (q *inputQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
