@@ -156,13 +156,8 @@ func (a *Agent) keep(kind string, data []byte) (string, error) {
 	// The bytes are not modified after this point, so the string view
 	// avoids a second copy of a possibly huge output.
 	text := unsafe.String(&data[0], len(data))
-	d := diet.Describe(kind, text)
-	n, exact := tokens.Estimate(text), false
-	if len(data) <= 8<<20 {
-		c := tokens.Default().Count(text)
-		n, exact = c.Tokens, c.Exact
-	}
-	meta := d.Meta(kind, -1, n, !exact)
+	c := tokens.Default().Count(text)
+	meta := diet.Describe(kind, text).Meta(kind, -1, c.Tokens, !c.Exact)
 	meta.Agent = a.cfg.Name
 	ids, err := a.cfg.Vault.PutMany([]vault.Block{{Data: data, Meta: meta}})
 	if err != nil {

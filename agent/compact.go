@@ -38,14 +38,15 @@ var (
 )
 
 // summarize renders the extractive summary of raw transcript messages.
-// ids maps a message index in msgs to the vault id of its exact text.
-// It is always built from the raw transcript, never from an earlier
-// summary, and it cites vault ids so the model can page evidence back.
-func summarize(msgs []provider.Message, ids map[int]string, changed, todos []string) string {
+// vaulted maps a message index in msgs to the vault id and description of
+// its exact text. It is always built from the raw transcript, never from
+// an earlier summary, and it cites vault ids so the model can page
+// evidence back.
+func summarize(msgs []provider.Message, vaulted map[int]vaultedMsg, changed, todos []string) string {
 	var intents, constraints, failures, decisions, evidence []string
 	cite := func(i int) string {
-		if id := ids[i]; id != "" {
-			return " [" + id + "]"
+		if v, ok := vaulted[i]; ok {
+			return " [" + v.id + "]"
 		}
 		return ""
 	}
@@ -62,7 +63,11 @@ func summarize(msgs []provider.Message, ids map[int]string, changed, todos []str
 				}
 			}
 		case "tool":
-			for _, e := range diet.Describe("tool", m.Content).Errors {
+			d, ok := vaulted[i]
+			if !ok {
+				d.desc = diet.Describe("tool", m.Content)
+			}
+			for _, e := range d.desc.Errors {
 				failures = append(failures, line(e)+cite(i))
 			}
 		case "assistant":
@@ -73,9 +78,8 @@ func summarize(msgs []provider.Message, ids map[int]string, changed, todos []str
 				}
 			}
 		}
-		if id := ids[i]; id != "" {
-			d := diet.Describe(m.Role, m.Content)
-			evidence = append(evidence, fmt.Sprintf("%s %s %d bytes: %s", id, m.Role, len(m.Content), d.Summary(120)))
+		if v, ok := vaulted[i]; ok {
+			evidence = append(evidence, fmt.Sprintf("%s %s %d bytes: %s", v.id, m.Role, len(m.Content), v.desc.Summary(120)))
 		}
 	}
 	var b strings.Builder
@@ -124,29 +128,38 @@ func line(s string) string {
 	return s
 }
 
-// vaultIDs stores the bulky messages of msgs and returns their ids by index.
-func vaultIDs(store diet.Store, msgs []provider.Message, minBlock int, agentName string) (map[int]string, error) {
+// vaultedMsg is a message stored for a compaction: its id and description.
+type vaultedMsg struct {
+	id   string
+	desc diet.Description
+}
+
+// vaultIDs stores the bulky messages of msgs and returns their ids and
+// descriptions by index.
+func vaultIDs(store diet.Store, msgs []provider.Message, minBlock int, agentName string) (map[int]vaultedMsg, error) {
 	var blocks []vault.Block
 	var idx []int
+	var descs []diet.Description
 	for i, m := range msgs {
 		if len(m.Content) >= minBlock {
 			d := diet.Describe(m.Role, m.Content)
+			descs = append(descs, d)
 			meta := d.Meta(m.Role, i, 0, true)
 			meta.Agent = agentName
 			blocks = append(blocks, vault.Block{Data: []byte(m.Content), Meta: meta})
 			idx = append(idx, i)
 		}
 	}
-	ids := map[int]string{}
+	out := map[int]vaultedMsg{}
 	if len(blocks) == 0 {
-		return ids, nil
+		return out, nil
 	}
 	got, err := store.PutMany(blocks)
 	if err != nil {
 		return nil, fmt.Errorf("agent: vault for compaction: %w", err)
 	}
 	for k, i := range idx {
-		ids[i] = got[k]
+		out[i] = vaultedMsg{id: got[k], desc: descs[k]}
 	}
-	return ids, nil
+	return out, nil
 }

@@ -25,7 +25,7 @@ func (a *Agent) pageFault(f diet.Fault) string {
 	if f.Op == "get" {
 		id, err := vault.NormalizeID(f.ID)
 		if err != nil {
-			return fmt.Sprintf("<ctx_error>%s</ctx_error>", cleanText(err.Error()))
+			return fmt.Sprintf("<ctx_error>%s</ctx_error>", diet.EscapeMarkup(err.Error()))
 		}
 		f.ID = id
 	}
@@ -63,6 +63,3 @@ func partialExact(id, ans string, room int) string {
 	half := (room - len(note)) / 2
 	return ans[:half] + note + ans[len(ans)-half:]
 }
-
-// cleanText keeps error text from looking like markup.
-func cleanText(s string) string { return strings.NewReplacer("<", "‹", ">", "›").Replace(s) }

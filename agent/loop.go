@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -101,7 +102,7 @@ func (a *Agent) failCalls(calls []provider.ToolCall, cause error) error {
 			continue
 		}
 		msg := provider.Message{Role: "tool", ToolCallID: tc.ID,
-			Content: "failed: the turn stopped before this call completed (" + cleanText(cause.Error()) + "); its effects, if any, are unknown."}
+			Content: "failed: the turn stopped before this call completed (" + diet.EscapeMarkup(cause.Error()) + "); its effects, if any, are unknown."}
 		if err := a.record(msg); err != nil {
 			return errors.Join(cause, err)
 		}
@@ -272,7 +273,7 @@ func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
 	if err != nil {
 		if text != "" {
 			partial := provider.Message{Role: "tool", ToolCallID: tc.ID,
-				Content: text + "\n[kws: the call did not finish: " + cleanText(err.Error()) + "]"}
+				Content: text + "\n[kws: the call did not finish: " + diet.EscapeMarkup(err.Error()) + "]"}
 			if rerr := a.record(partial); rerr != nil {
 				return errors.Join(err, rerr)
 			}
@@ -339,14 +340,7 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool
 
 func appendUnique(list []string, items ...string) []string {
 	for _, it := range items {
-		found := false
-		for _, x := range list {
-			if x == it {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(list, it) {
 			list = append(list, it)
 		}
 	}

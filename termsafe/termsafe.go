@@ -31,3 +31,14 @@ func Strip(s string) string {
 		return r
 	}, s)
 }
+
+// OneLine is Strip for text shown on one line: newlines and tabs become
+// spaces.
+func OneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, Strip(s))
+}

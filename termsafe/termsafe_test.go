@@ -21,3 +21,9 @@ func TestStrip(t *testing.T) {
 		}
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	if got := OneLine("a\tb\nc\x1b[31md\r"); got != "a b cd" {
+		t.Fatalf("OneLine = %q", got)
+	}
+}

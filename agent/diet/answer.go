@@ -23,29 +23,36 @@ func Answer(store Store, search Searcher, f Fault) string {
 	case "get":
 		data, err := store.Get(f.ID)
 		if err != nil {
-			return fmt.Sprintf("<ctx_error id=%q>%s</ctx_error>", f.ID, cleanErr(err))
+			return fmt.Sprintf("<ctx_error id=%q>%s</ctx_error>", f.ID, EscapeMarkup(err.Error()))
 		}
 		return FormatExact(f.ID, data)
 	case "search":
 		hits, err := search.Search(f.Query, searchResults)
 		if err != nil {
-			return fmt.Sprintf("<ctx_error query=%q>%s</ctx_error>", f.Query, cleanErr(err))
+			return fmt.Sprintf("<ctx_error query=%q>%s</ctx_error>", f.Query, EscapeMarkup(err.Error()))
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "<ctx_results query=%q n=%d>\n", f.Query, len(hits))
-		for _, h := range hits {
-			m := h.Meta
-			r := vault.Ref{Tag: vault.TagCtx, ID: h.ID, Chars: m.Chars, Kind: m.Kind, Tokens: m.Tokens,
-				Confidence: m.Confidence, Priority: m.Priority, Sensitive: m.Sensitive,
-				Topics: m.Topics, Summary: m.Summary}
-			b.WriteString(r.String() + "\n")
-		}
-		b.WriteString("</ctx_results>")
-		return b.String()
+		return FormatHits(f.Query, hits)
 	}
 	return fmt.Sprintf("<ctx_error>unknown page-fault operation %q</ctx_error>", f.Op)
 }
 
-func cleanErr(err error) string {
-	return strings.NewReplacer("<", "‹", ">", "›").Replace(err.Error())
+// FormatHits renders search results: one ref with its metadata and
+// summary per block, never the blocks' text.
+func FormatHits(query string, hits []vault.Hit) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<ctx_results query=%q n=%d>\n", query, len(hits))
+	for _, h := range hits {
+		m := h.Meta
+		r := vault.Ref{Tag: vault.TagCtx, ID: h.ID, Chars: m.Chars, Kind: m.Kind, Tokens: m.Tokens,
+			Confidence: m.Confidence, Priority: m.Priority, Sensitive: m.Sensitive,
+			Topics: m.Topics, Summary: m.Summary}
+		b.WriteString(r.String() + "\n")
+	}
+	b.WriteString("</ctx_results>")
+	return b.String()
+}
+
+// EscapeMarkup keeps text (an error message) from reading as a tag.
+func EscapeMarkup(s string) string {
+	return strings.NewReplacer("<", "‹", ">", "›").Replace(s)
 }

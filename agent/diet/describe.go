@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -113,28 +114,10 @@ func Describe(kind, text string) Description {
 	return d
 }
 
-// reEscape matches terminal escape sequences: CSI (ESC [ … final), OSC
-// (ESC ] … BEL or ST) and two-byte escapes.
-var reEscape = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])`)
-
-// plain makes a line of untrusted output safe to quote in a summary: valid
-// UTF-8, no terminal escape sequences, no control characters but tabs
-// (which become spaces).
-func plain(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = reEscape.ReplaceAllString(s, "")
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			return -1
-		}
-		return r
-	}, s)
-}
+// plain makes untrusted output safe to quote in a summary: valid UTF-8,
+// no terminal escape sequences or control characters, tabs as spaces
+// (newlines stay, so callers can still cut at them).
+func plain(s string) string { return strings.ReplaceAll(termsafe.Strip(s), "\t", " ") }
 
 func testsSummary(m [][]string) string {
 	parts := make([]string, 0, len(m))

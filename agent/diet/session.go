@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kwsdev/kws/agent/tokens"
@@ -170,7 +171,7 @@ func (s *Session) Add(msgs ...Message) {
 }
 
 func (s *Session) overIngest(text string) bool {
-	return len(text) > s.p.IngestBytes || bytes.Count([]byte(text), []byte{'\n'}) >= s.p.IngestLines
+	return len(text) > s.p.IngestBytes || strings.Count(text, "\n") >= s.p.IngestLines
 }
 
 // flush stores queued blocks in one vault transaction and renders the

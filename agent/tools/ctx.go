@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -66,7 +67,7 @@ func (t ctxGetTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Resul
 	case err != nil:
 		return Result{}, fmt.Errorf("ctx_get %s: %w", id, err)
 	}
-	return Result{Text: fmt.Sprintf("<ctx_exact id=%q original_chars=%d>\n%s\n</ctx_exact>", id, len(data), data)}, nil
+	return Result{Text: diet.FormatExact(id, data)}, nil
 }
 
 type ctxSearchTool struct{ spec }
@@ -111,16 +112,5 @@ func (t ctxSearchTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Re
 	if err != nil {
 		return Result{}, fmt.Errorf("ctx_search %q: %w", a.Query, err)
 	}
-	if len(hits) == 0 {
-		return Result{Text: fmt.Sprintf("no vault blocks match %q", a.Query)}, nil
-	}
-	var b strings.Builder
-	for _, h := range hits {
-		m := h.Meta
-		r := vault.Ref{Tag: vault.TagCtx, ID: h.ID, Chars: m.Chars, Kind: m.Kind,
-			Sensitive: m.Sensitive, Summary: m.Summary}
-		b.WriteString(r.String())
-		b.WriteByte('\n')
-	}
-	return Result{Text: strings.TrimSuffix(b.String(), "\n")}, nil
+	return Result{Text: diet.FormatHits(a.Query, hits)}, nil
 }

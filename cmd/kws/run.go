@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,10 +70,21 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if err != nil {
 		return fail("%v", err)
 	}
+	var sess *session.Session
+	var history []provider.Message
+	defer func() {
+		if sess != nil {
+			sess.Close()
+		}
+	}()
 	if f.resume != "" {
-		if ws, err = resumeWorkspace(g.dataDir, f.resume, ws, cmd.Flags().Changed("workspace")); err != nil {
+		if sess, _, err = session.Open(g.dataDir, f.resume); err != nil {
 			return fail("%v", err)
 		}
+		if ws, err = resumeWorkspace(sess, ws, cmd.Flags().Changed("workspace")); err != nil {
+			return fail("%v", err)
+		}
+		history = sess.Messages()
 	}
 	cfg, _, err := profile.LoadConfig(ws, os.Getenv)
 	if err != nil {
@@ -92,7 +104,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if err != nil {
 		return fail("%v", err)
 	}
-	params, err := diet.Preset(firstNonEmpty(f.mode, cfg.DietMode))
+	params, err := diet.Preset(cmp.Or(f.mode, cfg.DietMode))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -101,11 +113,11 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	defer v.Close()
-	sess, history, err := openSession(g.dataDir, ws, f.resume)
-	if err != nil {
-		return fail("%v", err)
+	if sess == nil {
+		if sess, err = session.Create(g.dataDir, ws); err != nil {
+			return fail("%v", err)
+		}
 	}
-	defer sess.Close()
 	out := cmd.OutOrStdout()
 	events := newEventPrinter(out, cmd.ErrOrStderr(), g.json)
 	mode := permission.Unattended
@@ -196,32 +208,15 @@ func resolveWorkspace(dir string) (string, error) {
 // resumeWorkspace is the workspace a resumed session continues in: the one
 // it ran in. A different --workspace given explicitly is refused, so a
 // resume never edits another repository with this transcript's paths.
-func resumeWorkspace(dataDir, id, flagWS string, explicit bool) (string, error) {
-	s, _, err := session.Open(dataDir, id)
-	if err != nil {
-		return "", err
-	}
+func resumeWorkspace(s *session.Session, flagWS string, explicit bool) (string, error) {
 	recorded := s.Run().Workspace
-	s.Close()
 	switch {
 	case recorded == "":
 		return flagWS, nil
 	case explicit && recorded != flagWS:
-		return "", fmt.Errorf("session %s ran in %s, not %s; resume it there (or omit --workspace)", id, recorded, flagWS)
+		return "", fmt.Errorf("session %s ran in %s, not %s; resume it there (or omit --workspace)", s.ID(), recorded, flagWS)
 	}
 	return recorded, nil
-}
-
-func openSession(dataDir, ws, id string) (*session.Session, []provider.Message, error) {
-	if id == "" {
-		s, err := session.Create(dataDir, ws)
-		return s, nil, err
-	}
-	s, _, err := session.Open(dataDir, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, s.Messages(), nil
 }
 
 // nonEmpty returns the non-empty strings of xs.
@@ -233,15 +228,6 @@ func nonEmpty(xs ...string) []string {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func configHome() string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -169,12 +170,7 @@ func printMetas(w io.Writer, asJSON bool, metas []vault.Meta, scores []float64) 
 // oneLine makes s printable on one terminal line: control bytes (escape
 // sequences included) become spaces, and it is cut to n runes.
 func oneLine(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "?"))
+	s = termsafe.OneLine(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
