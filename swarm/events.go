@@ -1,0 +1,166 @@
+package swarm
+
+import (
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/permission"
+)
+
+// EventType says what an Event reports.
+type EventType string
+
+// Event types.
+const (
+	// EvSpawned: a new agent exists (Info).
+	EvSpawned EventType = "spawned"
+	// EvRemoved: the agent is gone.
+	EvRemoved EventType = "removed"
+	// EvState: the agent's state changed (Info).
+	EvState EventType = "state"
+	// EvTurn: a queued user turn started (Text is the turn as sent).
+	EvTurn EventType = "turn"
+	// EvAgent: the agent loop published Agent.
+	EvAgent EventType = "agent"
+	// EvAsk: the agent waits for the user to approve Request.
+	EvAsk EventType = "ask"
+	// EvInjected: a vault block (Text is its id) rides the agent's next turn.
+	EvInjected EventType = "injected"
+	// EvFinished: a turn ended; Text is the answer, Err the failure.
+	EvFinished EventType = "finished"
+)
+
+// Event is one thing that happened to an agent.
+type Event struct {
+	Type    EventType
+	Agent   string
+	Info    Info
+	Text    string
+	Err     string
+	Request *permission.Request
+	Loop    agent.Event
+}
+
+// routine reports whether the event may be dropped for a slow listener:
+// only figures that the next one supersedes.
+func (e Event) routine() bool {
+	if e.Type != EvAgent {
+		return false
+	}
+	switch e.Loop.Type {
+	case agent.EvDiet, agent.EvUsage:
+		return true
+	}
+	return false
+}
+
+// State is what an agent is doing, taken from its own loop.
+type State string
+
+// Agent states.
+const (
+	StateIdle     State = "idle"
+	StateThinking State = "thinking"
+	StateTool     State = "tool"
+	StateApproval State = "approval"
+	StateError    State = "error"
+	StateOffline  State = "offline"
+)
+
+// Info is an agent's current state and figures.
+type Info struct {
+	Name  string
+	State State
+	// Detail is the tool being run, or the error text.
+	Detail string
+	// Queued counts user turns waiting behind the running one.
+	Queued int
+	// Injected counts vault blocks waiting for the next turn.
+	Injected int
+	Stats    Stats
+}
+
+// Busy reports whether the agent is working or has work queued.
+func (i Info) Busy() bool {
+	switch i.State {
+	case StateThinking, StateTool, StateApproval:
+		return true
+	}
+	return i.Queued > 0
+}
+
+// Stats are an agent's diet and provider figures, summed over its calls.
+type Stats struct {
+	Calls        int
+	NaiveTokens  int
+	SentTokens   int
+	Refs         int
+	SeenRefs     int
+	PageFaults   int
+	AutoRestores int
+	Compactions  int
+	// PromptTokens and CompletionTokens are what the provider reported.
+	PromptTokens     int
+	CompletionTokens int
+	CachedTokens     int
+	// Series holds naive and sent tokens per call, oldest first (the last
+	// SeriesLen calls).
+	Series []Point
+}
+
+// Point is one call's naive and sent prompt tokens.
+type Point struct{ Naive, Sent int }
+
+// SeriesLen is how many calls Stats.Series keeps.
+const SeriesLen = 240
+
+// SavedPercent is the share of naive tokens the diet did not send.
+func (s Stats) SavedPercent() float64 {
+	if s.NaiveTokens == 0 {
+		return 0
+	}
+	return 100 * float64(s.NaiveTokens-s.SentTokens) / float64(s.NaiveTokens)
+}
+
+// Add sums two agents' figures; Series is not summed.
+func (s Stats) Add(o Stats) Stats {
+	s.Calls += o.Calls
+	s.NaiveTokens += o.NaiveTokens
+	s.SentTokens += o.SentTokens
+	s.Refs += o.Refs
+	s.SeenRefs += o.SeenRefs
+	s.PageFaults += o.PageFaults
+	s.AutoRestores += o.AutoRestores
+	s.Compactions += o.Compactions
+	s.PromptTokens += o.PromptTokens
+	s.CompletionTokens += o.CompletionTokens
+	s.CachedTokens += o.CachedTokens
+	return s
+}
+
+// account adds one agent event to the figures.
+func (s *Stats) account(e agent.Event) {
+	switch e.Type {
+	case agent.EvDiet:
+		if d := e.Diet; d != nil {
+			s.Calls++
+			s.NaiveTokens += d.NaiveTokens
+			s.SentTokens += d.SentTokens
+			s.Refs += d.Refs
+			s.SeenRefs += d.SeenRefs
+			s.AutoRestores += d.AutoRestores
+			s.Series = append(s.Series, Point{Naive: d.NaiveTokens, Sent: d.SentTokens})
+			if len(s.Series) > SeriesLen {
+				s.Series = append([]Point(nil), s.Series[len(s.Series)-SeriesLen:]...)
+			}
+		}
+	case agent.EvPageFault:
+		s.PageFaults++
+	case agent.EvCompaction:
+		s.Compactions++
+	case agent.EvUsage:
+		if u := e.Usage; u != nil {
+			s.PromptTokens += u.PromptTokens
+			s.CompletionTokens += u.CompletionTokens
+			s.CachedTokens += u.CachedTokens
+		}
+	}
+}
