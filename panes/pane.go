@@ -58,12 +58,17 @@ func (e *Env) notify(msg string) {
 	}
 }
 
-// keys builds a pane's table and applies the user's bindings to it. A bad
-// binding was reported when the application started, so it is ignored
-// here.
+// Scopes are the key-table scopes of the panes, as config.toml's [keys]
+// entries name them ("agent.send").
+var Scopes = []string{"agent", "shell", "copy", "vault", "viewer", "stats"}
+
+// keys builds a pane's table and applies the user's bindings to it; a
+// binding naming an action the table lacks is reported in the status bar.
 func (e *Env) keys(scope string, actions ...keymap.Action) *keymap.Table {
 	t := keymap.New(scope, actions...)
-	_ = keymap.ApplyScope(e.Bindings, t)
+	if err := keymap.ApplyScope(e.Bindings, t); err != nil {
+		e.notify(err.Error())
+	}
 	return t
 }
 

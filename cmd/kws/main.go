@@ -1,5 +1,6 @@
-// Command kws is a terminal workstation for AI coding agents. This binary
-// holds its command-line tools: the context diet replay and the vault.
+// Command kws is a terminal workstation for AI coding agents: bare kws opens
+// the full-screen workstation; its subcommands run agents headless, replay
+// the context diet and browse the vault.
 package main
 
 import (
@@ -44,6 +45,7 @@ type globals struct {
 
 func newRoot() *cobra.Command {
 	g := &globals{}
+	wf := &wsFlags{}
 	root := &cobra.Command{
 		Use:           "kws",
 		Short:         "kws: a terminal workstation for AI coding agents with an exact context vault",
@@ -51,9 +53,12 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return overview(cmd, g)
+			return runWorkstation(cmd, g, wf)
 		},
 	}
+	root.Flags().StringVar(&wf.theme, "theme", "", "skin: dark, light, high-contrast or one in ~/.config/kws/skins (env KWS_THEME)")
+	root.Flags().StringVar(&wf.workspace, "workspace", ".", "workspace directory the agents and shells work in")
+	root.Flags().StringVar(&wf.shell, "shell", "", "program for shell panes (default $SHELL, else bash)")
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g))
@@ -78,8 +83,8 @@ func (g *globals) vaultRun(fn func(*cobra.Command, []string, *vault.Vault) error
 	}
 }
 
-// overview is what bare `kws` prints until the full-screen workstation
-// lands: where the data lives, what the vault holds, what to run.
+// overview is what bare `kws` prints when it has no terminal to draw the
+// workstation on: where the data lives, what the vault holds, what to run.
 func overview(cmd *cobra.Command, g *globals) error {
 	v, err := g.openVault()
 	if err != nil {
@@ -95,7 +100,7 @@ func overview(cmd *cobra.Command, g *globals) error {
 data dir  %s
 vault     %s (%d blocks)
 
-The full-screen workstation is not built yet. Try:
+Run kws in a terminal for the full-screen workstation. From scripts:
   kws diet replay testdata/trajectories/*.traj   replay agent sessions through the diet
   make test 2>&1 | kws vault put                 keep a build log, exactly, by id
   kws vault ls | search QUERY | get ID | stats   browse the vault

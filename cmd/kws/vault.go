@@ -40,9 +40,7 @@ func newVaultPut(g *globals) *cobra.Command {
 				return err
 			}
 			defer v.Close()
-			d := diet.Describe(kind, string(data))
-			c := tokens.Default().Count(string(data))
-			id, err := v.Put(data, d.Meta(kind, -1, c.Tokens, !c.Exact))
+			id, err := keep(v, kind, "", data)
 			if err != nil {
 				return err
 			}
@@ -254,4 +252,14 @@ func newVaultStats(g *globals) *cobra.Command {
 			return nil
 		}),
 	}
+}
+
+// keep stores data in the vault with the diet's extractive description
+// and an exact token count, as every block the user keeps by hand.
+func keep(v *vault.Vault, kind, agent string, data []byte) (string, error) {
+	d := diet.Describe(kind, string(data))
+	c := tokens.Default().Count(string(data))
+	m := d.Meta(kind, -1, c.Tokens, !c.Exact)
+	m.Agent = agent
+	return v.Put(data, m)
 }

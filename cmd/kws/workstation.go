@@ -1,0 +1,308 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/themes"
+	"github.com/kwsdev/kws/ui"
+	"github.com/kwsdev/kws/vault"
+)
+
+// wsFlags are the workstation's flags on the root command.
+type wsFlags struct {
+	theme, workspace, shell string
+}
+
+// workstation wires the vault, the swarm, the panes and the application.
+type workstation struct {
+	g      *globals
+	ws     string
+	vault  *vault.Vault
+	theme  *themes.Theme
+	cfg    profile.Config
+	cfgErr error
+	prof   profile.Profile
+	params diet.Params
+	skills []skill.Skill
+	broker *permission.Broker
+	swarm  *swarm.Swarm
+	app    *ui.App
+	env    *panes.Env
+	shell  pty.Options
+	log    *slog.Logger
+	logF   *os.File
+
+	mu       sync.Mutex
+	sessions []*session.Session
+	// vaultAt is the last vault pane refresh; vaultLater is set while a
+	// trailing refresh is scheduled.
+	vaultAt    time.Time
+	vaultLater bool
+}
+
+// runWorkstation opens the full-screen workstation; without a terminal it
+// prints the overview instead.
+func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
+	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
+		return overview(cmd, g)
+	}
+	w, err := openWorkstation(g, f)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.build(ui.Config{}); err != nil {
+		return err
+	}
+	return w.app.Run()
+}
+
+// openWorkstation opens what the workstation needs before it draws: the
+// data dir, the log, the vault, the theme and the model configuration. A
+// model that is missing is not an error: the agent panes say what to set.
+func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
+	ws, err := resolveWorkspace(cmp.Or(f.workspace, "."))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	w := &workstation{g: g, ws: ws, shell: pty.Options{Dir: ws, Shell: f.shell}}
+	w.logF, err = os.OpenFile(filepath.Join(g.dataDir, "kws.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	w.log = slog.New(slog.NewTextHandler(w.logF, nil))
+	userDir, _ := themes.UserDir()
+	if w.theme, err = themes.Load(cmp.Or(f.theme, os.Getenv("KWS_THEME"), themes.DefaultName), userDir); err != nil {
+		w.close()
+		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
+	}
+	if w.vault, err = g.openVault(); err != nil {
+		w.close()
+		return nil, err
+	}
+	w.cfg, _, w.cfgErr = profile.LoadConfig(ws, os.Getenv)
+	if w.cfgErr == nil {
+		w.cfgErr = w.cfg.Validate()
+	}
+	if w.cfgErr == nil {
+		overrides, err := profile.LoadOverrides(ws)
+		w.cfgErr = err
+		w.prof = profile.Resolve(w.cfg.Model, w.cfg.BaseURL, overrides)
+	}
+	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
+		w.cfgErr = errors.Join(w.cfgErr, err)
+		w.params, _ = diet.Preset("")
+	}
+	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
+	return w, nil
+}
+
+// build creates the swarm and the application (on cfg.Screen when set).
+func (w *workstation) build(cfg ui.Config) error {
+	w.broker = permission.NewBroker(permission.Interactive)
+	if w.cfg.Yes {
+		w.broker = permission.NewBroker(permission.AutoAllow)
+	}
+	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker})
+	w.swarm.Start()
+	w.env = &panes.Env{Theme: w.theme, Bindings: w.cfg.Keys,
+		Update: func(fn func()) { w.app.Update(fn) },
+		Notify: func(msg string) { w.app.Notify(msg) }}
+	cfg.Theme, cfg.Factory, cfg.Status, cfg.Bindings = w.theme, w.newPane, w.status, w.cfg.Keys
+	app, err := ui.New(cfg)
+	if err != nil {
+		return err
+	}
+	w.app = app
+	go w.pump()
+	return nil
+}
+
+// newPane is the application's pane factory.
+func (w *workstation) newPane(kind string) (panes.Pane, error) {
+	switch kind {
+	case ui.KindAgent:
+		name := w.swarm.Spawn()
+		return panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) }), nil
+	case ui.KindShell:
+		return panes.NewShellPane(w.env, w.shell, func(kind string, text []byte) (string, error) {
+			return keep(w.vault, kind, "user", text)
+		})
+	case ui.KindVault:
+		return panes.NewVaultPane(w.env, w.vault, w.inject), nil
+	case ui.KindStats:
+		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
+	}
+	return nil, fmt.Errorf("unknown pane kind %q", kind)
+}
+
+// inject sends a vault block to the agent whose pane had the focus last.
+func (w *workstation) inject(id string) error {
+	p, ok := w.app.Last(ui.KindAgent).(*panes.AgentPane)
+	if !ok {
+		return errors.New("no agent pane to give the block to (C-b a opens one)")
+	}
+	if err := w.swarm.Inject(p.Name(), id); err != nil {
+		return err
+	}
+	w.app.Notify(fmt.Sprintf("%s rides %s's next turn", id, p.Name()))
+	return nil
+}
+
+// newAgent is the swarm's agent factory: one session per agent, all on the
+// one vault and the one permission broker.
+func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
+	if w.cfgErr != nil {
+		return nil, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
+	}
+	client, err := provider.New(provider.Config{BaseURL: w.cfg.BaseURL, APIKey: w.cfg.APIKey, Model: w.cfg.Model,
+		Timeout: w.prof.Timeout.Duration(), NativeTools: w.prof.ToolCalls && w.prof.Envelope != "text"})
+	if err != nil {
+		return nil, err
+	}
+	sess, err := session.Create(w.g.dataDir, w.ws)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.sessions = append(w.sessions, sess)
+	w.mu.Unlock()
+	policy := permission.DefaultPolicy()
+	if err := policy.Apply(w.cfg.Permissions, w.cfg.ShellAllow); err != nil {
+		return nil, err
+	}
+	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
+	return agent.New(agent.Config{Name: name, Workspace: w.ws, Client: client, Model: w.cfg.Model, Profile: w.prof,
+		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
+		SystemPrompt: agent.SystemPromptWith(skill.ModelList(w.skills)), OnEvent: onEvent,
+		HideEnv: nonEmpty(w.cfg.APIKeyEnv)})
+}
+
+// status feeds the status bar from the swarm.
+func (w *workstation) status() ui.Status {
+	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
+	for _, in := range w.swarm.Agents() {
+		st.Agents = append(st.Agents, ui.AgentStatus{Name: in.Name, State: string(in.State), Detail: in.Detail, Busy: in.Busy()})
+		st.NaiveTokens += in.Stats.NaiveTokens
+		st.SentTokens += in.Stats.SentTokens
+	}
+	return st
+}
+
+// refresher is a pane that re-reads its data (vault, stats).
+type refresher interface{ Refresh() }
+
+// pump delivers the swarm's events to the panes on the UI goroutine, in
+// batches, and refreshes the vault pane at most once a second.
+func (w *workstation) pump() {
+	events, _ := w.swarm.Subscribe()
+	for e := range events {
+		batch := []swarm.Event{e}
+	more:
+		for len(batch) < 512 {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					break more
+				}
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
+		w.app.Update(func() { w.deliver(batch) })
+	}
+}
+
+func (w *workstation) deliver(batch []swarm.Event) {
+	vaultChanged := false
+	for _, e := range batch {
+		if e.Type == swarm.EvAgent && (e.Loop.Type == agent.EvToolResult || e.Loop.Type == agent.EvDiet) || e.Type == swarm.EvFinished {
+			vaultChanged = true
+		}
+		if e.Type == swarm.EvAgent && e.Loop.Type == agent.EvError {
+			w.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)
+		}
+		w.app.EachPane(func(p panes.Pane) {
+			if l, ok := p.(panes.Listener); ok {
+				l.OnEvent(e)
+			}
+		})
+	}
+	w.app.EachPane(func(p panes.Pane) {
+		if r, ok := p.(refresher); ok && p.Kind() == ui.KindStats {
+			r.Refresh()
+		}
+	})
+	if vaultChanged {
+		w.refreshVault()
+	}
+}
+
+// refreshVault re-lists the vault panes at most once a second; a change
+// inside that second is picked up by one trailing refresh.
+func (w *workstation) refreshVault() {
+	wait := time.Second - time.Since(w.vaultAt)
+	if wait > 0 {
+		if !w.vaultLater {
+			w.vaultLater = true
+			time.AfterFunc(wait, func() {
+				w.app.Update(func() {
+					w.vaultLater = false
+					w.refreshVault()
+				})
+			})
+		}
+		return
+	}
+	w.vaultAt = time.Now()
+	w.app.EachPane(func(p panes.Pane) {
+		if r, ok := p.(refresher); ok && p.Kind() == ui.KindVault {
+			r.Refresh()
+		}
+	})
+}
+
+// close stops the agents and closes the sessions, the vault and the log.
+func (w *workstation) close() {
+	if w.swarm != nil {
+		w.swarm.Stop()
+	}
+	if w.broker != nil {
+		w.broker.Close()
+	}
+	w.mu.Lock()
+	for _, s := range w.sessions {
+		_ = s.Close()
+	}
+	w.mu.Unlock()
+	if w.vault != nil {
+		_ = w.vault.Close()
+	}
+	if w.logF != nil {
+		_ = w.logF.Close()
+	}
+}

@@ -1,0 +1,306 @@
+package panes
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/swarm"
+)
+
+// Agents is what an agent pane needs of the swarm.
+type Agents interface {
+	Send(name, text string) error
+	Cancel(name string) error
+	Answer(id string, a permission.Answer) error
+	Info(name string) (swarm.Info, error)
+	Remove(name string)
+}
+
+// Listener is a pane that follows the swarm's events; the application
+// delivers them on the UI goroutine.
+type Listener interface {
+	OnEvent(e swarm.Event)
+}
+
+// AgentPane is a conversation with one agent: the transcript streamed as it
+// arrives, tool calls as cards, the permission dialog, selectable vault
+// refs and the input line.
+type AgentPane struct {
+	*tview.Box
+	env     *Env
+	name    string
+	agents  Agents
+	openRef func(id string)
+
+	entries []*entry
+	cur     *entry            // the assistant entry being streamed
+	cards   map[string]*entry // tool cards by call id
+	asks    []permission.Request
+	input   *tview.InputField
+	keys    *keymap.Table
+
+	scroll   int // rows scrolled up from the bottom
+	refs     []string
+	selected int // index into refs, -1 when none is selected
+	expanded bool
+	lastW    int
+}
+
+// NewAgentPane returns the pane of agent name. openRef shows a vault block
+// exactly (the vault pane).
+func NewAgentPane(env *Env, name string, agents Agents, openRef func(id string)) *AgentPane {
+	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
+		cards: map[string]*entry{}, selected: -1}
+	th := env.Theme
+	p.input = tview.NewInputField().SetLabel("› ").
+		SetPlaceholder("ask " + name + " (Enter sends; .ctx_get id=… opens a block)")
+	p.input.SetFieldStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
+		SetPlaceholderStyle(th.ChatSystem.TCell())
+	p.input.SetBackgroundColor(th.Base.Bg)
+	p.keys = env.keys("agent",
+		keymap.Bind("send", "Enter", "send (or open the selected ref)", true, p.submit),
+		keymap.Bind("next-ref", "Tab", "select the next vault ref", true, func() { p.selectRef(1) }),
+		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
+		keymap.Bind("open-ref", "Ctrl-o", "open the selected ref's exact block", false, p.openSelected),
+		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),
+		keymap.Bind("cancel", "Ctrl-c", "stop the running turn", true, p.cancel),
+		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
+		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
+		keymap.Bind("unselect", "Esc", "clear the ref selection", false, func() { p.selected = -1 }),
+		keymap.Bind("allow", "y", "allow the tool call once (dialog)", false, func() { p.answer(permission.AllowOnce) }),
+		keymap.Bind("allow-session", "A", "allow the tool for the session (dialog)", false, func() { p.answer(permission.AllowSession) }),
+		keymap.Bind("deny", "n", "deny the tool call (dialog)", false, func() { p.answer(permission.Deny) }),
+	)
+	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
+		p.add(&entry{kind: entryError, text: info.Detail})
+	}
+	return p
+}
+
+// Kind returns "agent".
+func (p *AgentPane) Kind() string { return "agent" }
+
+// Name returns the agent's name.
+func (p *AgentPane) Name() string { return p.name }
+
+// Title names the agent and its state.
+func (p *AgentPane) Title() string {
+	info, err := p.agents.Info(p.name)
+	if err != nil {
+		return p.name
+	}
+	t := p.name + " · " + string(info.State)
+	if info.State == swarm.StateTool && info.Detail != "" {
+		t += " " + info.Detail
+	}
+	if info.Queued > 0 {
+		t += " · " + strconv.Itoa(info.Queued) + " queued"
+	}
+	return t
+}
+
+// Keys returns the pane's key table.
+func (p *AgentPane) Keys() *keymap.Table { return p.keys }
+
+// Close stops the agent and removes it from the swarm, as closing a tmux
+// pane ends its process; its session stays on disk.
+func (p *AgentPane) Close() error {
+	p.agents.Remove(p.name)
+	return nil
+}
+
+// Focus puts the cursor in the input line.
+func (p *AgentPane) Focus(delegate func(tview.Primitive)) { delegate(p.input) }
+
+// HasFocus reports whether the pane or its input line has the focus.
+func (p *AgentPane) HasFocus() bool { return p.input.HasFocus() || p.Box.HasFocus() }
+
+// Pending returns the permission requests the pane is showing.
+func (p *AgentPane) Pending() []permission.Request {
+	return append([]permission.Request(nil), p.asks...)
+}
+
+// OnEvent adds one swarm event about this agent to the transcript.
+func (p *AgentPane) OnEvent(e swarm.Event) {
+	if e.Agent != p.name {
+		return
+	}
+	switch e.Type {
+	case swarm.EvAgent:
+		p.onLoop(e.Loop)
+	case swarm.EvAsk:
+		if e.Request != nil {
+			p.asks = append(p.asks, *e.Request)
+		}
+	case swarm.EvInjected:
+		p.add(&entry{kind: entrySystem, text: e.Text + " rides the next turn (exact block)"})
+	case swarm.EvFinished:
+		p.cur = nil
+		if e.Err != "" {
+			p.add(&entry{kind: entryError, text: e.Err})
+		}
+	}
+}
+
+func (p *AgentPane) onLoop(ev agent.Event) {
+	switch ev.Type {
+	case agent.EvTextDelta:
+		if p.cur == nil || ev.Restart {
+			if p.cur != nil && ev.Restart {
+				p.cur.text += "\n[the stream was cut; retrying]\n"
+			}
+			if p.cur == nil {
+				p.cur = &entry{kind: entryAssistant}
+				p.add(p.cur)
+			}
+		}
+		p.cur.text += ev.Text
+		p.cur.rendered = nil
+	case agent.EvToolCall:
+		p.cur = nil
+		card := &entry{kind: entryTool, tool: ev.Tool, callID: ev.CallID, args: ev.Args, expanded: p.expanded}
+		p.cards[ev.CallID] = card
+		p.add(card)
+	case agent.EvToolResult:
+		if c := p.cards[ev.CallID]; c != nil {
+			c.result, c.isErr, c.done, c.rendered = ev.Text, ev.IsError, true, nil
+			delete(p.cards, ev.CallID)
+		}
+	case agent.EvPermission:
+		// An agent runs its tools one at a time, so this decision ends
+		// the request its dialog shows, whoever answered it.
+		p.asks = nil
+		if ev.Decision == "deny" {
+			if c := p.cards[ev.CallID]; c != nil {
+				c.denied, c.rendered = ev.Text, nil
+			}
+		}
+	case agent.EvPageFault:
+		if f := ev.Fault; f != nil {
+			text := "paged in " + f.ID
+			if f.Op == "search" {
+				text = "searched the vault: " + f.Query
+			}
+			if f.Reason != "" {
+				text += " (" + f.Reason + ")"
+			}
+			p.add(&entry{kind: entrySystem, text: text})
+		}
+	case agent.EvCompaction:
+		if c := ev.Compaction; c != nil {
+			p.add(&entry{kind: entrySystem, text: "compacted older turns (" + c.Reason + "): " +
+				strconv.Itoa(c.BeforeTokens) + " → " + strconv.Itoa(c.AfterTokens) + " tokens; the exact turns stay in the vault"})
+		}
+	case agent.EvError:
+		p.add(&entry{kind: entryError, text: ev.Error})
+	}
+}
+
+func (p *AgentPane) add(e *entry) {
+	p.entries = append(p.entries, e)
+}
+
+// submit sends the input line, or opens the selected ref.
+func (p *AgentPane) submit() {
+	if p.selected >= 0 && p.selected < len(p.refs) {
+		p.openSelected()
+		return
+	}
+	text := p.input.GetText()
+	if text == "" {
+		return
+	}
+	if id, ok := parseCtxGet(text); ok {
+		p.input.SetText("")
+		p.openRef(id)
+		return
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), ".ctx_get") {
+		p.env.notify("malformed .ctx_get: write .ctx_get id=ctx:<8 to 16 hex digits>")
+		return
+	}
+	if err := p.agents.Send(p.name, text); err != nil {
+		p.env.notify(err.Error())
+		return
+	}
+	p.input.SetText("")
+	p.cur = nil
+	p.scroll = 0
+	p.add(&entry{kind: entryUser, text: text})
+}
+
+func (p *AgentPane) openSelected() {
+	if p.selected >= 0 && p.selected < len(p.refs) {
+		p.openRef(p.refs[p.selected])
+	}
+}
+
+func (p *AgentPane) toggleCards() {
+	p.expanded = !p.expanded
+	for _, e := range p.entries {
+		if e.kind == entryTool {
+			e.expanded, e.rendered = p.expanded, nil
+		}
+	}
+}
+
+func (p *AgentPane) cancel() {
+	if err := p.agents.Cancel(p.name); err != nil {
+		p.env.notify(err.Error())
+	}
+}
+
+func (p *AgentPane) answer(d permission.Decision) {
+	if len(p.asks) == 0 {
+		return
+	}
+	req := p.asks[0]
+	p.asks = p.asks[1:]
+	if err := p.agents.Answer(req.ID, permission.Answer{Decision: d}); err != nil {
+		p.env.notify(err.Error())
+	}
+}
+
+// InputHandler runs the pane's keys; the dialog's y/A/n only while it is
+// shown, everything else goes to the input line.
+func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return p.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
+		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
+			dialogKey := act.Name == "allow" || act.Name == "allow-session" || act.Name == "deny"
+			switch {
+			case len(p.asks) > 0 && dialogKey:
+				act.Run()
+				return
+			case len(p.asks) > 0 && act.Name == "send":
+				return
+			case !dialogKey:
+				act.Run()
+				return
+			}
+		}
+		if len(p.asks) > 0 {
+			return
+		}
+		if ev.Key() == tcell.KeyRune {
+			p.selected = -1
+		}
+		if h := p.input.InputHandler(); h != nil {
+			h(ev, setFocus)
+		}
+	})
+}
+
+// PasteHandler pastes into the input line.
+func (p *AgentPane) PasteHandler() func(string, func(tview.Primitive)) {
+	return p.WrapPasteHandler(func(text string, setFocus func(tview.Primitive)) {
+		if h := p.input.PasteHandler(); h != nil {
+			h(text, setFocus)
+		}
+	})
+}

@@ -1,0 +1,197 @@
+package panes
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// dialogRows is the most rows the permission dialog takes.
+const dialogRows = 14
+
+// Draw paints the transcript, the permission dialog when one is waiting,
+// and the input line.
+func (p *AgentPane) Draw(screen tcell.Screen) {
+	p.DrawForSubclass(screen, p)
+	x, y, w, h := p.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	th := p.env.Theme
+	fill(screen, x, y, w, h, th.Base.TCell())
+	bottom := 1
+	if len(p.asks) > 0 {
+		bottom = p.drawDialog(screen, x, y, w, h)
+	}
+	rows := h - bottom
+	p.lastW = w
+	all := p.lines(w)
+	p.refs = p.refs[:0]
+	for _, l := range all {
+		for _, s := range l {
+			if s.ref != "" {
+				p.refs = append(p.refs, s.ref)
+			}
+		}
+	}
+	if p.selected >= len(p.refs) {
+		p.selected = -1
+	}
+	maxScroll := max(0, len(all)-rows)
+	p.scroll = min(max(p.scroll, 0), maxScroll)
+	if p.selected >= 0 {
+		p.revealSelected(all, rows)
+	}
+	start := max(0, len(all)-rows-p.scroll)
+	refIndex := p.countRefs(all[:start])
+	for row := 0; row < rows && start+row < len(all); row++ {
+		col := x
+		for _, s := range all[start+row] {
+			st := s.style
+			if s.ref != "" {
+				if refIndex == p.selected {
+					st = th.ChatRefSelected.TCell()
+				}
+				refIndex++
+			}
+			col += put(screen, col, y+row, x+w-col, s.text, st)
+		}
+	}
+	if len(p.asks) == 0 {
+		p.input.SetRect(x, y+h-1, w, 1)
+		p.input.Draw(screen)
+	}
+}
+
+// lines returns the whole transcript wrapped to width w.
+func (p *AgentPane) lines(w int) []line {
+	var all []line
+	for _, e := range p.entries {
+		all = append(all, p.render(e, w)...)
+	}
+	return all
+}
+
+func (p *AgentPane) countRefs(ls []line) int {
+	n := 0
+	for _, l := range ls {
+		for _, s := range l {
+			if s.ref != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// revealSelected scrolls so the selected ref is on screen.
+func (p *AgentPane) revealSelected(all []line, rows int) {
+	n := 0
+	for i, l := range all {
+		for _, s := range l {
+			if s.ref == "" {
+				continue
+			}
+			if n == p.selected {
+				start := max(0, len(all)-rows-p.scroll)
+				if i < start {
+					p.scroll = len(all) - rows - i
+				} else if i >= start+rows {
+					p.scroll = len(all) - i - 1
+				}
+				p.scroll = max(p.scroll, 0)
+				return
+			}
+			n++
+		}
+	}
+}
+
+// drawDialog draws the first waiting permission request at the bottom and
+// returns the rows it took.
+func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
+	th := p.env.Theme
+	req := p.asks[0]
+	preview := strings.Split(strings.TrimRight(req.Preview, "\n"), "\n")
+	maxPreview := min(dialogRows-3, h/2)
+	more := 0
+	if len(preview) > maxPreview {
+		more = len(preview) - maxPreview + 1
+		preview = preview[:maxPreview-1]
+	}
+	rows := len(preview) + 3
+	if more > 0 {
+		rows++
+	}
+	top := y + h - rows
+	dlg := th.Dialog.TCell()
+	fill(screen, x, top, w, rows, dlg)
+	put(screen, x, top, w, "‼ "+req.Agent+" wants to run "+req.Tool+":", th.StatusAgentWaiting.TCell())
+	row := top + 1
+	for _, l := range preview {
+		put(screen, x+1, row, w-1, l, diffStyle(p.env, l))
+		row++
+	}
+	if more > 0 {
+		put(screen, x+1, row, w-1, "… "+strconv.Itoa(more)+" more lines", dlg)
+		row++
+	}
+	row++
+	col := x
+	for _, b := range [][2]string{{"y", " allow once  "}, {"A", " allow for the session  "}, {"n", " deny"}} {
+		col += put(screen, col, row, x+w-col, b[0], th.DialogButtonFocused.TCell())
+		col += put(screen, col, row, x+w-col, b[1], th.DialogButton.TCell())
+	}
+	return rows
+}
+
+// diffStyle colours one preview line like a unified diff.
+func diffStyle(env *Env, l string) tcell.Style {
+	th := env.Theme
+	switch {
+	case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---") || strings.HasPrefix(l, "@@"):
+		return th.DiffHunk.TCell()
+	case strings.HasPrefix(l, "+"):
+		return th.DiffAdd.TCell()
+	case strings.HasPrefix(l, "-"):
+		return th.DiffDel.TCell()
+	}
+	return th.DiffContext.TCell()
+}
+
+func (p *AgentPane) pageRows() int {
+	_, _, _, h := p.GetInnerRect()
+	return max(1, h-2)
+}
+
+func (p *AgentPane) scrollBy(n int) { p.scroll += n }
+
+// selectRef moves the ref selection by step, wrapping, newest first.
+func (p *AgentPane) selectRef(step int) {
+	if len(p.refs) == 0 {
+		p.env.notify("no vault refs in this transcript yet")
+		return
+	}
+	switch {
+	case p.selected < 0 && step > 0:
+		p.selected = len(p.refs) - 1
+	case p.selected < 0:
+		p.selected = 0
+	default:
+		p.selected = (p.selected - step + len(p.refs)) % len(p.refs)
+	}
+}
+
+// ctxGetPattern is `.ctx_get id=ctx:…` typed in the input line.
+var ctxGetPattern = regexp.MustCompile(`^\s*\.?ctx_get\s+(?:id=)?"?(ctx:[0-9a-f]{8,16})"?`)
+
+// parseCtxGet returns the id of a typed .ctx_get.
+func parseCtxGet(text string) (string, bool) {
+	m := ctxGetPattern.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}

@@ -1,0 +1,209 @@
+package panes
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/kwsdev/kws/termsafe"
+)
+
+// entryKind is what a transcript entry holds.
+type entryKind int
+
+const (
+	entryUser entryKind = iota
+	entryAssistant
+	entryTool
+	entrySystem
+	entryError
+)
+
+// entry is one item of an agent transcript. Tool entries are cards: one
+// line while collapsed, the arguments and result when expanded.
+type entry struct {
+	kind     entryKind
+	text     string
+	tool     string
+	callID   string
+	args     string
+	result   string
+	isErr    bool
+	done     bool
+	denied   string
+	expanded bool
+
+	// rendered caches the wrapped lines for width w.
+	rendered []line
+	width    int
+}
+
+// seg is a run of text in one style; ref is the vault id it shows, if any.
+type seg struct {
+	text  string
+	style tcell.Style
+	ref   string
+}
+
+// line is one screen row of a transcript.
+type line []seg
+
+// refPattern finds vault ids in transcript text.
+var refPattern = regexp.MustCompile(`ctx:[0-9a-f]{8,16}`)
+
+// collapsedResultLines is how much of a tool result a collapsed card shows.
+const collapsedResultLines = 3
+
+// render wraps the entry to width w, caching the result.
+func (p *AgentPane) render(e *entry, w int) []line {
+	if e.rendered != nil && e.width == w {
+		return e.rendered
+	}
+	th := p.env.Theme
+	var out []line
+	add := func(prefix, text string, st tcell.Style) {
+		out = append(out, wrapText(prefix, text, w, st, th.ChatRef.TCell())...)
+	}
+	switch e.kind {
+	case entryUser:
+		add("› ", e.text, th.ChatUser.TCell())
+	case entryAssistant:
+		add("", e.text, th.ChatAssistant.TCell())
+	case entrySystem:
+		add("· ", e.text, th.ChatSystem.TCell())
+	case entryError:
+		add("✗ ", e.text, th.ChatToolError.TCell())
+	case entryTool:
+		st := th.ChatTool.TCell()
+		if e.isErr || e.denied != "" {
+			st = th.ChatToolError.TCell()
+		}
+		mark := "⏺"
+		if !e.done {
+			mark = "◌"
+		}
+		head := mark + " " + e.tool + " " + oneLineArgs(e.args)
+		if !e.expanded {
+			out = append(out, wrapText("", clip(head, w), w, st, th.ChatRef.TCell())[:1]...)
+		} else {
+			add("", head, st)
+		}
+		switch {
+		case e.denied != "":
+			add("  ⎿ ", "denied: "+e.denied, st)
+		case e.done:
+			res := e.result
+			lines := strings.Split(strings.TrimRight(res, "\n"), "\n")
+			if !e.expanded && len(lines) > collapsedResultLines {
+				res = strings.Join(lines[:collapsedResultLines], "\n") +
+					"\n… " + strconv.Itoa(len(lines)-collapsedResultLines) + " more lines (C-e expands)"
+			}
+			add("  ⎿ ", res, st)
+		}
+	}
+	out = append(out, line{})
+	e.rendered, e.width = out, w
+	return out
+}
+
+// wrapText turns text into rows of at most w columns, the first starting
+// with prefix and the rest indented to match. Escape sequences and control
+// characters are removed first; vault ids become ref segments.
+func wrapText(prefix, text string, w int, st, refStyle tcell.Style) []line {
+	text = termsafe.Strip(text)
+	indent := strings.Repeat(" ", runewidth.StringWidth(prefix))
+	var out []line
+	for i, para := range strings.Split(text, "\n") {
+		lead := indent
+		if i == 0 {
+			lead = prefix
+		}
+		para = strings.ReplaceAll(para, "\t", "    ")
+		rows := wrapRow(lead+para, w, len(indent))
+		for _, r := range rows {
+			out = append(out, refSegs(r, st, refStyle))
+		}
+	}
+	return out
+}
+
+// wrapRow breaks s into rows of width w at spaces where it can, hard
+// otherwise; continuation rows are indented by ind columns.
+func wrapRow(s string, w, ind int) []string {
+	if w <= ind+1 {
+		return []string{s}
+	}
+	var rows []string
+	first := true
+	for {
+		limit := w
+		if !first {
+			limit = w - ind
+		}
+		if runewidth.StringWidth(s) <= limit {
+			break
+		}
+		cut, width, lastSpace := 0, 0, -1
+		for i, r := range s {
+			rw := runewidth.RuneWidth(r)
+			if width+rw > limit {
+				cut = i
+				break
+			}
+			if r == ' ' {
+				lastSpace = i
+			}
+			width += rw
+		}
+		if lastSpace > 0 && lastSpace > cut/2 {
+			cut = lastSpace + 1
+		}
+		row := s[:cut]
+		if !first {
+			row = strings.Repeat(" ", ind) + row
+		}
+		rows = append(rows, strings.TrimRight(row, " "))
+		s, first = s[cut:], false
+	}
+	if !first {
+		s = strings.Repeat(" ", ind) + s
+	}
+	return append(rows, s)
+}
+
+// refSegs splits a row into plain and ref segments.
+func refSegs(row string, st, refStyle tcell.Style) line {
+	var l line
+	at := 0
+	for _, m := range refPattern.FindAllStringIndex(row, -1) {
+		if m[0] > at {
+			l = append(l, seg{text: row[at:m[0]], style: st})
+		}
+		l = append(l, seg{text: row[m[0]:m[1]], style: refStyle, ref: row[m[0]:m[1]]})
+		at = m[1]
+	}
+	if at < len(row) {
+		l = append(l, seg{text: row[at:], style: st})
+	}
+	return l
+}
+
+// oneLineArgs shows a tool call's JSON arguments on one line.
+func oneLineArgs(args string) string {
+	s := termsafe.OneLine(args)
+	if len(s) > 400 {
+		s = s[:400] + "…"
+	}
+	return s
+}
+
+// clip shortens s to w columns with an ellipsis.
+func clip(s string, w int) string {
+	if runewidth.StringWidth(s) <= w {
+		return s
+	}
+	return runewidth.Truncate(s, w, "…")
+}

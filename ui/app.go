@@ -1,0 +1,332 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/themes"
+)
+
+// Pane kinds the factory builds.
+const (
+	KindAgent = "agent"
+	KindShell = "shell"
+	KindVault = "vault"
+	KindStats = "stats"
+)
+
+// Factory builds panes of a kind; cmd/kws wires it to the swarm, the vault
+// and the shell.
+type Factory func(kind string) (panes.Pane, error)
+
+// Status is what the status bar shows.
+type Status struct {
+	Workspace string
+	Model     string
+	Agents    []AgentStatus
+	// NaiveTokens and SentTokens are summed over every agent's calls.
+	NaiveTokens, SentTokens int
+}
+
+// AgentStatus is one agent's state as its loop reports it.
+type AgentStatus struct {
+	Name   string
+	State  string
+	Detail string
+	Busy   bool
+}
+
+// Config wires the application.
+type Config struct {
+	Theme    *themes.Theme
+	Factory  Factory
+	Status   func() Status
+	Bindings map[string]string
+	// Screen replaces the terminal (tests use a simulation screen).
+	Screen tcell.Screen
+	// Layout is the panes to open at start: "default" (agent, shell, vault
+	// and stats) or a list of kinds split left to right.
+	Layout []string
+}
+
+// App is the workstation.
+type App struct {
+	cfg     Config
+	tv      *tview.Application
+	pages   *tview.Pages
+	layout  *Layout
+	status  *statusBar
+	hints   *hintsBar
+	prefix  *keymap.Table
+	global  *keymap.Table
+	pending bool // the prefix key was pressed
+
+	lastOf map[string]panes.Pane // last focused pane of each kind
+
+	mu      sync.Mutex
+	notice  string
+	noticeT *time.Timer
+	stopped bool
+	// queue holds Update calls waiting for the UI goroutine; scheduled is
+	// set while a flush is queued.
+	queue     []func()
+	scheduled bool
+	// handled counts key events the application has finished with; the
+	// headless driver waits on it.
+	handled chan struct{}
+}
+
+// New builds the application and its default layout.
+func New(cfg Config) (*App, error) {
+	if cfg.Theme == nil {
+		cfg.Theme = themes.Default()
+	}
+	if cfg.Status == nil {
+		cfg.Status = func() Status { return Status{} }
+	}
+	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[string]panes.Pane{}, handled: make(chan struct{}, 1024)}
+	a.layout = newLayout(cfg.Theme)
+	a.layout.onClick = a.focus
+	a.status = &statusBar{Box: tview.NewBox(), app: a}
+	a.hints = &hintsBar{Box: tview.NewBox(), app: a}
+	a.prefix = a.prefixTable()
+	a.global = keymap.New("global", keymap.Bind("prefix", "Ctrl-b", "start a command (then a key of the prefix table)", false, nil))
+	if err := a.checkBindings(cfg.Bindings); err != nil {
+		return nil, err
+	}
+	root := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(a.layout, 0, 1, true).
+		AddItem(a.hints, 1, 0, false).
+		AddItem(a.status, 1, 0, false)
+	a.pages = tview.NewPages().AddPage("main", root, true, true)
+	a.tv.SetRoot(a.pages, true).EnableMouse(true).EnablePaste(true)
+	a.tv.SetInputCapture(a.capture)
+	if cfg.Screen != nil {
+		a.tv.SetScreen(cfg.Screen)
+	}
+	kinds := cfg.Layout
+	if len(kinds) == 0 || len(kinds) == 1 && kinds[0] == "default" {
+		return a, a.defaultLayout()
+	}
+	for _, k := range kinds {
+		if err := a.Open(k, LeftRight); err != nil {
+			return nil, err
+		}
+	}
+	a.focusLeaf(a.layout.tree.leaves()[0])
+	return a, nil
+}
+
+// defaultLayout opens the start screen: the agent and a shell on top, the
+// vault and the stats below.
+func (a *App) defaultLayout() error {
+	var errs []error
+	open := func(kind string, at *leaf, d Dir) *leaf {
+		p, err := a.cfg.Factory(kind)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s pane: %w", kind, err))
+			return at
+		}
+		return a.insert(at, d, p)
+	}
+	agentL := open(KindAgent, nil, LeftRight)
+	vaultL := open(KindVault, agentL, TopBottom)
+	open(KindShell, agentL, LeftRight)
+	open(KindStats, vaultL, LeftRight)
+	if root := a.layout.tree.root; root != nil && root.leaf == nil && root.dir == TopBottom {
+		root.weights = []float64{3, 2}
+	}
+	if leaves := a.layout.tree.leaves(); len(leaves) > 0 {
+		a.focusLeaf(leaves[0])
+	}
+	return errors.Join(errs...)
+}
+
+// Run shows the workstation until Quit.
+func (a *App) Run() error { return a.tv.Run() }
+
+// Quit stops the application and closes every pane.
+func (a *App) Quit() {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return
+	}
+	a.stopped = true
+	a.mu.Unlock()
+	for _, lf := range a.layout.tree.leaves() {
+		_ = lf.pane.Close()
+	}
+	a.tv.Stop()
+}
+
+// Update runs fn on the UI goroutine and redraws. It is the one way
+// background goroutines reach primitives. It never blocks: calls are queued
+// and run together before one redraw, so a burst of output costs one frame.
+func (a *App) Update(fn func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopped {
+		return
+	}
+	a.queue = append(a.queue, fn)
+	if !a.scheduled {
+		a.scheduled = true
+		go a.tv.QueueUpdateDraw(a.flush)
+	}
+}
+
+// flush runs the queued updates on the UI goroutine.
+func (a *App) flush() {
+	a.mu.Lock()
+	q := a.queue
+	a.queue, a.scheduled = nil, false
+	a.mu.Unlock()
+	for _, fn := range q {
+		fn()
+	}
+}
+
+// EachPane calls fn for every pane in the layout; call it on the UI
+// goroutine.
+func (a *App) EachPane(fn func(p panes.Pane)) {
+	for _, lf := range a.layout.tree.leaves() {
+		fn(lf.pane)
+	}
+}
+
+// Focused returns the focused pane.
+func (a *App) Focused() panes.Pane {
+	if a.layout.focused == nil {
+		return nil
+	}
+	return a.layout.focused.pane
+}
+
+// Last returns the pane of the kind that had the focus last, or the first
+// one of that kind.
+func (a *App) Last(kind string) panes.Pane {
+	if p := a.lastOf[kind]; p != nil && a.leafOf(p) != nil {
+		return p
+	}
+	for _, lf := range a.layout.tree.leaves() {
+		if lf.pane.Kind() == kind {
+			return lf.pane
+		}
+	}
+	return nil
+}
+
+// Open builds a pane of the kind and splits the focused pane for it.
+func (a *App) Open(kind string, d Dir) error {
+	p, err := a.cfg.Factory(kind)
+	if err != nil {
+		a.Notify(fmt.Sprintf("cannot open a %s pane: %v", kind, err))
+		return err
+	}
+	a.focusLeaf(a.insert(a.layout.focused, d, p))
+	return nil
+}
+
+// Show focuses the pane of the kind, opening one when there is none, and
+// returns it.
+func (a *App) Show(kind string) (panes.Pane, error) {
+	if p := a.Last(kind); p != nil {
+		a.focusLeaf(a.leafOf(p))
+		return p, nil
+	}
+	d := LeftRight
+	if f := a.layout.focused; f != nil && f.h*2 > f.w {
+		d = TopBottom
+	}
+	if err := a.Open(kind, d); err != nil {
+		return nil, err
+	}
+	return a.Focused(), nil
+}
+
+// Notify shows msg in the status bar for a few seconds. Safe from any
+// goroutine.
+func (a *App) Notify(msg string) {
+	a.mu.Lock()
+	a.notice = msg
+	if a.noticeT != nil {
+		a.noticeT.Stop()
+	}
+	a.noticeT = time.AfterFunc(6*time.Second, func() {
+		a.mu.Lock()
+		if a.notice == msg {
+			a.notice = ""
+		}
+		a.mu.Unlock()
+		a.Update(func() {})
+	})
+	a.mu.Unlock()
+}
+
+func (a *App) currentNotice() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.notice
+}
+
+func (a *App) insert(at *leaf, d Dir, p panes.Pane) *leaf {
+	lf := a.layout.tree.split(at, d, p)
+	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
+	a.layout.tree.zoomed = nil
+	return lf
+}
+
+func (a *App) leafOf(p panes.Pane) *leaf {
+	for _, lf := range a.layout.tree.leaves() {
+		if lf.pane == p {
+			return lf
+		}
+	}
+	return nil
+}
+
+func (a *App) focus(lf *leaf) { a.focusLeaf(lf) }
+
+func (a *App) focusLeaf(lf *leaf) {
+	if lf == nil {
+		return
+	}
+	if z := a.layout.tree.zoomed; z != nil && z != lf {
+		a.layout.tree.zoomed = nil
+	}
+	a.layout.focused = lf
+	a.lastOf[lf.pane.Kind()] = lf.pane
+	a.tv.SetFocus(lf.pane)
+}
+
+// close removes the focused pane and focuses its neighbour; closing the
+// last pane quits.
+func (a *App) close() {
+	lf := a.layout.focused
+	if lf == nil {
+		return
+	}
+	leaves := a.layout.tree.leaves()
+	i := a.layout.number(lf)
+	_ = lf.pane.Close()
+	a.layout.tree.remove(lf)
+	delete(a.lastOf, lf.pane.Kind())
+	leaves = append(leaves[:i], leaves[i+1:]...)
+	if len(leaves) == 0 {
+		a.layout.focused = nil
+		a.Quit()
+		return
+	}
+	if i >= len(leaves) {
+		i = len(leaves) - 1
+	}
+	a.focusLeaf(leaves[i])
+}

@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/termsafe"
+	"github.com/kwsdev/kws/themes"
+)
+
+// statusBar shows the workspace, the model, every agent's state, the token
+// totals and the latest notice.
+type statusBar struct {
+	*tview.Box
+	app *App
+}
+
+// stateMarks are the symbols before an agent's state.
+var stateMarks = map[string]string{
+	"idle": "○", "thinking": "◐", "tool": "⚙", "approval": "‼", "error": "✗", "offline": "∅",
+}
+
+// Draw paints the bar.
+func (s *statusBar) Draw(screen tcell.Screen) {
+	x, y, w, _ := s.GetRect()
+	th := s.app.cfg.Theme
+	bar := th.StatusBar.TCell()
+	fillRow(screen, x, y, w, bar)
+	st := s.app.cfg.Status()
+	col := x
+	put := func(text string, style tcell.Style) {
+		col += drawText(screen, col, y, x+w-col, text, style)
+	}
+	if s.app.pending {
+		put(" C-b ", th.HintKey.TCell().Reverse(true))
+	}
+	put(" kws ", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
+	if st.Workspace != "" {
+		put("│ "+filepath.Base(st.Workspace)+" ", bar)
+	}
+	model := st.Model
+	if model == "" {
+		model = "no model"
+	}
+	put("│ "+model+" ", bar)
+	if len(st.Agents) > 0 {
+		put("│", bar)
+	}
+	for _, ag := range st.Agents {
+		label := " " + ag.Name + " " + stateMarks[ag.State] + " " + ag.State
+		if ag.State == "tool" && ag.Detail != "" {
+			label += ":" + ag.Detail
+		}
+		put(label+" ", agentStyle(th, ag.State))
+	}
+	if st.NaiveTokens > 0 {
+		saved := 100 * float64(st.NaiveTokens-st.SentTokens) / float64(st.NaiveTokens)
+		put(fmt.Sprintf("│ sent %s of %s · saved %.1f%% ", human(st.SentTokens), human(st.NaiveTokens), saved), th.StatsSaved.TCell().Background(th.StatusBar.Bg))
+	}
+	if n := s.app.currentNotice(); n != "" {
+		n = " " + n + " "
+		nw := runewidth.StringWidth(n)
+		at := x + w - nw
+		if at < col+1 {
+			at = col + 1
+		}
+		drawText(screen, at, y, x+w-at, n, th.HintKey.TCell())
+	}
+}
+
+// agentStyle is the status-bar style of an agent state.
+func agentStyle(th *themes.Theme, state string) tcell.Style {
+	switch state {
+	case "thinking":
+		return th.StatusAgentThinking.TCell()
+	case "tool":
+		return th.StatusAgentTool.TCell()
+	case "approval":
+		return th.StatusAgentWaiting.TCell()
+	case "error", "offline":
+		return th.StatusAgentError.TCell()
+	}
+	return th.StatusAgentIdle.TCell()
+}
+
+// hintsBar shows the focused pane's visible keys, or the prefix table's
+// after Ctrl-b.
+type hintsBar struct {
+	*tview.Box
+	app *App
+}
+
+// Draw paints the bar.
+func (h *hintsBar) Draw(screen tcell.Screen) {
+	x, y, w, _ := h.GetRect()
+	th := h.app.cfg.Theme
+	fillRow(screen, x, y, w, th.HintText.TCell())
+	var hints []keymap.Hint
+	if h.app.pending {
+		hints = h.app.prefix.Hints()
+	} else {
+		if f := h.app.Focused(); f != nil {
+			hints = f.Keys().Hints()
+		}
+		hints = append(hints, keymap.Hint{Key: "C-b ?", Desc: "help"}, keymap.Hint{Key: "C-b", Desc: "commands"})
+	}
+	col := x + 1
+	for _, hint := range hints {
+		need := runewidth.StringWidth(hint.Key) + runewidth.StringWidth(hint.Desc) + 3
+		if col+need > x+w {
+			break
+		}
+		col += drawText(screen, col, y, x+w-col, hint.Key, th.HintKey.TCell())
+		col += drawText(screen, col, y, x+w-col, " "+hint.Desc+"  ", th.HintText.TCell())
+	}
+}
+
+// fillRow paints one row of w cells.
+func fillRow(screen tcell.Screen, x, y, w int, st tcell.Style) {
+	for i := range w {
+		screen.SetContent(x+i, y, ' ', nil, st)
+	}
+}
+
+// drawText draws s literally (control characters and escape sequences
+// removed) clipped to w columns and returns the columns used.
+func drawText(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+	used := 0
+	for _, r := range termsafe.OneLine(s) {
+		rw := runewidth.RuneWidth(r)
+		if rw == 0 {
+			continue
+		}
+		if used+rw > w {
+			break
+		}
+		screen.SetContent(x+used, y, r, nil, st)
+		used += rw
+	}
+	return used
+}
+
+// human formats a count as 950, 12.3k or 4.56M.
+func human(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e3), ".0") + "k"
+	}
+	return fmt.Sprintf("%.2fM", float64(n)/1e6)
+}

@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/keymap"
+)
+
+// Page names of the dialogs shown over the layout.
+const (
+	pageHelp    = "help"
+	pagePalette = "palette"
+	pageQuit    = "quit"
+)
+
+// helpText is the help screen, generated from the key tables: the prefix
+// table first, then each open pane kind's table.
+func (a *App) helpText() string {
+	var b strings.Builder
+	section := func(title string, t *keymap.Table) {
+		fmt.Fprintf(&b, "%s\n", title)
+		for _, act := range t.Actions() {
+			fmt.Fprintf(&b, "  %-14s %-14s %s\n", act.KeyNames(), act.Name, act.Desc)
+		}
+		b.WriteByte('\n')
+	}
+	pk := a.global.Actions()[0].KeyNames()
+	section("After the prefix "+pk+":", a.prefix)
+	seen := map[string]bool{}
+	for _, lf := range a.layout.tree.leaves() {
+		t := lf.pane.Keys()
+		if seen[t.Scope] || len(t.Actions()) == 0 {
+			continue
+		}
+		seen[t.Scope] = true
+		section("In a "+t.Scope+" pane:", t)
+	}
+	b.WriteString("Rebind any action in config.toml:  [keys]  \"prefix.split-right\" = \"|\"\n")
+	b.WriteString("q or Esc closes this help.")
+	return b.String()
+}
+
+// help shows the help screen.
+func (a *App) help() {
+	th := a.cfg.Theme
+	tv := tview.NewTextView().SetDynamicColors(false).SetScrollable(true).SetWrap(false)
+	tv.SetText(a.helpText())
+	tv.SetTextStyle(th.Dialog.TCell())
+	tv.SetBackgroundColor(th.Dialog.Bg)
+	tv.SetBorder(true).SetTitle(" kws help ").SetBorderStyle(th.BorderFocused.TCell()).SetTitleColor(th.TitleFocused.Fg)
+	tv.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		if ev.Key() == tcell.KeyEscape || ev.Key() == tcell.KeyRune && ev.Rune() == 'q' {
+			a.closeDialog(pageHelp)
+			return nil
+		}
+		return ev
+	})
+	a.pages.AddPage(pageHelp, tv, true, true)
+	a.tv.SetFocus(tv)
+}
+
+// closeDialog removes a dialog page and gives the focus back to the pane.
+func (a *App) closeDialog(page string) {
+	a.pages.RemovePage(page)
+	if f := a.layout.focused; f != nil {
+		a.tv.SetFocus(f.pane)
+	}
+}
+
+// commands are the palette's commands: every prefix action by name, and
+// "ctx_get ID" to open a vault block.
+func (a *App) commands() []string {
+	var out []string
+	for _, act := range a.prefix.Actions() {
+		if !strings.HasPrefix(act.Name, "select-") {
+			out = append(out, act.Name)
+		}
+	}
+	out = append(out, "ctx_get ")
+	sort.Strings(out)
+	return out
+}
+
+// palette asks for a command by name.
+func (a *App) palette() {
+	th := a.cfg.Theme
+	in := tview.NewInputField().SetLabel(": ")
+	in.SetFieldStyle(th.Dialog.TCell()).SetLabelStyle(th.HintKey.TCell())
+	in.SetBackgroundColor(th.Dialog.Bg)
+	in.SetAutocompleteStyles(th.Dialog.Bg, th.Dialog.TCell(), th.Selection.TCell())
+	in.SetAutocompleteFunc(func(text string) []string {
+		var out []string
+		for _, c := range a.commands() {
+			if strings.HasPrefix(c, strings.TrimSpace(text)) && text != "" {
+				out = append(out, c)
+			}
+		}
+		return out
+	})
+	in.SetDoneFunc(func(key tcell.Key) {
+		text := strings.TrimSpace(in.GetText())
+		a.closeDialog(pagePalette)
+		if key == tcell.KeyEnter && text != "" {
+			a.Command(text)
+		}
+	})
+	bar := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(nil, 0, 1, false).AddItem(in, 1, 0, true).AddItem(nil, 2, 0, false)
+	a.pages.AddPage(pagePalette, bar, true, true)
+	a.tv.SetFocus(in)
+}
+
+// blockOpener is a pane that shows one vault block (the vault pane).
+type blockOpener interface{ Open(id string) error }
+
+// Command runs one palette command: an action of the prefix table by name, or
+// "ctx_get ID".
+func (a *App) Command(cmd string) {
+	name, arg, _ := strings.Cut(cmd, " ")
+	if name == "ctx_get" || name == ".ctx_get" {
+		a.OpenBlock(strings.TrimPrefix(strings.TrimSpace(arg), "id="))
+		return
+	}
+	for _, act := range a.prefix.Actions() {
+		if act.Name == name && act.Run != nil {
+			act.Run()
+			return
+		}
+	}
+	a.Notify(fmt.Sprintf("no command %q (C-b ? lists them)", name))
+}
+
+// OpenBlock shows the exact vault block id in the vault pane, opening one
+// when there is none.
+func (a *App) OpenBlock(id string) {
+	p, err := a.Show(KindVault)
+	if err != nil {
+		return
+	}
+	if o, ok := p.(blockOpener); ok {
+		if err := o.Open(id); err != nil {
+			a.Notify(err.Error())
+		}
+	}
+}
+
+// askQuit quits, first asking when an agent is working.
+func (a *App) askQuit() {
+	busy := []string{}
+	for _, ag := range a.cfg.Status().Agents {
+		if ag.Busy {
+			busy = append(busy, ag.Name)
+		}
+	}
+	if len(busy) == 0 {
+		a.Quit()
+		return
+	}
+	th := a.cfg.Theme
+	m := tview.NewModal().SetText(fmt.Sprintf("%s still working. Quit anyway? Their turns stop; the sessions are saved.", strings.Join(busy, ", "))).
+		AddButtons([]string{"Quit", "Cancel"}).
+		SetDoneFunc(func(_ int, label string) {
+			a.closeDialog(pageQuit)
+			if label == "Quit" {
+				a.Quit()
+			}
+		})
+	m.SetBackgroundColor(th.Dialog.Bg)
+	m.SetTextColor(th.Dialog.Fg)
+	m.SetButtonStyle(th.DialogButton.TCell()).SetButtonActivatedStyle(th.DialogButtonFocused.TCell())
+	m.SetBorderStyle(th.BorderFocused.TCell())
+	a.pages.AddPage(pageQuit, m, true, true)
+	a.tv.SetFocus(m)
+}

@@ -1,0 +1,168 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/keymap"
+)
+
+// prefixTable is the table of keys pressed after the prefix (Ctrl-b).
+func (a *App) prefixTable() *keymap.Table {
+	t := keymap.New("prefix",
+		keymap.Bind("split-right", "%", "split the pane left/right", true, func() { a.splitFocused(LeftRight) }),
+		keymap.Bind("split-down", `"`, "split the pane top/bottom", true, func() { a.splitFocused(TopBottom) }),
+		keymap.Bind("next-pane", "o", "focus the next pane", true, func() { a.cycle(1) }),
+		keymap.Bind("focus-left", "Left", "focus the pane to the left", false, func() { a.move(-1, 0) }),
+		keymap.Bind("focus-right", "Right", "focus the pane to the right", false, func() { a.move(1, 0) }),
+		keymap.Bind("focus-up", "Up", "focus the pane above", false, func() { a.move(0, -1) }),
+		keymap.Bind("focus-down", "Down", "focus the pane below", false, func() { a.move(0, 1) }),
+		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
+		keymap.Bind("close", "x", "close the pane", true, a.close),
+		keymap.Bind("new-agent", "a", "new agent pane", true, func() { _ = a.Open(KindAgent, a.splitDir()) }),
+		keymap.Bind("new-shell", "s", "new shell pane", true, func() { _ = a.Open(KindShell, a.splitDir()) }),
+		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(KindVault) }),
+		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(KindStats) }),
+		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
+		keymap.Bind("resize-left", "H Alt-Left", "move the pane's border left", false, func() { a.resize(LeftRight, -2) }),
+		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
+		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
+		keymap.Bind("resize-down", "J Alt-Down", "move the pane's border down", false, func() { a.resize(TopBottom, 1) }),
+		keymap.Bind("palette", ":", "command palette", true, a.palette),
+		keymap.Bind("help", "?", "help: every key", true, a.help),
+		keymap.Bind("quit", "q", "quit kws (asks while an agent works)", true, a.askQuit),
+		keymap.Bind("send-prefix", "Ctrl-b", "send Ctrl-b to the pane", false, a.sendPrefix),
+	)
+	for i := range 10 {
+		n := i
+		t.Add(keymap.Bind("select-"+strconv.Itoa(n), strconv.Itoa(n), "focus pane "+strconv.Itoa(n), false, func() { a.selectPane(n) }))
+	}
+	return t
+}
+
+// checkBindings validates config.toml's [keys]: the application's own
+// tables are rebound here, the panes' scopes must exist.
+func (a *App) checkBindings(b map[string]string) error {
+	own := map[string]string{}
+	for full, keys := range b {
+		scope, _, _ := strings.Cut(full, ".")
+		switch {
+		case scope == a.prefix.Scope || scope == a.global.Scope:
+			own[full] = keys
+		case !slices.Contains(panes.Scopes, scope):
+			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(panes.Scopes, ", "))
+		}
+	}
+	return keymap.Apply(own, a.prefix, a.global)
+}
+
+// capture sees every key first: the prefix key arms the prefix table, the
+// next key runs its action; anything else goes on to the focused pane or
+// the open dialog.
+func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
+	defer a.keyDone()
+	if name, _ := a.pages.GetFrontPage(); name != "main" {
+		return ev
+	}
+	if a.pending {
+		a.pending = false
+		if !a.prefix.Handle(ev) {
+			a.Notify(fmt.Sprintf("no command on C-b %s (C-b ? lists them)", keymap.Of(ev)))
+		}
+		return nil
+	}
+	if act, ok := a.global.Lookup(keymap.Of(ev)); ok && act.Name == "prefix" {
+		a.pending = true
+		return nil
+	}
+	return ev
+}
+
+// keyDone tells the headless driver one key was handled.
+func (a *App) keyDone() {
+	select {
+	case a.handled <- struct{}{}:
+	default:
+	}
+}
+
+func (a *App) splitDir() Dir {
+	if f := a.layout.focused; f != nil && f.h*2 > f.w {
+		return TopBottom
+	}
+	return LeftRight
+}
+
+// splitFocused splits the focused pane with a new pane of the same kind
+// (a shell for a shell, an agent for an agent), as tmux splits a shell.
+func (a *App) splitFocused(d Dir) {
+	kind := KindShell
+	if f := a.Focused(); f != nil && f.Kind() == KindAgent {
+		kind = KindAgent
+	}
+	_ = a.Open(kind, d)
+}
+
+func (a *App) cycle(step int) {
+	leaves := a.layout.tree.leaves()
+	if len(leaves) == 0 {
+		return
+	}
+	i := a.layout.number(a.layout.focused)
+	a.focusLeaf(leaves[(i+step+len(leaves))%len(leaves)])
+}
+
+func (a *App) move(dx, dy int) {
+	if f := a.layout.focused; f != nil {
+		if n := a.layout.neighbour(f, dx, dy); n != nil {
+			a.focusLeaf(n)
+		}
+	}
+}
+
+func (a *App) selectPane(n int) {
+	if leaves := a.layout.tree.leaves(); n < len(leaves) {
+		a.focusLeaf(leaves[n])
+	}
+}
+
+func (a *App) zoom() {
+	t := &a.layout.tree
+	if t.zoomed != nil {
+		t.zoomed = nil
+	} else if f := a.layout.focused; f != nil && len(t.leaves()) > 1 {
+		t.zoomed = f
+	}
+}
+
+func (a *App) resize(d Dir, delta int) {
+	if f := a.layout.focused; f != nil && a.layout.tree.zoomed == nil {
+		a.layout.tree.resize(f, d, delta)
+	}
+}
+
+// copyModer is a pane with a copy mode (the shell pane).
+type copyModer interface{ EnterCopyMode() }
+
+func (a *App) copyMode() {
+	if c, ok := a.Focused().(copyModer); ok {
+		c.EnterCopyMode()
+		return
+	}
+	a.Notify("copy mode is for shell panes")
+}
+
+// sendPrefix passes the prefix key itself to the focused pane.
+func (a *App) sendPrefix() {
+	if f := a.Focused(); f != nil {
+		if h := f.InputHandler(); h != nil {
+			h(tcell.NewEventKey(tcell.KeyCtrlB, 0, tcell.ModCtrl), func(p tview.Primitive) { a.tv.SetFocus(p) })
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"strconv"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/themes"
+)
+
+// leaf is one pane in the layout with the frame drawn around it.
+type leaf struct {
+	node  *node
+	pane  panes.Pane
+	frame *tview.Box
+	x, y  int
+	w, h  int
+}
+
+// Layout is the primitive that draws the tree: every visible pane inside
+// its frame, numbered, the focused one in the theme's focused border.
+type Layout struct {
+	*tview.Box
+	tree    tree
+	focused *leaf
+	theme   *themes.Theme
+	// onClick is called when a click lands on an unfocused pane.
+	onClick func(lf *leaf)
+}
+
+func newLayout(th *themes.Theme) *Layout {
+	return &Layout{Box: tview.NewBox(), theme: th}
+}
+
+// Draw lays the tree out in the layout's rectangle and draws the panes.
+func (l *Layout) Draw(screen tcell.Screen) {
+	x, y, w, h := l.GetRect()
+	base := l.theme.Base.TCell()
+	for row := y; row < y+h; row++ {
+		for col := x; col < x+w; col++ {
+			screen.SetContent(col, row, ' ', nil, base)
+		}
+	}
+	for _, lf := range l.tree.leaves() {
+		lf.w, lf.h = 0, 0
+	}
+	if z := l.tree.zoomed; z != nil {
+		l.place(z, x, y, w, h)
+		l.drawLeaf(screen, z)
+		return
+	}
+	l.arrange(l.tree.root, x, y, w, h)
+	for _, lf := range l.tree.leaves() {
+		l.drawLeaf(screen, lf)
+	}
+}
+
+// arrange gives each node its share of the rectangle.
+func (l *Layout) arrange(n *node, x, y, w, h int) {
+	if n == nil {
+		return
+	}
+	if n.leaf != nil {
+		l.place(n.leaf, x, y, w, h)
+		return
+	}
+	extent := w
+	if n.dir == TopBottom {
+		extent = h
+	}
+	n.size = extent
+	total := 0.0
+	for _, wt := range n.weights {
+		total += wt
+	}
+	pos, acc := 0, 0.0
+	for i, c := range n.children {
+		acc += n.weights[i]
+		end := int(float64(extent)*acc/total + 0.5)
+		if i == len(n.children)-1 {
+			end = extent
+		}
+		if n.dir == LeftRight {
+			l.arrange(c, x+pos, y, end-pos, h)
+		} else {
+			l.arrange(c, x, y+pos, w, end-pos)
+		}
+		pos = end
+	}
+}
+
+func (l *Layout) place(lf *leaf, x, y, w, h int) {
+	lf.x, lf.y, lf.w, lf.h = x, y, w, h
+}
+
+// drawLeaf draws the frame (number, title, focus) and the pane inside it.
+func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
+	if lf.w < 3 || lf.h < 3 {
+		return
+	}
+	focused := lf == l.focused
+	border, title := l.theme.Border, l.theme.Title
+	if focused {
+		border, title = l.theme.BorderFocused, l.theme.TitleFocused
+	}
+	lf.frame.SetRect(lf.x, lf.y, lf.w, lf.h)
+	lf.frame.SetBorderStyle(border.TCell())
+	lf.frame.SetBackgroundColor(l.theme.Base.Bg)
+	lf.frame.SetTitleColor(title.Fg)
+	lf.frame.SetTitle(" " + tview.Escape(l.label(lf)) + " ")
+	lf.frame.Draw(screen)
+	ix, iy, iw, ih := lf.frame.GetInnerRect()
+	lf.pane.SetRect(ix, iy, iw, ih)
+	lf.pane.Draw(screen)
+}
+
+// label is the frame title: the pane number, its title, and a zoom mark.
+func (l *Layout) label(lf *leaf) string {
+	s := strconv.Itoa(l.number(lf)) + " " + lf.pane.Title()
+	if l.tree.zoomed == lf {
+		s += " [Z]"
+	}
+	return s
+}
+
+// number is the leaf's pane number, from 0 in reading order as in tmux.
+func (l *Layout) number(lf *leaf) int {
+	for i, x := range l.tree.leaves() {
+		if x == lf {
+			return i
+		}
+	}
+	return -1
+}
+
+// at returns the visible leaf containing screen position x, y.
+func (l *Layout) at(x, y int) *leaf {
+	for _, lf := range l.tree.leaves() {
+		if lf.w > 0 && x >= lf.x && x < lf.x+lf.w && y >= lf.y && y < lf.y+lf.h {
+			return lf
+		}
+	}
+	return nil
+}
+
+// neighbour returns the leaf next to from in direction (dx, dy), the one
+// overlapping from's centre line if several touch that side, as tmux picks.
+func (l *Layout) neighbour(from *leaf, dx, dy int) *leaf {
+	var best *leaf
+	bestDist := 1 << 30
+	cx, cy := from.x+from.w/2, from.y+from.h/2
+	for _, lf := range l.tree.leaves() {
+		if lf == from || lf.w == 0 {
+			continue
+		}
+		var touching bool
+		var dist int
+		switch {
+		case dx > 0:
+			touching = lf.x == from.x+from.w && overlaps(lf.y, lf.h, from.y, from.h)
+			dist = abs(lf.y + lf.h/2 - cy)
+		case dx < 0:
+			touching = lf.x+lf.w == from.x && overlaps(lf.y, lf.h, from.y, from.h)
+			dist = abs(lf.y + lf.h/2 - cy)
+		case dy > 0:
+			touching = lf.y == from.y+from.h && overlaps(lf.x, lf.w, from.x, from.w)
+			dist = abs(lf.x + lf.w/2 - cx)
+		case dy < 0:
+			touching = lf.y+lf.h == from.y && overlaps(lf.x, lf.w, from.x, from.w)
+			dist = abs(lf.x + lf.w/2 - cx)
+		}
+		if touching && dist < bestDist {
+			best, bestDist = lf, dist
+		}
+	}
+	return best
+}
+
+func overlaps(a, alen, b, blen int) bool { return a < b+blen && b < a+alen }
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
