@@ -68,7 +68,8 @@ type App struct {
 	global  *keymap.Table
 	pending bool // the prefix key was pressed
 
-	lastOf map[string]panes.Pane // last focused pane of each kind
+	lastOf   map[string]panes.Pane // last focused pane of each kind
+	focusSeq uint64
 
 	mu      sync.Mutex
 	notice  string
@@ -303,6 +304,8 @@ func (a *App) focusLeaf(lf *leaf) {
 		a.layout.tree.zoomed = nil
 	}
 	a.layout.focused = lf
+	a.focusSeq++
+	lf.used = a.focusSeq
 	a.lastOf[lf.pane.Kind()] = lf.pane
 	a.tv.SetFocus(lf.pane)
 }

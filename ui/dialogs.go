@@ -24,21 +24,34 @@ func (a *App) helpText() string {
 	var b strings.Builder
 	section := func(title string, t *keymap.Table) {
 		fmt.Fprintf(&b, "%s\n", title)
+		selects := false
 		for _, act := range t.Actions() {
+			if strings.HasPrefix(act.Name, "select-") {
+				if !selects {
+					fmt.Fprintf(&b, "  %-14s %-14s %s\n", "0…9", "select-N", "focus pane N")
+				}
+				selects = true
+				continue
+			}
 			fmt.Fprintf(&b, "  %-14s %-14s %s\n", act.KeyNames(), act.Name, act.Desc)
 		}
 		b.WriteByte('\n')
 	}
-	pk := a.global.Actions()[0].KeyNames()
-	section("After the prefix "+pk+":", a.prefix)
 	seen := map[string]bool{}
-	for _, lf := range a.layout.tree.leaves() {
-		t := lf.pane.Keys()
+	pane := func(t *keymap.Table) {
 		if seen[t.Scope] || len(t.Actions()) == 0 {
-			continue
+			return
 		}
 		seen[t.Scope] = true
-		section("In a "+t.Scope+" pane:", t)
+		section("In the "+t.Scope+" pane:", t)
+	}
+	if f := a.Focused(); f != nil {
+		pane(f.Keys())
+	}
+	pk := a.global.Actions()[0].KeyNames()
+	section("After the prefix "+pk+":", a.prefix)
+	for _, lf := range a.layout.tree.leaves() {
+		pane(lf.pane.Keys())
 	}
 	b.WriteString("Rebind any action in config.toml:  [keys]  \"prefix.split-right\" = \"|\"\n")
 	b.WriteString("q or Esc closes this help.")
@@ -101,6 +114,14 @@ func (a *App) palette() {
 			}
 		}
 		return out
+	})
+	in.SetAutocompletedFunc(func(text string, _, source int) bool {
+		in.SetText(text)
+		if source == tview.AutocompletedEnter {
+			a.closeDialog(pagePalette)
+			a.Command(strings.TrimSpace(text))
+		}
+		return source != tview.AutocompletedNavigate
 	})
 	in.SetDoneFunc(func(key tcell.Key) {
 		text := strings.TrimSpace(in.GetText())

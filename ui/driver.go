@@ -18,7 +18,9 @@ import (
 type Driver struct {
 	App    *App
 	Screen tcell.SimulationScreen
-	done   chan error
+	// done is closed when Run returns, with its error in runErr.
+	done   chan struct{}
+	runErr error
 }
 
 // driverTimeout bounds every wait of the driver.
@@ -37,8 +39,15 @@ func NewDriver(cfg Config, w, h int) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{App: app, Screen: sim, done: make(chan error, 1)}
-	go func() { d.done <- app.Run() }()
+	d := &Driver{App: app, Screen: sim, done: make(chan struct{})}
+	go func() {
+		d.runErr = app.Run()
+		close(d.done)
+	}()
+	// Run initialises the screen, which resets its size.
+	if err := d.Do(func() { sim.SetSize(w, h) }); err != nil {
+		return nil, err
+	}
 	if err := d.Sync(); err != nil {
 		return nil, err
 	}
@@ -53,9 +62,8 @@ func (d *Driver) Sync() error {
 		go d.App.tv.QueueUpdateDraw(func() { close(ch) })
 		select {
 		case <-ch:
-		case err := <-d.done:
-			d.done <- err
-			return fmt.Errorf("ui driver: the application stopped: %v", err)
+		case <-d.done:
+			return fmt.Errorf("ui driver: the application stopped: %v", d.runErr)
 		case <-time.After(driverTimeout):
 			return errors.New("ui driver: the application did not become idle")
 		}
@@ -108,9 +116,24 @@ func (d *Driver) inject(code tcell.Key, r rune, mod tcell.ModMask) error {
 	}
 }
 
-// Text returns the screen, one line per row, trailing spaces removed.
+// Text returns the screen, one line per row, trailing spaces removed. It
+// reads the screen on the UI goroutine, between draws.
 func (d *Driver) Text() string {
-	cells, w, h := d.Screen.GetContents()
+	ch := make(chan string, 1)
+	go d.App.tv.QueueUpdate(func() { ch <- screenText(d.Screen) })
+	select {
+	case s := <-ch:
+		return s
+	case <-d.done:
+		return screenText(d.Screen)
+	case <-time.After(driverTimeout):
+		return "(the application did not answer)"
+	}
+}
+
+// screenText renders a simulation screen's cells as text.
+func screenText(s tcell.SimulationScreen) string {
+	cells, w, h := s.GetContents()
 	var b strings.Builder
 	for y := range h {
 		var row strings.Builder
@@ -148,15 +171,33 @@ func (d *Driver) WaitFor(want string) error {
 // Stop quits the application and waits for it.
 func (d *Driver) Stop() error {
 	select {
-	case err := <-d.done:
-		return err
+	case <-d.done:
+		return d.runErr
 	default:
 	}
 	go d.App.tv.QueueUpdate(d.App.Quit)
 	select {
-	case err := <-d.done:
-		return err
+	case <-d.done:
+		return d.runErr
 	case <-time.After(driverTimeout):
 		return errors.New("ui driver: the application did not stop")
+	}
+}
+
+// Do runs fn on the UI goroutine and waits for it, so a test can read the
+// application's state without racing its draws.
+func (d *Driver) Do(fn func()) error {
+	ch := make(chan struct{})
+	go d.App.tv.QueueUpdate(func() {
+		fn()
+		close(ch)
+	})
+	select {
+	case <-ch:
+		return nil
+	case <-d.done:
+		return fmt.Errorf("ui driver: the application stopped: %v", d.runErr)
+	case <-time.After(driverTimeout):
+		return errors.New("ui driver: the application did not answer")
 	}
 }

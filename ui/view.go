@@ -17,6 +17,8 @@ type leaf struct {
 	frame *tview.Box
 	x, y  int
 	w, h  int
+	// used orders focus: the leaf focused most recently has the highest.
+	used uint64
 }
 
 // Layout is the primitive that draws the tree: every visible pane inside
@@ -145,8 +147,9 @@ func (l *Layout) at(x, y int) *leaf {
 	return nil
 }
 
-// neighbour returns the leaf next to from in direction (dx, dy), the one
-// overlapping from's centre line if several touch that side, as tmux picks.
+// neighbour returns the leaf next to from in direction (dx, dy); when
+// several touch that side it picks, as tmux does, the one focused most
+// recently, then the one nearest from's centre.
 func (l *Layout) neighbour(from *leaf, dx, dy int) *leaf {
 	var best *leaf
 	bestDist := 1 << 30
@@ -171,7 +174,7 @@ func (l *Layout) neighbour(from *leaf, dx, dy int) *leaf {
 			touching = lf.y+lf.h == from.y && overlaps(lf.x, lf.w, from.x, from.w)
 			dist = abs(lf.x + lf.w/2 - cx)
 		}
-		if touching && dist < bestDist {
+		if touching && (best == nil || lf.used > best.used || lf.used == best.used && dist < bestDist) {
 			best, bestDist = lf, dist
 		}
 	}

@@ -165,11 +165,7 @@ func (w *workstation) inject(id string) error {
 	if !ok {
 		return errors.New("no agent pane to give the block to (C-b a opens one)")
 	}
-	if err := w.swarm.Inject(p.Name(), id); err != nil {
-		return err
-	}
-	w.app.Notify(fmt.Sprintf("%s rides %s's next turn", id, p.Name()))
-	return nil
+	return w.swarm.Inject(p.Name(), id)
 }
 
 // newAgent is the swarm's agent factory: one session per agent, all on the

@@ -1,0 +1,257 @@
+package panes
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/termsafe"
+)
+
+// ShellPane is a live shell on a pseudo-terminal. Every key its table
+// does not claim goes to the program, so full-screen programs such as vim
+// get them all; the application's prefix key is taken by the layout before
+// the pane sees it. The program's screen is drawn cell by cell, never
+// through tview's colour tags, so nothing it prints can restyle the UI.
+// Copy mode (EnterCopyMode) browses a frozen copy of the scrollback and
+// the screen, searches it, selects text and keeps it in the vault.
+type ShellPane struct {
+	*tview.Box
+	env      *Env
+	opts     pty.Options
+	keep     func(kind string, text []byte) (id string, err error)
+	sess     *pty.Session
+	keys     *keymap.Table
+	copyKeys *keymap.Table
+	copy     *copyMode
+}
+
+// NewShellPane starts the shell described by opts and returns the pane
+// showing it. keep stores text in the vault under a kind such as
+// "shell:screen" and returns the block's id; it serves SendToVault and
+// copy mode.
+func NewShellPane(env *Env, opts pty.Options, keep func(kind string, text []byte) (id string, err error)) (*ShellPane, error) {
+	p := &ShellPane{Box: tview.NewBox(), env: env, opts: opts, keep: keep}
+	p.SetBackgroundColor(env.Theme.Base.Bg)
+	p.keys = env.keys("shell",
+		keymap.Action{Name: "copy-mode", Desc: "copy mode (prefix [)", Run: p.EnterCopyMode},
+		keymap.Action{Name: "send-to-vault", Desc: "keep the screen in the vault", Run: p.SendToVault},
+	)
+	p.copyKeys = p.newCopyKeys()
+	if err := p.start(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// start runs a new session with the pane's options and watches it.
+func (p *ShellPane) start() error {
+	s, err := pty.Start(p.opts)
+	if err != nil {
+		return fmt.Errorf("shell pane: %w", err)
+	}
+	p.sess = s
+	go p.watch(s)
+	return nil
+}
+
+// watch asks for a redraw whenever s's screen may have changed and once
+// when its shell exits. It ends when Close closes s's Updates.
+func (p *ShellPane) watch(s *pty.Session) {
+	updates, done := s.Updates(), s.Done()
+	for {
+		select {
+		case _, ok := <-updates:
+			if !ok {
+				return
+			}
+		case <-done:
+			done = nil
+		}
+		p.env.Update(func() {})
+	}
+}
+
+// Kind returns "shell".
+func (p *ShellPane) Kind() string { return "shell" }
+
+// Title returns "shell: " and the title the program set, or the shell's
+// name while it has set none, made safe to show on one line.
+func (p *ShellPane) Title() string {
+	name := p.sess.Title()
+	if name == "" {
+		name = p.opts.Shell
+		if name == "" {
+			name = os.Getenv("SHELL")
+		}
+		if name == "" {
+			name = "bash"
+		}
+		name = filepath.Base(name)
+	}
+	return "shell: " + termsafe.OneLine(name)
+}
+
+// Keys returns the pane's key-action table: the copy-mode table while copy
+// mode is on, else the shell table, whose actions have no keys unless the
+// user binds some, so that every key reaches the program.
+func (p *ShellPane) Keys() *keymap.Table {
+	if p.copy != nil {
+		return p.copyKeys
+	}
+	return p.keys
+}
+
+// Close ends the shell session.
+func (p *ShellPane) Close() error { return p.sess.Close() }
+
+// exited reports whether the shell has exited.
+func (p *ShellPane) exited() bool {
+	select {
+	case <-p.sess.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// restart replaces the exited session with a new one.
+func (p *ShellPane) restart() {
+	// The old shell has exited; closing only releases its pty.
+	_ = p.sess.Close()
+	if err := p.start(); err != nil {
+		p.env.notify(fmt.Sprintf("shell: restart failed: %v", err))
+	}
+}
+
+// Draw paints the program's screen, or copy mode, inside the pane and
+// keeps the session's size equal to the pane's inner rectangle.
+func (p *ShellPane) Draw(screen tcell.Screen) {
+	p.DrawForSubclass(screen, p)
+	x, y, w, h := p.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	if cols, rows := p.sess.Size(); cols != w || rows != h {
+		// A failed resize keeps the old size, drawn clipped; the next
+		// frame tries again.
+		_ = p.sess.Resize(w, h)
+	}
+	if p.copy != nil {
+		p.drawCopy(screen, x, y, w, h)
+		return
+	}
+	sc := p.sess.Snapshot()
+	for row := range h {
+		drawRow(screen, x, y+row, w, sc.Line(row), p.env.Theme.Base, nil)
+	}
+	if p.exited() {
+		row := sc.Cursor.Y
+		if pty.LineText(sc.Line(row)) != "" {
+			row++
+		}
+		row = max(0, min(row, h-1))
+		st := p.env.Theme.HintKey.TCell()
+		fill(screen, x, y+row, w, 1, st)
+		put(screen, x, y+row, w, p.exitText(), st)
+		return
+	}
+	c := sc.Cursor
+	if p.HasFocus() && c.Visible && c.X < w && c.Y < h {
+		screen.ShowCursor(x+c.X, y+c.Y)
+	}
+}
+
+// exitText is the line shown once the shell has exited.
+func (p *ShellPane) exitText() string {
+	status := "killed by a signal"
+	if code := p.sess.ExitCode(); code >= 0 {
+		status = fmt.Sprintf("status %d", code)
+	}
+	return fmt.Sprintf("[shell exited: %s — press Enter to restart or Ctrl-b x to close]", status)
+}
+
+// InputHandler sends every key the pane's table does not claim to the
+// program. In copy mode keys go to copy mode; after the shell has exited,
+// Enter starts a new one.
+func (p *ShellPane) InputHandler() func(event *tcell.EventKey, setFocus func(p tview.Primitive)) {
+	return p.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		switch {
+		case p.copy != nil:
+			p.copyInput(ev)
+		case p.exited():
+			if ev.Key() == tcell.KeyEnter {
+				p.restart()
+			}
+		case p.keys.Handle(ev):
+			// A key the user bound to one of the pane's actions.
+		default:
+			if k, ok := ptyKey(ev); ok {
+				p.report(p.sess.SendKey(k))
+			}
+		}
+	})
+}
+
+// PasteHandler sends pasted text to the program as a paste (bracketed when
+// the program asked for it), or into copy mode's search line.
+func (p *ShellPane) PasteHandler() func(text string, setFocus func(p tview.Primitive)) {
+	return p.WrapPasteHandler(func(text string, _ func(tview.Primitive)) {
+		switch {
+		case p.copy != nil:
+			if p.copy.typing {
+				p.copy.input = append(p.copy.input, []rune(termsafe.OneLine(text))...)
+			}
+		case !p.exited():
+			p.report(p.sess.Paste(text))
+		}
+	})
+}
+
+// report shows an input error in the status bar; input lost to a shell
+// that has just exited is not worth one.
+func (p *ShellPane) report(err error) {
+	if err != nil && !errors.Is(err, pty.ErrClosed) && !p.exited() {
+		p.env.notify(fmt.Sprintf("shell: %v", err))
+	}
+}
+
+// SendToVault keeps the visible screen in the vault as a "shell:screen"
+// block, or in copy mode the selection as "shell:selection" (the screen
+// shown when nothing is selected), and shows the block's id so an agent
+// can be pointed at it.
+func (p *ShellPane) SendToVault() {
+	if p.copy != nil {
+		p.store(p.copy.keepText())
+		return
+	}
+	p.store("shell:screen", p.sess.Text())
+}
+
+// store keeps text in the vault under kind, tells the user the id, and
+// reports whether it was kept.
+func (p *ShellPane) store(kind, text string) bool {
+	text = strings.TrimRight(text, "\n")
+	switch {
+	case strings.TrimSpace(text) == "":
+		p.env.notify("shell: nothing to keep")
+		return false
+	case p.keep == nil:
+		p.env.notify("shell: no vault to keep text in")
+		return false
+	}
+	id, err := p.keep(kind, []byte(text))
+	if err != nil {
+		p.env.notify(fmt.Sprintf("shell: keeping %s failed: %v", kind, err))
+		return false
+	}
+	p.env.notify(fmt.Sprintf("kept %s (%s, %d lines)", id, kind, strings.Count(text, "\n")+1))
+	return true
+}

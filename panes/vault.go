@@ -1,0 +1,276 @@
+package panes
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/vault"
+)
+
+// VaultSource is what the vault pane needs of the vault; *vault.Vault is
+// one. The list loads metadata only; block bytes are read one at a time
+// when a block is opened.
+type VaultSource interface {
+	List(fn func(vault.Meta) error) error
+	Get(id string) ([]byte, error)
+	Meta(id string) (vault.Meta, error)
+	Search(query string, k int) ([]vault.Hit, error)
+}
+
+// vaultSearchLimit bounds the hits a filter asks the vault for.
+const vaultSearchLimit = 200
+
+// VaultPane browses the vault: a list of blocks, newest first, with a
+// filter that searches as you type, and a viewer of one exact block. It
+// injects a block into an agent's next turn and shows sensitive blocks
+// only on request.
+type VaultPane struct {
+	*tview.Box
+	env    *Env
+	src    VaultSource
+	inject func(id string) error
+	keys   *keymap.Table
+
+	all     []vault.Meta // every block, newest first
+	shown   []vault.Meta // the blocks the filter lets through
+	loadErr error
+	sel     int
+	top     int
+	height  int // list rows of the last draw
+	filter  string
+	editing bool
+	view    *vaultView
+}
+
+// NewVaultPane returns a vault pane reading v. inject queues a block for an
+// agent's next turn; its error, or its success, is shown with env.Notify.
+func NewVaultPane(env *Env, v VaultSource, inject func(id string) error) *VaultPane {
+	p := &VaultPane{Box: tview.NewBox(), env: env, src: v, inject: inject}
+	p.keys = env.keys("vault",
+		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
+		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
+		keymap.Bind("page-down", "PgDn Ctrl-d", "page down", false, func() { p.move(p.page()) }),
+		keymap.Bind("page-up", "PgUp Ctrl-u", "page up", false, func() { p.move(-p.page()) }),
+		keymap.Bind("top", "g Home", "first", false, func() { p.jump(false) }),
+		keymap.Bind("bottom", "G End", "last", false, func() { p.jump(true) }),
+		keymap.Bind("open", "Enter", "open exact", true, p.openSelected),
+		keymap.Bind("search", "/", "filter / search", true, p.startInput),
+		keymap.Bind("next-match", "n", "next match", false, func() { p.step(1) }),
+		keymap.Bind("prev-match", "N", "previous match", false, func() { p.step(-1) }),
+		keymap.Bind("reveal", "r", "reveal / mask", true, p.reveal),
+		keymap.Bind("inject", "i", "inject into next turn", true, p.injectSelected),
+		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
+		keymap.Bind("back", "q Esc", "back / clear filter", true, p.back),
+	)
+	p.Refresh()
+	return p
+}
+
+// Kind returns "vault".
+func (p *VaultPane) Kind() string { return "vault" }
+
+// Title names the pane: the number of blocks, the filter, or the block
+// being viewed.
+func (p *VaultPane) Title() string {
+	switch {
+	case p.view != nil:
+		return "vault: " + p.view.meta.ID
+	case p.filter != "":
+		return fmt.Sprintf("vault (%d of %d blocks, filter %q)", len(p.shown), len(p.all), p.filter)
+	}
+	return fmt.Sprintf("vault (%d blocks)", len(p.all))
+}
+
+// Keys returns the pane's key-action table (scope "vault").
+func (p *VaultPane) Keys() *keymap.Table { return p.keys }
+
+// Close releases nothing: the vault belongs to the application.
+func (p *VaultPane) Close() error { return nil }
+
+// Refresh reloads the block list from the vault, keeping the filter and
+// the selected block. The application calls it, on the UI goroutine, when
+// blocks are added.
+func (p *VaultPane) Refresh() {
+	var all []vault.Meta
+	p.loadErr = p.src.List(func(m vault.Meta) error {
+		all = append(all, m)
+		return nil
+	})
+	slices.SortStableFunc(all, func(a, b vault.Meta) int {
+		return cmp.Or(b.Created.Compare(a.Created), strings.Compare(a.ID, b.ID))
+	})
+	p.all = all
+	p.applyFilter()
+}
+
+// Open shows the exact block id (a unique prefix works too) in the viewer,
+// as when the user opens a reference from an agent transcript. Call it on
+// the UI goroutine.
+func (p *VaultPane) Open(id string) error {
+	m, err := p.src.Meta(id)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", id, err)
+	}
+	data, err := p.src.Get(m.ID)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", m.ID, err)
+	}
+	p.editing = false
+	p.view = newVaultView(m, data)
+	p.selectID(m.ID)
+	return nil
+}
+
+// applyFilter narrows the list to the filter's search hits, or to blocks
+// whose id, kind, agent or summary contain it when the search finds none.
+func (p *VaultPane) applyFilter() {
+	id := p.selectedID()
+	p.shown = p.all
+	if q := strings.TrimSpace(p.filter); q != "" {
+		p.shown = nil
+		if hits, err := p.src.Search(q, vaultSearchLimit); err == nil {
+			for _, h := range hits {
+				p.shown = append(p.shown, h.Meta)
+			}
+		}
+		if len(p.shown) == 0 {
+			lq := strings.ToLower(q)
+			for _, m := range p.all {
+				hay := strings.ToLower(m.ID + "\x00" + m.Kind + "\x00" + m.Agent + "\x00" + m.Summary)
+				if strings.Contains(hay, lq) {
+					p.shown = append(p.shown, m)
+				}
+			}
+		}
+	}
+	p.sel = 0
+	p.selectID(id)
+}
+
+func (p *VaultPane) selectedID() string {
+	if p.sel >= 0 && p.sel < len(p.shown) {
+		return p.shown[p.sel].ID
+	}
+	return ""
+}
+
+func (p *VaultPane) selectID(id string) {
+	for i, m := range p.shown {
+		if m.ID == id {
+			p.sel = i
+			return
+		}
+	}
+}
+
+// page is the distance PgUp and PgDn move.
+func (p *VaultPane) page() int {
+	h := p.height
+	if p.view != nil {
+		h = p.view.height
+	}
+	return max(h-1, 1)
+}
+
+func (p *VaultPane) move(d int) {
+	if p.view != nil {
+		p.view.scroll(d)
+		return
+	}
+	p.sel = max(0, min(p.sel+d, len(p.shown)-1))
+}
+
+// jump goes to the first or last block, or the top or end of the block
+// being viewed (the viewer clamps its scroll when drawn).
+func (p *VaultPane) jump(end bool) {
+	if end {
+		p.move(1 << 30)
+	} else {
+		p.move(-1 << 30)
+	}
+}
+
+func (p *VaultPane) openSelected() {
+	if p.view != nil {
+		return
+	}
+	if id := p.selectedID(); id != "" {
+		if err := p.Open(id); err != nil {
+			p.env.notify(err.Error())
+		}
+	}
+}
+
+func (p *VaultPane) startInput() {
+	p.editing = true
+	if p.view != nil {
+		p.view.editing = true
+		p.view.search("")
+	}
+}
+
+func (p *VaultPane) step(d int) {
+	if p.view != nil {
+		p.view.step(d)
+	}
+}
+
+// reveal unmasks or re-masks the viewed block; in the list it opens the
+// selected block revealed.
+func (p *VaultPane) reveal() {
+	if p.view == nil {
+		p.openSelected()
+	}
+	if p.view != nil {
+		p.view.reveal()
+	}
+}
+
+func (p *VaultPane) injectSelected() {
+	id := p.selectedID()
+	if p.view != nil {
+		id = p.view.meta.ID
+	}
+	switch {
+	case id == "":
+		p.env.notify("vault: no block selected")
+	case p.inject == nil:
+		p.env.notify("vault: no agent to inject " + id + " into")
+	default:
+		if err := p.inject(id); err != nil {
+			p.env.notify(fmt.Sprintf("inject %s: %v", id, err))
+			return
+		}
+		p.env.notify(id + " will ride the agent's next turn")
+	}
+}
+
+// back closes the viewer, or clears the filter in the list.
+func (p *VaultPane) back() {
+	if p.view != nil {
+		p.view = nil
+		return
+	}
+	if p.filter != "" {
+		p.filter = ""
+		p.applyFilter()
+	}
+}
+
+// InputHandler edits the filter or the viewer's search while one is being
+// typed, and runs the key-action table otherwise.
+func (p *VaultPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return p.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		if p.editing {
+			p.edit(ev)
+			return
+		}
+		p.keys.Handle(ev)
+	})
+}

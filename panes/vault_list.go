@@ -1,0 +1,213 @@
+package panes
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/termsafe"
+	"github.com/kwsdev/kws/themes"
+	"github.com/kwsdev/kws/vault"
+)
+
+// vaultMasked replaces the summary of a sensitive block in the list.
+const vaultMasked = "••• sensitive (r to reveal)"
+
+// edit applies one key to the filter or search being typed: Enter keeps
+// it, Esc clears it.
+func (p *VaultPane) edit(ev *tcell.EventKey) {
+	text := p.filter
+	if p.view != nil {
+		text = p.view.query
+	}
+	switch ev.Key() {
+	case tcell.KeyEnter, tcell.KeyEscape:
+		clear := ev.Key() == tcell.KeyEscape
+		p.editing = false
+		if p.view != nil {
+			p.view.editing = false
+		}
+		if !clear {
+			return
+		}
+		text = ""
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		_, n := utf8.DecodeLastRuneInString(text)
+		text = text[:len(text)-n]
+	case tcell.KeyCtrlU:
+		text = ""
+	case tcell.KeyRune:
+		text += string(ev.Rune())
+	default:
+		return
+	}
+	if p.view != nil {
+		p.view.search(text)
+		return
+	}
+	p.filter = text
+	p.applyFilter()
+}
+
+// Draw paints the block list, or the viewer when a block is open.
+func (p *VaultPane) Draw(screen tcell.Screen) {
+	p.DrawForSubclass(screen, p)
+	x, y, w, h := p.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	th := p.env.Theme
+	base := th.Base.TCell()
+	fill(screen, x, y, w, h, base)
+	if p.view != nil {
+		p.view.draw(screen, x, y, w, h, th)
+		return
+	}
+	rows := h - 1
+	if p.editing || p.filter != "" {
+		rows--
+		p.drawFilter(screen, x, y+h-1, w, base)
+	}
+	p.height = max(rows, 1)
+	p.top = max(0, min(p.top, p.sel), p.sel-p.height+1)
+	cols := p.columns()
+	cols.draw(screen, x, y, w, vaultHeader(th.Title.TCell()), nil)
+	switch {
+	case p.loadErr != nil:
+		put(screen, x, y+1, w, "vault: "+termsafe.OneLine(p.loadErr.Error()), base)
+	case len(p.all) == 0:
+		put(screen, x, y+1, w, "The vault is empty: old context the diet moves out of prompts lands here.", base)
+	case len(p.shown) == 0:
+		put(screen, x, y+1, w, "No block matches the filter (Esc clears it).", base)
+	}
+	now := p.env.now()
+	for i := 0; i < rows && p.top+i < len(p.shown); i++ {
+		m := p.shown[p.top+i]
+		var sel *tcell.Style
+		if p.top+i == p.sel {
+			st := th.Selection.TCell()
+			sel = &st
+			fill(screen, x, y+1+i, w, 1, st)
+		}
+		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, vaultAge(now.Sub(m.Created))), sel)
+	}
+}
+
+func (p *VaultPane) drawFilter(screen tcell.Screen, x, y, w int, st tcell.Style) {
+	if p.editing {
+		n := put(screen, x, y, w, "/"+p.filter, st)
+		if p.HasFocus() {
+			screen.ShowCursor(x+n, y)
+		}
+		return
+	}
+	put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %d blocks (/ edits, Esc clears)", p.filter, len(p.shown), len(p.all)), st)
+}
+
+// vaultColumns are the widths of the list's columns (id, kind, agent,
+// size, tokens, age); the summary takes the rest of the row.
+type vaultColumns [6]int
+
+// vaultCell is one column's text and style.
+type vaultCell struct {
+	text string
+	st   tcell.Style
+}
+
+func (p *VaultPane) columns() vaultColumns {
+	c := vaultColumns{len("ctx:") + 8, 4, 5, 6, 6, 4}
+	for _, m := range p.shown {
+		c[1] = max(c[1], min(runewidth.StringWidth(termsafe.OneLine(m.Kind)), 14))
+		c[2] = max(c[2], min(runewidth.StringWidth(termsafe.OneLine(m.Agent)), 10))
+	}
+	return c
+}
+
+// vaultHeader returns the list's header row.
+func vaultHeader(st tcell.Style) []vaultCell {
+	var cells []vaultCell
+	for _, t := range []string{"id", "kind", "agent", "size", "tokens", "age", "summary"} {
+		cells = append(cells, vaultCell{t, st})
+	}
+	return cells
+}
+
+// vaultRowCells returns block m's row; a sensitive block's summary is
+// masked.
+func vaultRowCells(th *themes.Theme, m vault.Meta, age string) []vaultCell {
+	base := th.Base.TCell()
+	summary := vaultCell{termsafe.OneLine(m.Summary), base}
+	if m.Sensitive || diet.IsSensitive(m.Summary) {
+		summary = vaultCell{vaultMasked, th.VaultSensitive.TCell()}
+	}
+	return []vaultCell{
+		{m.ID[:min(len(m.ID), len("ctx:")+8)], th.VaultID.TCell()},
+		{termsafe.OneLine(m.Kind), th.VaultKind.TCell()},
+		{termsafe.OneLine(m.Agent), base},
+		{vaultBytes(m.Chars), th.VaultSize.TCell()},
+		{vaultTokens(m), th.VaultSize.TCell()},
+		{age, base},
+		summary,
+	}
+}
+
+// draw paints one row of cells; the numeric columns are right-aligned and
+// sel, when set, overrides every cell's style.
+func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, sel *tcell.Style) {
+	end := x + w
+	for i, cell := range cells {
+		if x >= end {
+			return
+		}
+		if sel != nil {
+			cell.st = *sel
+		}
+		if i == len(c) {
+			put(screen, x, y, end-x, cell.text, cell.st)
+			return
+		}
+		at := x
+		if pad := c[i] - runewidth.StringWidth(cell.text); i >= 3 && pad > 0 {
+			at += pad
+		}
+		put(screen, at, y, min(c[i], end-at), cell.text, cell.st)
+		x += c[i] + 2
+	}
+}
+
+// vaultBytes formats a size in bytes: 812B, 12.3K, 4.0M.
+func vaultBytes(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%dB", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1fK", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/(1024*1024))
+}
+
+// vaultTokens formats a block's token count, marked ~ when estimated.
+func vaultTokens(m vault.Meta) string {
+	s := statsHuman(m.Tokens)
+	if m.TokensEstimated {
+		s = "~" + s
+	}
+	return s
+}
+
+// vaultAge formats an age in its largest whole unit: 5s, 3m, 2h, 4d.
+func vaultAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d/time.Second), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}

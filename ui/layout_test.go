@@ -1,0 +1,209 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func TestSplitZoomFocusClose(t *testing.T) {
+	d, ff := newTestDriver(t, 120, 40, "shell")
+	if err := d.Press("Ctrl-b", "%"); err != nil {
+		t.Fatal(err)
+	}
+	if got := focusedName(d); got != "shell-2" {
+		t.Fatalf("after C-b %% focus is %q", got)
+	}
+	l1, l2 := leaves(d)[0], leaves(d)[1]
+	if l1.x >= l2.x || l1.y != l2.y || l1.w+l2.w != 120 {
+		t.Fatalf("left/right split gave %+v and %+v", l1, l2)
+	}
+	if err := d.Press("Ctrl-b", `"`); err != nil {
+		t.Fatal(err)
+	}
+	l3 := leaves(d)[2]
+	if l3.x != l2.x || l3.y <= l2.y || l3.w != l2.w {
+		t.Fatalf("top/bottom split of the right pane gave %+v under %+v", l3, l2)
+	}
+	// Focus by direction: right from shell-1 goes back to the right-hand
+	// pane focused last, as in tmux.
+	steps := []struct{ key, want string }{
+		{"Left", "shell-1"}, {"Right", "shell-3"}, {"Up", "shell-2"}, {"Left", "shell-1"}, {"Right", "shell-2"},
+		{"Down", "shell-3"}, {"o", "shell-1"}, {"o", "shell-2"}, {"2", "shell-3"},
+	}
+	for _, s := range steps {
+		if err := d.Press("Ctrl-b", s.key); err != nil {
+			t.Fatal(err)
+		}
+		if got := focusedName(d); got != s.want {
+			t.Fatalf("C-b %s: focus %q, want %q", s.key, got, s.want)
+		}
+	}
+	if err := d.Press("Ctrl-b", "z"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text(), "2 shell-3 [Z]") || strings.Contains(d.Text(), "shell-1") {
+		t.Fatalf("zoom should show only shell-3:\n%s", d.Text())
+	}
+	if err := d.Press("Ctrl-b", "z"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text(), "shell-1") {
+		t.Fatalf("unzoom should show every pane:\n%s", d.Text())
+	}
+	if err := d.Press("Ctrl-b", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if !ff.made[2].closed || len(leaves(d)) != 2 || strings.Contains(d.Text(), "shell-3") {
+		t.Fatalf("close left %d panes:\n%s", len(leaves(d)), d.Text())
+	}
+	if got := focusedName(d); got != "shell-2" {
+		t.Fatalf("after close focus is %q", got)
+	}
+	// shell-2 takes the whole right half again.
+	if l := leaves(d)[1]; l.h != 38 {
+		t.Fatalf("the remaining right pane is %d rows high, want the full 38", l.h)
+	}
+}
+
+func TestResizeMovesTheBorder(t *testing.T) {
+	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
+	before := leaves(d)[0].w
+	if err := d.Press("Ctrl-b", "0", "Ctrl-b", "L", "Ctrl-b", "L"); err != nil {
+		t.Fatal(err)
+	}
+	if w := leaves(d)[0].w; w != before+4 {
+		t.Fatalf("C-b L twice: width %d → %d, want +4", before, w)
+	}
+	if err := d.Press("Ctrl-b", "Alt-Left"); err != nil {
+		t.Fatal(err)
+	}
+	if w := leaves(d)[0].w; w != before+2 {
+		t.Fatalf("C-b M-Left: width %d, want %d", w, before+2)
+	}
+}
+
+func TestKeysReachThePaneAndPrefixTwiceSendsIt(t *testing.T) {
+	d, ff := newTestDriver(t, 80, 24, "shell")
+	if err := d.Press("x", "Ctrl-b", "Ctrl-b", "Up"); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(ff.made[0].keys, " ")
+	if got != "x C-b ↑" {
+		t.Fatalf("pane got %q", got)
+	}
+	if err := d.Press("Ctrl-b", "y"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text(), "no command on C-b y") {
+		t.Fatalf("unknown prefix key not reported:\n%s", d.Text())
+	}
+}
+
+func TestMouseClickFocuses(t *testing.T) {
+	d, _ := newTestDriver(t, 80, 24, "shell", "shell")
+	right := leaves(d)[1]
+	d.Screen.InjectMouse(right.x+3, right.y+3, tcell.Button1, 0)
+	d.Screen.InjectMouse(right.x+3, right.y+3, tcell.ButtonNone, 0)
+	deadline := 0
+	for focusedName(d) != "shell-2" && deadline < 100 {
+		_ = d.Sync()
+		deadline++
+	}
+	if got := focusedName(d); got != "shell-2" {
+		t.Fatalf("click focused %q", got)
+	}
+}
+
+func TestHelpIsGeneratedFromTheTables(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		d, _ := newTestDriver(t, size[0], size[1])
+		if err := d.Press("Ctrl-b", "?"); err != nil {
+			t.Fatal(err)
+		}
+		text := d.Text()
+		for _, want := range []string{"kws help", "split-right", "C-p", "poke the agent"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("help lacks %q:\n%s", want, text)
+			}
+		}
+		if size[0] == 120 {
+			golden(t, "help_120x40", text)
+		}
+		if err := d.Press("q"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(d.Text(), "kws help") {
+			t.Fatal("q did not close the help")
+		}
+	}
+}
+
+func TestPaletteRunsActionsByName(t *testing.T) {
+	d, _ := newTestDriver(t, 100, 30, "shell")
+	if err := d.Press("Ctrl-b", ":"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type("split-right"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(leaves(d)); n != 2 {
+		t.Fatalf("palette split-right left %d panes", n)
+	}
+}
+
+func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
+	d, ff := newTestDriver(t, 100, 30, "agent")
+	ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
+	if err := d.Press("Ctrl-b", "q"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WaitFor("agent-1 still working"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text(), "◐ thinking") {
+		t.Fatalf("status bar lacks the agent state:\n%s", d.Text())
+	}
+	if err := d.Press("Right", "Enter"); err != nil { // Cancel
+		t.Fatal(err)
+	}
+	if strings.Contains(d.Text(), "still working") || ff.made[0].closed {
+		t.Fatal("Cancel quit anyway")
+	}
+	if err := d.Press("Ctrl-b", "q"); err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Press("Enter") // Quit: the application stops, so the driver reports it
+	if err := d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !ff.made[0].closed {
+		t.Fatal("Quit did not close the panes")
+	}
+}
+
+func TestBadBindingsAreReported(t *testing.T) {
+	ff := &fakeFactory{}
+	for _, b := range []map[string]string{
+		{"nosuch.split": "x"}, {"prefix.nosuch": "x"}, {"prefix.zoom": "Ctrl-Ü"}, {"split": "x"},
+	} {
+		if _, err := New(Config{Factory: ff.make, Bindings: b, Screen: tcell.NewSimulationScreen("")}); err == nil {
+			t.Errorf("%v accepted", b)
+		}
+	}
+	d, err := NewDriver(Config{Factory: ff.make, Layout: []string{"shell"}, Bindings: map[string]string{"prefix.split-right": "|", "global.prefix": "Ctrl-a"}}, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	if err := d.Press("Ctrl-a", "|"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(leaves(d)); n != 2 {
+		t.Fatalf("rebound prefix and split left %d panes", n)
+	}
+}

@@ -1,0 +1,142 @@
+package ui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/themes"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// fakePane is a pane that draws its name and records the keys it gets.
+type fakePane struct {
+	*tview.Box
+	kind, name string
+	keys       []string
+	closed     bool
+	table      *keymap.Table
+}
+
+func (f *fakePane) Kind() string        { return f.kind }
+func (f *fakePane) Title() string       { return f.name }
+func (f *fakePane) Keys() *keymap.Table { return f.table }
+func (f *fakePane) Close() error        { f.closed = true; return nil }
+func (f *fakePane) Draw(s tcell.Screen) {
+	x, y, w, _ := f.GetInnerRect()
+	tview.Print(s, tview.Escape("<"+f.name+">"), x, y, w, tview.AlignLeft, tcell.ColorDefault)
+}
+func (f *fakePane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return func(ev *tcell.EventKey, _ func(tview.Primitive)) { f.keys = append(f.keys, keymap.Of(ev).String()) }
+}
+
+// fakeFactory numbers the panes it makes per kind.
+type fakeFactory struct {
+	n      map[string]int
+	made   []*fakePane
+	mu     sync.Mutex
+	agents []AgentStatus
+}
+
+func (ff *fakeFactory) setAgents(a ...AgentStatus) {
+	ff.mu.Lock()
+	defer ff.mu.Unlock()
+	ff.agents = a
+}
+
+func (ff *fakeFactory) make(kind string) (panes.Pane, error) {
+	if ff.n == nil {
+		ff.n = map[string]int{}
+	}
+	ff.n[kind]++
+	p := &fakePane{Box: tview.NewBox(), kind: kind, name: kind + "-" + string(rune('0'+ff.n[kind])),
+		table: keymap.New(kind, keymap.Bind("poke", "Ctrl-p", "poke the "+kind, true, nil))}
+	ff.made = append(ff.made, p)
+	return p, nil
+}
+
+func newTestDriver(t *testing.T, w, h int, layout ...string) (*Driver, *fakeFactory) {
+	t.Helper()
+	ff := &fakeFactory{}
+	status := func() Status {
+		st := Status{Workspace: "/home/u/proj", Model: "test-model", NaiveTokens: 20000, SentTokens: 5000}
+		ff.mu.Lock()
+		st.Agents = ff.agents
+		ff.mu.Unlock()
+		return st
+	}
+	d, err := NewDriver(Config{Theme: themes.Default(), Factory: ff.make, Status: status, Layout: layout}, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop() })
+	return d, ff
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen differs from %s (go test -update rewrites it):\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+func focusedName(d *Driver) string {
+	name := ""
+	_ = d.Do(func() {
+		if f := d.App.Focused(); f != nil {
+			name = f.Title()
+		}
+	})
+	return name
+}
+
+// leaves copies the layout's leaves on the UI goroutine.
+func leaves(d *Driver) []leaf {
+	var out []leaf
+	_ = d.Do(func() {
+		for _, l := range d.App.layout.tree.leaves() {
+			out = append(out, *l)
+		}
+	})
+	return out
+}
+
+func TestDefaultLayoutOpensAgentShellVaultStats(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		d, _ := newTestDriver(t, size[0], size[1])
+		text := d.Text()
+		for _, want := range []string{"0 agent-1", "1 shell-1", "2 vault-1", "3 stats-1", "test-model", "saved 75.0%", "proj"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%dx%d: %q missing:\n%s", size[0], size[1], want, text)
+			}
+		}
+		if focusedName(d) != "agent-1" {
+			t.Errorf("focus starts on %q", focusedName(d))
+		}
+		golden(t, fmt.Sprintf("default_%dx%d", size[0], size[1]), text)
+	}
+}
