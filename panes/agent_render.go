@@ -95,18 +95,29 @@ func (p *AgentPane) render(e *entry, w int) []line {
 		case e.denied != "":
 			add("  ⎿ ", "denied: "+e.denied, st)
 		case e.done:
-			res := e.result
-			lines := strings.Split(strings.TrimRight(res, "\n"), "\n")
-			if !e.expanded && len(lines) > collapsedResultLines {
-				res = strings.Join(lines[:collapsedResultLines], "\n") +
-					"\n… " + strconv.Itoa(len(lines)-collapsedResultLines) + " more lines (C-e expands)"
-			}
-			add("  ⎿ ", res, st)
+			add("  ⎿ ", collapse(e.result, e.expanded), st)
 		}
 	}
 	out = append(out, line{})
 	e.rendered, e.width = out, w
 	return out
+}
+
+// collapse shortens a tool result for a collapsed card: its first lines,
+// then every line holding a vault ref (so refs stay selectable), then how
+// many lines are hidden.
+func collapse(res string, expanded bool) string {
+	lines := strings.Split(strings.TrimRight(res, "\n"), "\n")
+	if expanded || len(lines) <= collapsedResultLines {
+		return res
+	}
+	keep := append([]string(nil), lines[:collapsedResultLines]...)
+	for _, l := range lines[collapsedResultLines:] {
+		if refPattern.MatchString(l) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n") + "\n… " + strconv.Itoa(len(lines)-len(keep)) + " more lines (C-e expands)"
 }
 
 // wrapText turns text into rows of at most w columns, the first starting

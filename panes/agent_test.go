@@ -1,0 +1,274 @@
+package panes
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/swarm"
+)
+
+// fakeAgents records what an agent pane asks of the swarm.
+type fakeAgents struct {
+	sent     []string
+	answers  map[string]permission.Decision
+	cancels  int
+	removed  []string
+	info     swarm.Info
+	sendFail error
+}
+
+func (f *fakeAgents) Send(name, text string) error {
+	if f.sendFail != nil {
+		return f.sendFail
+	}
+	f.sent = append(f.sent, text)
+	return nil
+}
+func (f *fakeAgents) Cancel(string) error { f.cancels++; return nil }
+func (f *fakeAgents) Answer(id string, a permission.Answer) error {
+	if f.answers == nil {
+		f.answers = map[string]permission.Decision{}
+	}
+	f.answers[id] = a.Decision
+	return nil
+}
+func (f *fakeAgents) Info(name string) (swarm.Info, error) { i := f.info; i.Name = name; return i, nil }
+func (f *fakeAgents) Remove(name string)                   { f.removed = append(f.removed, name) }
+
+func newAgentPane(t *testing.T) (*AgentPane, *fakeAgents, *[]string) {
+	t.Helper()
+	fa := &fakeAgents{info: swarm.Info{State: swarm.StateIdle}}
+	var opened []string
+	p := NewAgentPane(testEnv(), "agent-1", fa, func(id string) { opened = append(opened, id) })
+	return p, fa, &opened
+}
+
+func key(p *AgentPane, k tcell.Key, r rune, mod tcell.ModMask) {
+	p.InputHandler()(tcell.NewEventKey(k, r, mod), func(tview.Primitive) {})
+}
+
+func typeText(p *AgentPane, s string) {
+	for _, r := range s {
+		key(p, tcell.KeyRune, r, 0)
+	}
+}
+
+func loop(p *AgentPane, e agent.Event) {
+	p.OnEvent(swarm.Event{Type: swarm.EvAgent, Agent: "agent-1", Loop: e})
+}
+
+// conversation plays a turn with a streamed answer, a tool card and a
+// page fault.
+func conversation(p *AgentPane) {
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "Let me run the tests"})
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: " first."})
+	loop(p, agent.Event{Type: agent.EvToolCall, Tool: "shell", CallID: "c1", Args: `{"command":"go test ./..."}`})
+	loop(p, agent.Event{Type: agent.EvToolResult, Tool: "shell", CallID: "c1",
+		Text: "ok  \tpkg/a\nFAIL\tpkg/b\n--- FAIL: TestX\nline 4\nline 5\n<ctx id=\"ctx:5f2a9c1e7b3d\" n=812 s=\"go test log\"/>"})
+	loop(p, agent.Event{Type: agent.EvPageFault, Fault: &diet.Fault{Op: "get", ID: "ctx:0123456789ab", Reason: "need the trace"}})
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "TestX fails; the log is ctx:5f2a9c1e7b3d."})
+	p.OnEvent(swarm.Event{Type: swarm.EvFinished, Agent: "agent-1"})
+}
+
+func TestAgentPaneTranscriptGolden(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		p, fa, _ := newAgentPane(t)
+		typeText(p, "why does the build fail?")
+		key(p, tcell.KeyEnter, 0, 0)
+		if len(fa.sent) != 1 || fa.sent[0] != "why does the build fail?" {
+			t.Fatalf("sent %q", fa.sent)
+		}
+		conversation(p)
+		s := render(t, p, size[0], size[1])
+		text := screenText(s)
+		for _, want := range []string{"› why does the build fail?", "Let me run the tests first.", "⏺ shell", "… 2 more lines", "paged in ctx:0123456789ab"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%v: %q missing:\n%s", size, want, text)
+			}
+		}
+		golden(t, "agent_"+sizeName(size), text)
+	}
+}
+
+func sizeName(s [2]int) string {
+	if s[0] == 120 {
+		return "120x40"
+	}
+	return "80x24"
+}
+
+func TestAgentPaneRefsAreSelectableAndOpen(t *testing.T) {
+	p, _, opened := newAgentPane(t)
+	conversation(p)
+	render(t, p, 100, 30)
+	if len(p.refs) != 3 {
+		t.Fatalf("refs %v", p.refs)
+	}
+	key(p, tcell.KeyTab, 0, 0) // newest ref first
+	s := render(t, p, 100, 30)
+	key(p, tcell.KeyEnter, 0, 0)
+	if len(*opened) != 1 || (*opened)[0] != "ctx:5f2a9c1e7b3d" {
+		t.Fatalf("Enter opened %v", *opened)
+	}
+	// The selected ref is drawn in the selected style.
+	text := screenText(s)
+	row := strings.Split(text, "\n")
+	found := false
+	for y, l := range row {
+		if x := strings.Index(l, "ctx:5f2a9c1e7b3d."); x >= 0 && strings.HasPrefix(l, "TestX") {
+			col := len([]rune(l[:x]))
+			if styleAt(s, col, y) == testEnv().Theme.ChatRefSelected.TCell() {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the selected ref is not highlighted")
+	}
+	key(p, tcell.KeyTab, 0, 0)
+	key(p, tcell.KeyTab, 0, 0)
+	key(p, tcell.KeyEnter, 0, 0)
+	if (*opened)[1] != "ctx:5f2a9c1e7b3d" || len(*opened) != 2 {
+		t.Fatalf("third-newest ref: %v", *opened)
+	}
+	typeText(p, ".ctx_get id=ctx:0123456789ab")
+	key(p, tcell.KeyEnter, 0, 0)
+	if (*opened)[2] != "ctx:0123456789ab" {
+		t.Fatalf(".ctx_get opened %v", *opened)
+	}
+}
+
+func TestAgentPaneMalformedCtxGetIsNotSent(t *testing.T) {
+	p, fa, opened := newAgentPane(t)
+	var notes []string
+	p.env.Notify = func(m string) { notes = append(notes, m) }
+	typeText(p, ".ctx_get id=nothex")
+	key(p, tcell.KeyEnter, 0, 0)
+	if len(fa.sent) != 0 || len(*opened) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "malformed") {
+		t.Fatalf("sent %v opened %v notes %v", fa.sent, *opened, notes)
+	}
+}
+
+func TestAgentPanePermissionDialog(t *testing.T) {
+	for _, tc := range []struct {
+		key  rune
+		want permission.Decision
+	}{{'y', permission.AllowOnce}, {'A', permission.AllowSession}, {'n', permission.Deny}} {
+		p, fa, _ := newAgentPane(t)
+		loop(p, agent.Event{Type: agent.EvToolCall, Tool: "edit_file", CallID: "c9", Args: `{"path":"a.go"}`})
+		req := permission.Request{ID: "agent-1-1", Tool: "edit_file", Agent: "agent-1",
+			Preview: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new"}
+		p.OnEvent(swarm.Event{Type: swarm.EvAsk, Agent: "agent-1", Request: &req})
+		s := render(t, p, 80, 24)
+		text := screenText(s)
+		if !strings.Contains(text, "agent-1 wants to run edit_file") || !strings.Contains(text, "allow for the session") {
+			t.Fatalf("no dialog:\n%s", text)
+		}
+		if tc.key == 'y' {
+			golden(t, "agent_dialog_80x24", text)
+			// The diff lines carry the diff styles.
+			lines := strings.Split(text, "\n")
+			for y, l := range lines {
+				if strings.HasPrefix(l, " +new") && styleAt(s, 1, y) != testEnv().Theme.DiffAdd.TCell() {
+					t.Error("added line not in the diff_add style")
+				}
+			}
+		}
+		typeText(p, "zz") // typing does not leak into the input while the dialog waits
+		key(p, tcell.KeyEnter, 0, 0)
+		if len(fa.answers) != 0 || p.input.GetText() != "" {
+			t.Fatalf("keys leaked: answers %v input %q", fa.answers, p.input.GetText())
+		}
+		key(p, tcell.KeyRune, tc.key, 0)
+		if fa.answers["agent-1-1"] != tc.want {
+			t.Fatalf("%c answered %v", tc.key, fa.answers)
+		}
+		if len(p.Pending()) != 0 {
+			t.Fatal("the dialog stayed")
+		}
+	}
+}
+
+func TestAgentPaneShowsUntrustedTextLiterally(t *testing.T) {
+	p, _, _ := newAgentPane(t)
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "[red]alarm[-] \x1b[2J\x1b]0;pwned\x07 [\"region\"]x[\"\"] done"})
+	loop(p, agent.Event{Type: agent.EvToolCall, Tool: "read_file", CallID: "r", Args: "{\"path\":\"\x1b[31mx\"}"})
+	loop(p, agent.Event{Type: agent.EvToolResult, Tool: "read_file", CallID: "r", Text: "[yellow::b]file[-:-:-]\u009b31m\x00bin"})
+	s := render(t, p, 100, 20)
+	text := screenText(s)
+	for _, want := range []string{"[red]alarm[-]", `["region"]x[""]`, "[yellow::b]file[-:-:-]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q not shown literally:\n%s", want, text)
+		}
+	}
+	if strings.ContainsAny(text, "\x1b\x07\u009b\x00") || strings.Contains(text, "pwned") {
+		t.Fatalf("escape sequence reached the screen:\n%q", text)
+	}
+	base := testEnv().Theme.ChatAssistant.TCell()
+	lines := strings.Split(text, "\n")
+	for y, l := range lines {
+		if x := strings.Index(l, "alarm"); x >= 0 && styleAt(s, x, y) != base {
+			t.Fatal("a colour tag changed the style")
+		}
+	}
+}
+
+func TestAgentPaneOfflineAndErrors(t *testing.T) {
+	fa := &fakeAgents{info: swarm.Info{State: swarm.StateOffline, Detail: "no model configured: set KWS_BASE_URL"}, sendFail: errors.New("swarm: the agent has no model")}
+	var notes []string
+	env := testEnv()
+	env.Notify = func(m string) { notes = append(notes, m) }
+	p := NewAgentPane(env, "agent-1", fa, func(string) {})
+	typeText(p, "hi")
+	key(p, tcell.KeyEnter, 0, 0)
+	text := screenText(render(t, p, 80, 10))
+	if !strings.Contains(text, "set KWS_BASE_URL") || len(notes) != 1 || p.input.GetText() != "hi" {
+		t.Fatalf("offline pane:\n%s notes %v input %q", text, notes, p.input.GetText())
+	}
+	p.OnEvent(swarm.Event{Type: swarm.EvFinished, Agent: "agent-1", Err: "provider: 500 upstream down"})
+	p.OnEvent(swarm.Event{Type: swarm.EvFinished, Agent: "agent-2", Err: "not mine"})
+	text = screenText(render(t, p, 80, 10))
+	if !strings.Contains(text, "500 upstream down") || strings.Contains(text, "not mine") {
+		t.Fatalf("errors:\n%s", text)
+	}
+	key(p, tcell.KeyCtrlC, 0, tcell.ModCtrl)
+	if fa.cancels != 1 {
+		t.Fatal("Ctrl-c did not cancel")
+	}
+	_ = p.Close()
+	if len(fa.removed) != 1 {
+		t.Fatal("Close did not remove the agent")
+	}
+}
+
+func TestAgentPaneExpandsCardsAndScrolls(t *testing.T) {
+	p, _, _ := newAgentPane(t)
+	conversation(p)
+	key(p, tcell.KeyCtrlE, 0, tcell.ModCtrl)
+	text := screenText(render(t, p, 100, 40))
+	if !strings.Contains(text, "--- FAIL: TestX") || strings.Contains(text, "more lines") {
+		t.Fatalf("expanded card:\n%s", text)
+	}
+	for i := range 100 {
+		loop(p, agent.Event{Type: agent.EvTextDelta, Text: "line " + strings.Repeat("x", i%7) + "\n"})
+	}
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "THE END"})
+	if text = screenText(render(t, p, 100, 20)); !strings.Contains(text, "THE END") {
+		t.Fatalf("the transcript does not follow the stream:\n%s", text)
+	}
+	key(p, tcell.KeyPgUp, 0, 0)
+	if text = screenText(render(t, p, 100, 20)); strings.Contains(text, "THE END") {
+		t.Fatalf("PgUp did not scroll:\n%s", text)
+	}
+	key(p, tcell.KeyPgDn, 0, 0)
+	if text = screenText(render(t, p, 100, 20)); !strings.Contains(text, "THE END") {
+		t.Fatalf("PgDn did not come back:\n%s", text)
+	}
+}
