@@ -114,7 +114,11 @@ func New(cfg Config) (*App, error) {
 	}
 	kinds := cfg.Layout
 	if len(kinds) == 0 || len(kinds) == 1 && kinds[0] == "default" {
-		return a, a.defaultLayout()
+		// A pane that cannot open (no shell) is reported; the rest work.
+		if err := a.defaultLayout(); err != nil {
+			a.Notify(err.Error())
+		}
+		return a, nil
 	}
 	for _, k := range kinds {
 		if err := a.Open(k, LeftRight); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,6 +48,7 @@ type workstation struct {
 	broker *permission.Broker
 	swarm  *swarm.Swarm
 	app    *ui.App
+	appP   atomic.Pointer[ui.App]
 	env    *panes.Env
 	shell  pty.Options
 	log    *slog.Logger
@@ -71,10 +73,12 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 		return err
 	}
 	defer w.close()
-	if err := w.build(ui.Config{}); err != nil {
+	app, err := ui.New(w.appConfig())
+	if err != nil {
 		return err
 	}
-	return w.app.Run()
+	w.attach(app)
+	return app.Run()
 }
 
 // openWorkstation opens what the workstation needs before it draws: the
@@ -105,7 +109,11 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	}
 	w.cfg, _, w.cfgErr = profile.LoadConfig(ws, os.Getenv)
 	if w.cfgErr == nil {
-		w.cfgErr = w.cfg.Validate()
+		// The agent pane shows the reason itself, without the package
+		// prefix of the wrapped error.
+		if err := w.cfg.Validate(); err != nil {
+			w.cfgErr = cmp.Or(errors.Unwrap(err), err)
+		}
 	}
 	if w.cfgErr == nil {
 		overrides, err := profile.LoadOverrides(ws)
@@ -120,25 +128,35 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	return w, nil
 }
 
-// build creates the swarm and the application (on cfg.Screen when set).
-func (w *workstation) build(cfg ui.Config) error {
+// appConfig creates the swarm and returns the application's configuration.
+func (w *workstation) appConfig() ui.Config {
 	w.broker = permission.NewBroker(permission.Interactive)
 	if w.cfg.Yes {
 		w.broker = permission.NewBroker(permission.AutoAllow)
 	}
 	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker})
 	w.swarm.Start()
+	// Panes built while ui.New lays out the first screen may ask for a
+	// redraw before the application exists; the first frame draws them.
 	w.env = &panes.Env{Theme: w.theme, Bindings: w.cfg.Keys,
-		Update: func(fn func()) { w.app.Update(fn) },
-		Notify: func(msg string) { w.app.Notify(msg) }}
-	cfg.Theme, cfg.Factory, cfg.Status, cfg.Bindings = w.theme, w.newPane, w.status, w.cfg.Keys
-	app, err := ui.New(cfg)
-	if err != nil {
-		return err
-	}
+		Update: func(fn func()) {
+			if a := w.appP.Load(); a != nil {
+				a.Update(fn)
+			}
+		},
+		Notify: func(msg string) {
+			if a := w.appP.Load(); a != nil {
+				a.Notify(msg)
+			}
+		}}
+	return ui.Config{Theme: w.theme, Factory: w.newPane, Status: w.status, Bindings: w.cfg.Keys}
+}
+
+// attach starts delivering the swarm's events to the application.
+func (w *workstation) attach(app *ui.App) {
 	w.app = app
+	w.appP.Store(app)
 	go w.pump()
-	return nil
 }
 
 // newPane is the application's pane factory.

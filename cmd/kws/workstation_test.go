@@ -1,0 +1,211 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/ui"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// wsRig is the whole workstation on a simulation screen, its agents
+// talking to a scripted server.
+type wsRig struct {
+	t   *testing.T
+	d   *ui.Driver
+	w   *workstation
+	srv *providertest.Server
+	ws  string
+}
+
+// newWSRig starts the workstation with the default layout; withModel
+// configures a scripted server (steps are pushed to r.srv) as the model.
+func newWSRig(t *testing.T, width, height int, withModel bool) *wsRig {
+	t.Helper()
+	home := t.TempDir()
+	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "KWS_THEME"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	r := &wsRig{t: t}
+	if withModel {
+		r.srv = providertest.New(t)
+		t.Setenv("KWS_BASE_URL", r.srv.URL())
+		t.Setenv("KWS_MODEL", providertest.Model)
+		t.Setenv("KWS_API_KEY", "test-key")
+	}
+	r.ws = filepath.Join(t.TempDir(), "ws")
+	if err := os.Mkdir(r.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := openWorkstation(&globals{dataDir: t.TempDir()}, &wsFlags{workspace: r.ws, shell: "/bin/sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ws = w.ws
+	w.shell.Env = []string{"PS1=$ ", "ENV="}
+	r.w = w
+	d, err := ui.NewDriver(w.appConfig(), width, height)
+	if err != nil {
+		w.close()
+		t.Fatal(err)
+	}
+	w.attach(d.App)
+	r.d = d
+	t.Cleanup(func() {
+		_ = d.Stop()
+		w.close()
+	})
+	return r
+}
+
+func (r *wsRig) press(keys ...string) {
+	r.t.Helper()
+	if err := r.d.Press(keys...); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *wsRig) typeText(s string) {
+	r.t.Helper()
+	if err := r.d.Type(s); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *wsRig) waitFor(s string) {
+	r.t.Helper()
+	if err := r.d.WaitFor(s); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func goldenFile(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("screen differs from %s (go test -update rewrites it):\n--- got ---\n%s--- want ---\n%s", path, got, want)
+	}
+}
+
+func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			r := newWSRig(t, size[0], size[1], false)
+			r.waitFor("$")
+			text := r.d.Text()
+			for _, want := range []string{"0 agent-1 · offline", "✗ no model", "KWS_BASE_URL", "1 shell", "2 vault (0 blocks)", "3 stats", "kws │ ws │ no model"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%q missing:\n%s", want, text)
+				}
+			}
+			goldenFile(t, fmt.Sprintf("workstation_%dx%d", size[0], size[1]), text)
+			// The shell works without a model.
+			r.press("Ctrl-b", "1")
+			r.typeText("echo $((6*7))sh")
+			r.press("Enter")
+			r.waitFor("42sh")
+		})
+	}
+}
+
+func TestWorkstationStreamsAnAnswerAndOpensItsRef(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	id, err := keep(r.w.vault, "log", "user", []byte("exact build log\nFAIL TestFoo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv.Push(providertest.Step{Text: "The failure is in " + id + ", see there.", ChunkSize: 5})
+	r.typeText("where is the failure?")
+	r.press("Enter")
+	r.waitFor("see there.")
+	r.press("Tab", "Enter")
+	r.waitFor("FAIL TestFoo")
+	if f := r.d.App.Focused(); f == nil || f.Kind() != ui.KindVault {
+		t.Fatalf("the vault pane is not focused after opening the ref")
+	}
+	// Back in the agent pane, typing .ctx_get opens the same block.
+	r.press("q", "Ctrl-b", "0")
+	r.typeText(".ctx_get id=" + id)
+	r.press("Enter")
+	r.waitFor("FAIL TestFoo")
+}
+
+func TestWorkstationApprovesAndDeniesToolCalls(t *testing.T) {
+	for _, tc := range []struct {
+		key, want string
+		written   bool
+	}{{"y", "wrote it", true}, {"n", "not allowed", false}} {
+		t.Run(tc.key, func(t *testing.T) {
+			r := newWSRig(t, 160, 48, true)
+			r.srv.Push(
+				providertest.ToolStep(provider.ToolCall{ID: "call-1", Name: "write_file", Arguments: `{"path":"out.txt","content":"hello\n"}`}),
+				providertest.TextStep(tc.want),
+			)
+			r.typeText("write out.txt")
+			r.press("Enter")
+			r.waitFor("agent-1 wants to run write_file")
+			r.waitFor("+hello")
+			r.waitFor("‼ approval")
+			r.press(tc.key)
+			r.waitFor(tc.want)
+			_, err := os.Stat(filepath.Join(r.ws, "out.txt"))
+			if written := err == nil; written != tc.written {
+				t.Fatalf("out.txt written: %v, want %v", written, tc.written)
+			}
+			if !tc.written {
+				r.waitFor("denied")
+			}
+			r.waitFor("agent-1 ○ idle")
+		})
+	}
+}
+
+func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	id, err := keep(r.w.vault, "log", "user", []byte("panic: nil map write\ngoroutine 1 [running]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.press("Ctrl-b", "2", "R") // the vault pane, refreshed
+	r.waitFor(id[:12])
+	r.press("Enter")
+	r.waitFor("goroutine 1 [running]")
+	r.press("i")
+	r.waitFor("rides the next turn")
+	r.srv.Push(providertest.TextStep("seen the panic"))
+	r.press("Ctrl-b", "0")
+	r.typeText("what broke?")
+	r.press("Enter")
+	r.waitFor("seen the panic")
+	reqs := r.srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	last := reqs[len(reqs)-1]
+	body := fmt.Sprint(last.Messages)
+	if !strings.Contains(body, "panic: nil map write") || !strings.Contains(body, "what broke?") {
+		t.Fatalf("the injected block is not in the turn: %s", body)
+	}
+}
