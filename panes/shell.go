@@ -51,6 +51,10 @@ func NewShellPane(env *Env, opts pty.Options, keep func(kind string, text []byte
 	return p, nil
 }
 
+// PrefixHints names the application's prefix actions the hints bar shows
+// for a shell pane, whose own keys all go to the program.
+func (p *ShellPane) PrefixHints() []string { return []string{"copy-mode", "to-vault"} }
+
 // start runs a new session with the pane's options and watches it.
 func (p *ShellPane) start() error {
 	s, err := pty.Start(p.opts)

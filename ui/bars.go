@@ -107,6 +107,16 @@ func (h *hintsBar) Draw(screen tcell.Screen) {
 	} else {
 		if f := h.app.Focused(); f != nil {
 			hints = f.Keys().Hints()
+			if ph, ok := f.(prefixHinter); ok {
+				pk := h.app.global.Actions()[0].KeyNames()
+				for _, name := range ph.PrefixHints() {
+					for _, act := range h.app.prefix.Actions() {
+						if act.Name == name && len(act.Keys) > 0 {
+							hints = append(hints, keymap.Hint{Key: pk + " " + act.Keys[0].String(), Desc: act.Name})
+						}
+					}
+				}
+			}
 		}
 		hints = append(hints, keymap.Hint{Key: "C-b ?", Desc: "help"}, keymap.Hint{Key: "C-b", Desc: "commands"})
 	}

@@ -30,6 +30,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(KindVault) }),
 		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(KindStats) }),
 		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
+		keymap.Bind("to-vault", "y", "keep the shell screen in the vault (its id is shown)", true, a.toVault),
 		keymap.Bind("resize-left", "H Alt-Left", "move the pane's border left", false, func() { a.resize(LeftRight, -2) }),
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
@@ -157,6 +158,21 @@ func (a *App) copyMode() {
 	}
 	a.Notify("copy mode is for shell panes")
 }
+
+// keeper is a pane that can keep what it shows in the vault.
+type keeper interface{ SendToVault() }
+
+func (a *App) toVault() {
+	if k, ok := a.Focused().(keeper); ok {
+		k.SendToVault()
+		return
+	}
+	a.Notify("C-b y keeps a shell pane's screen; in the vault pane i gives a block to an agent")
+}
+
+// prefixHinter is a pane whose hints include prefix actions (the shell
+// pane, whose own keys all go to the program).
+type prefixHinter interface{ PrefixHints() []string }
 
 // sendPrefix passes the prefix key itself to the focused pane.
 func (a *App) sendPrefix() {

@@ -93,10 +93,10 @@ func TestKeysReachThePaneAndPrefixTwiceSendsIt(t *testing.T) {
 	if got != "x C-b ↑" {
 		t.Fatalf("pane got %q", got)
 	}
-	if err := d.Press("Ctrl-b", "y"); err != nil {
+	if err := d.Press("Ctrl-b", "F"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(d.Text(), "no command on C-b y") {
+	if !strings.Contains(d.Text(), "no command on C-b F") {
 		t.Fatalf("unknown prefix key not reported:\n%s", d.Text())
 	}
 }
