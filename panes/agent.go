@@ -50,6 +50,8 @@ type AgentPane struct {
 	selected int // index into refs, -1 when none is selected
 	expanded bool
 	lastW    int
+	// shown holds the rows drawn last, for mouse clicks.
+	shown []line
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block

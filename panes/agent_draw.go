@@ -1,6 +1,8 @@
 package panes
 
 import (
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,6 +47,7 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 		p.revealSelected(all, rows)
 	}
 	start := max(0, len(all)-rows-p.scroll)
+	p.shown = all[start:min(len(all), start+rows)]
 	refIndex := p.countRefs(all[:start])
 	for row := 0; row < rows && start+row < len(all); row++ {
 		col := x
@@ -194,4 +197,47 @@ func parseCtxGet(text string) (string, bool) {
 		return "", false
 	}
 	return m[1], true
+}
+
+// MouseHandler scrolls the transcript with the wheel and opens a vault
+// ref on a click.
+func (p *AgentPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return p.WrapMouseHandler(func(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
+		x, y := ev.Position()
+		if !p.InRect(x, y) {
+			return false, nil
+		}
+		switch action {
+		case tview.MouseScrollUp:
+			p.scrollBy(3)
+		case tview.MouseScrollDown:
+			p.scrollBy(-3)
+		case tview.MouseLeftClick:
+			if id := p.refAt(x, y); id != "" {
+				p.openRef(id)
+			}
+			setFocus(p)
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// refAt returns the vault ref drawn at screen position x, y.
+func (p *AgentPane) refAt(x, y int) string {
+	ix, iy, _, _ := p.GetInnerRect()
+	row := y - iy
+	if row < 0 || row >= len(p.shown) {
+		return ""
+	}
+	col := ix
+	for _, s := range p.shown[row] {
+		w := runewidth.StringWidth(s.text)
+		if x >= col && x < col+w {
+			return s.ref
+		}
+		col += w
+	}
+	return ""
 }

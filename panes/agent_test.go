@@ -272,3 +272,28 @@ func TestAgentPaneExpandsCardsAndScrolls(t *testing.T) {
 		t.Fatalf("PgDn did not come back:\n%s", text)
 	}
 }
+
+func TestAgentPaneMouseWheelAndRefClick(t *testing.T) {
+	p, _, opened := newAgentPane(t)
+	conversation(p)
+	s := render(t, p, 100, 30)
+	lines := strings.Split(screenText(s), "\n")
+	for y, l := range lines {
+		if x := strings.Index(l, "ctx:0123456789ab"); x >= 0 {
+			h := p.MouseHandler()
+			h(tview.MouseLeftClick, tcell.NewEventMouse(len([]rune(l[:x]))+2, y, tcell.Button1, 0), func(tview.Primitive) {})
+			break
+		}
+	}
+	if len(*opened) != 1 || (*opened)[0] != "ctx:0123456789ab" {
+		t.Fatalf("click opened %v", *opened)
+	}
+	for range 60 {
+		loop(p, agent.Event{Type: agent.EvTextDelta, Text: "filler\n"})
+	}
+	render(t, p, 100, 30)
+	p.MouseHandler()(tview.MouseScrollUp, tcell.NewEventMouse(5, 5, tcell.WheelUp, 0), func(tview.Primitive) {})
+	if p.scroll != 3 {
+		t.Fatalf("wheel scrolled to %d", p.scroll)
+	}
+}
