@@ -8,15 +8,18 @@ import "sync"
 // has fallen more than routineLimit events behind; every other event is
 // delivered, in order.
 type bus struct {
-	mu   sync.Mutex
-	subs map[*subscriber]struct{}
+	mu     sync.Mutex
+	subs   map[*subscriber]struct{}
+	closed bool
 }
 
 const routineLimit = 4096
 
 type subscriber struct {
-	out    chan Event
-	mu     sync.Mutex
+	out chan Event
+	mu  sync.Mutex
+	// queue holds the events not yet handed to out; its length is how far
+	// the subscriber has fallen behind beyond out's buffer.
 	queue  []Event
 	wake   chan struct{}
 	done   chan struct{}
@@ -25,9 +28,17 @@ type subscriber struct {
 
 func newBus() *bus { return &bus{subs: map[*subscriber]struct{}{}} }
 
+// subscribe returns a channel of every event published from now on and a
+// function that ends the subscription and closes the channel. After
+// closeAll the channel is closed at once.
 func (b *bus) subscribe() (<-chan Event, func()) {
 	s := &subscriber{out: make(chan Event, 64), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		close(s.out)
+		return s.out, func() {}
+	}
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
 	go s.pump()
@@ -50,8 +61,10 @@ func (b *bus) publish(e Event) {
 	}
 }
 
+// closeAll ends every subscription, and any made later.
 func (b *bus) closeAll() {
 	b.mu.Lock()
+	b.closed = true
 	subs := b.subs
 	b.subs = map[*subscriber]struct{}{}
 	b.mu.Unlock()
@@ -83,29 +96,41 @@ func (s *subscriber) close() {
 	s.mu.Unlock()
 }
 
-// pump moves queued events to the subscriber's channel and closes it when
-// the subscription ends.
+// pump moves queued events to the subscriber's channel, one at a time so
+// that the queue's length stays the true backlog push measures, and closes
+// the channel when the subscription ends.
 func (s *subscriber) pump() {
 	defer close(s.out)
 	for {
 		s.mu.Lock()
-		batch := s.queue
-		s.queue = nil
+		e, ok := s.pop()
 		s.mu.Unlock()
-		for _, e := range batch {
+		if !ok {
 			select {
-			case s.out <- e:
+			case <-s.wake:
 			case <-s.done:
 				return
 			}
-		}
-		if len(batch) > 0 {
 			continue
 		}
 		select {
-		case <-s.wake:
+		case s.out <- e:
 		case <-s.done:
 			return
 		}
 	}
+}
+
+// pop takes the oldest queued event; s.mu is held.
+func (s *subscriber) pop() (Event, bool) {
+	if len(s.queue) == 0 {
+		return Event{}, false
+	}
+	e := s.queue[0]
+	s.queue[0] = Event{}
+	s.queue = s.queue[1:]
+	if len(s.queue) == 0 {
+		s.queue = nil
+	}
+	return e, true
 }

@@ -7,10 +7,15 @@ import (
 	"sync"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/permission"
 )
 
 // member is one agent: its runner, its queue of user turns and its state.
 // One goroutine (loop) runs its turns in order.
+//
+// The member publishes its events while holding mu, so that every event
+// carries the state it reports and events of one agent reach the bus in
+// the order its state changed. The bus never blocks a publisher.
 type member struct {
 	s      *Swarm
 	name   string
@@ -19,81 +24,120 @@ type member struct {
 	mu       sync.Mutex
 	state    State
 	detail   string
+	err      error // why the member is offline
 	queue    []string
 	injected []string
 	stats    Stats
-	cancel   context.CancelFunc
+	cancel   context.CancelFunc // cancels the running turn; nil between turns
+	stopped  bool               // quit is closed: no turn runs any more
+	removed  bool               // EvRemoved is out: nothing more is published
 	wake     chan struct{}
 	quit     chan struct{}
-	quitOnce sync.Once
 }
 
 func newMember(s *Swarm, name string) *member {
 	return &member{s: s, name: name, state: StateIdle, wake: make(chan struct{}, 1), quit: make(chan struct{})}
 }
 
+// offline marks the member as having no model. Turns queued while its
+// runner was being built are dropped: none of them can ever run.
 func (m *member) offline(err error) {
 	m.mu.Lock()
-	m.state, m.detail = StateOffline, err.Error()
+	m.state, m.detail, m.err = StateOffline, err.Error(), err
+	m.queue = nil
 	m.mu.Unlock()
 }
 
 func (m *member) info() Info {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.infoLocked()
+}
+
+// infoLocked returns the member's figures; m.mu is held.
+func (m *member) infoLocked() Info {
 	st := m.stats
 	st.Series = append([]Point(nil), m.stats.Series...)
 	return Info{Name: m.name, State: m.state, Detail: m.detail, Queued: len(m.queue),
 		Injected: len(m.injected), Stats: st}
 }
 
-func (m *member) setState(st State, detail string) {
-	m.mu.Lock()
-	changed := m.state != st || m.detail != detail
-	m.state, m.detail = st, detail
-	m.mu.Unlock()
-	if changed {
-		m.s.bus.publish(Event{Type: EvState, Agent: m.name, Info: m.info()})
+// publishLocked publishes e unless the member was removed; m.mu is held.
+func (m *member) publishLocked(e Event) {
+	if !m.removed {
+		m.s.bus.publish(e)
 	}
+}
+
+// stateEventLocked publishes the member's current Info as EvState; m.mu is
+// held.
+func (m *member) stateEventLocked() {
+	m.publishLocked(Event{Type: EvState, Agent: m.name, Info: m.infoLocked()})
+}
+
+// setStateLocked changes the state and publishes EvState when it changed;
+// m.mu is held.
+func (m *member) setStateLocked(st State, detail string) {
+	if m.state == st && m.detail == detail {
+		return
+	}
+	m.state, m.detail = st, detail
+	m.stateEventLocked()
 }
 
 func (m *member) send(text string) error {
 	m.mu.Lock()
 	if m.state == StateOffline {
-		reason := m.detail
+		err := m.err
 		m.mu.Unlock()
-		return errors.Join(ErrOffline, errors.New(reason))
+		return errors.Join(ErrOffline, err)
+	}
+	if m.stopped {
+		m.mu.Unlock()
+		return ErrStopped
 	}
 	m.queue = append(m.queue, text)
+	m.stateEventLocked()
 	m.mu.Unlock()
 	select {
 	case m.wake <- struct{}{}:
 	default:
 	}
-	m.s.bus.publish(Event{Type: EvState, Agent: m.name, Info: m.info()})
 	return nil
 }
 
-func (m *member) inject(block string) {
-	m.mu.Lock()
-	m.injected = append(m.injected, block)
-	m.mu.Unlock()
-}
-
-// next takes the first queued turn with the injected blocks in front of it.
-func (m *member) next() (string, bool) {
+// inject attaches block (the exact vault block id) to the next turn and
+// publishes EvInjected.
+func (m *member) inject(id, block string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.queue) == 0 {
-		return "", false
+	m.injected = append(m.injected, block)
+	m.publishLocked(Event{Type: EvInjected, Agent: m.name, Text: id, Info: m.infoLocked()})
+}
+
+// next takes the first queued turn with the injected blocks after its
+// text (a turn that began with <ctx_exact would read as a page-in answer).
+// In the same critical section it marks the member thinking and
+// records the turn's cancel function, so Busy never sees a gap between a
+// queued turn and a running one and Cancel always reaches a taken turn.
+func (m *member) next(parent context.Context) (string, context.Context, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.queue) == 0 || m.stopped {
+		return "", nil, false
 	}
 	text := m.queue[0]
 	m.queue = m.queue[1:]
 	if len(m.injected) > 0 {
-		text = strings.Join(m.injected, "\n\n") + "\n\n" + text
+		text = text + "\n\n" + strings.Join(m.injected, "\n\n")
 		m.injected = nil
 	}
-	return text, true
+	ctx, cancel := context.WithCancel(parent)
+	m.cancel = cancel
+	m.state, m.detail = StateThinking, ""
+	m.publishLocked(Event{Type: EvTurn, Agent: m.name, Text: text})
+	m.stateEventLocked()
+	return text, ctx, true
 }
 
 // loop runs queued turns until the swarm stops or the member is removed.
@@ -107,11 +151,11 @@ func (m *member) loop(ctx context.Context) {
 		case <-m.wake:
 		}
 		for {
-			text, ok := m.next()
+			text, tctx, ok := m.next(ctx)
 			if !ok {
 				break
 			}
-			m.turn(ctx, text)
+			m.turn(tctx, text)
 			select {
 			case <-ctx.Done():
 				return
@@ -123,61 +167,104 @@ func (m *member) loop(ctx context.Context) {
 	}
 }
 
-func (m *member) turn(parent context.Context, text string) {
-	ctx, cancel := context.WithCancel(parent)
-	m.mu.Lock()
-	m.cancel = cancel
-	m.mu.Unlock()
-	defer func() {
-		cancel()
-		m.mu.Lock()
-		m.cancel = nil
-		m.mu.Unlock()
-	}()
-	m.s.bus.publish(Event{Type: EvTurn, Agent: m.name, Text: text})
-	m.setState(StateThinking, "")
+// turn runs one user turn taken by next and publishes its end.
+func (m *member) turn(ctx context.Context, text string) {
 	answer, err := m.runner.Run(ctx, text)
+	cancelled := ctx.Err() != nil // before the turn's own cancel below
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
 	fin := Event{Type: EvFinished, Agent: m.name, Text: answer}
 	switch {
 	case err == nil:
-		m.setState(StateIdle, "")
-	case errors.Is(err, context.Canceled):
+		m.setStateLocked(StateIdle, "")
+	case cancelled || errors.Is(err, context.Canceled):
 		fin.Err = "cancelled"
-		m.setState(StateIdle, "")
+		m.setStateLocked(StateIdle, "")
 	default:
 		fin.Err = err.Error()
-		m.setState(StateError, err.Error())
+		m.setStateLocked(StateError, err.Error())
 	}
-	fin.Info = m.info()
-	m.s.bus.publish(fin)
+	fin.Info = m.infoLocked()
+	m.publishLocked(fin)
 }
 
 // onEvent receives the agent loop's events: it keeps the state and the
 // figures and republishes the event.
 func (m *member) onEvent(e agent.Event) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.stats.account(e)
-	m.mu.Unlock()
 	switch e.Type {
 	case agent.EvToolCall:
-		m.setState(StateTool, e.Tool)
+		m.setStateLocked(StateTool, e.Tool)
+	case agent.EvPermission:
+		// The broker has forgotten the request by now, so an approval
+		// state set for it (see ask) is always replaced here.
+		if e.Decision == "deny" {
+			m.setStateLocked(StateThinking, "")
+		} else {
+			m.setStateLocked(StateTool, e.Tool)
+		}
 	case agent.EvToolResult, agent.EvTextDelta:
-		m.setState(StateThinking, "")
+		m.setStateLocked(StateThinking, "")
 	}
-	m.s.bus.publish(Event{Type: EvAgent, Agent: m.name, Loop: e})
+	m.publishLocked(Event{Type: EvAgent, Agent: m.name, Loop: e})
 }
 
+// ask shows that the member waits for the user to approve req and
+// publishes EvAsk, unless the request is no longer pending (answered,
+// given up or cancelled before the swarm saw it): the agent has moved on,
+// and its own events say so.
+func (m *member) ask(req *permission.Request, pending func(id string) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.removed || !pending(req.ID) {
+		return
+	}
+	m.setStateLocked(StateApproval, "")
+	m.publishLocked(Event{Type: EvAsk, Agent: m.name, Request: req})
+}
+
+// cancelTurn cancels the running turn and drops the queued ones.
 func (m *member) cancelTurn() {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cancelLocked()
+}
+
+// cancelLocked is cancelTurn with m.mu held.
+func (m *member) cancelLocked() {
+	dropped := len(m.queue) > 0
 	m.queue = nil
-	cancel := m.cancel
-	m.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if dropped {
+		m.stateEventLocked()
 	}
 }
 
+// stop ends the member's loop: the running turn is cancelled, the queued
+// ones are dropped and later sends fail with ErrStopped.
 func (m *member) stop() {
-	m.quitOnce.Do(func() { close(m.quit) })
-	m.cancelTurn()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.stopped {
+		m.stopped = true
+		close(m.quit)
+	}
+	m.cancelLocked()
+}
+
+// remove stops the member and publishes EvRemoved, its last event.
+func (m *member) remove() {
+	m.stop()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.publishLocked(Event{Type: EvRemoved, Agent: m.name})
+	m.removed = true
 }

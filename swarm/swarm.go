@@ -63,22 +63,28 @@ type Swarm struct {
 	members map[string]*member
 	order   []string
 	next    int
-	pending map[string]permission.Request
+	started bool
+	stopped bool
 }
 
 // New returns a swarm; Start begins carrying permission requests.
 func New(cfg Config) *Swarm {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Swarm{cfg: cfg, bus: newBus(), ctx: ctx, cancel: cancel,
-		members: map[string]*member{}, pending: map[string]permission.Request{}}
+	return &Swarm{cfg: cfg, bus: newBus(), ctx: ctx, cancel: cancel, members: map[string]*member{}}
 }
 
 // Start forwards the broker's permission requests as EvAsk events until
-// Stop.
+// Stop. Calls after the first, or after Stop, do nothing.
 func (s *Swarm) Start() {
 	if s.cfg.Broker == nil {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started || s.stopped {
+		return
+	}
+	s.started = true
 	reqs := s.cfg.Broker.Subscribe()
 	s.wg.Add(1)
 	go func() {
@@ -90,14 +96,16 @@ func (s *Swarm) Start() {
 					return
 				}
 				s.mu.Lock()
-				s.pending[r.ID] = r
 				m := s.members[r.Agent]
 				s.mu.Unlock()
-				if m != nil {
-					m.setState(StateApproval, "")
-				}
 				req := r
-				s.bus.publish(Event{Type: EvAsk, Agent: r.Agent, Request: &req})
+				switch {
+				case m != nil:
+					m.ask(&req, s.pending)
+				case s.pending(r.ID):
+					// An asker the swarm does not run.
+					s.bus.publish(Event{Type: EvAsk, Agent: r.Agent, Request: &req})
+				}
 			case <-s.ctx.Done():
 				s.cfg.Broker.Unsubscribe(reqs)
 				return
@@ -109,6 +117,9 @@ func (s *Swarm) Start() {
 // Stop cancels every running turn, waits for the agents and closes every
 // subscription.
 func (s *Swarm) Stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
 	s.cancel()
 	s.mu.Lock()
 	ms := make([]*member, 0, len(s.members))
@@ -124,12 +135,13 @@ func (s *Swarm) Stop() {
 }
 
 // Subscribe returns a channel of every event from now on and a function
-// that ends the subscription.
+// that ends the subscription. After Stop the channel is closed at once.
 func (s *Swarm) Subscribe() (<-chan Event, func()) { return s.bus.subscribe() }
 
 // Spawn starts a new agent and returns its name (agent-1, agent-2, …). When
 // the factory fails the agent still exists, offline, with the reason as its
-// error, so its pane can say what to set.
+// error, so its pane can say what to set. After Stop the agent is offline
+// with ErrStopped.
 func (s *Swarm) Spawn() string {
 	s.mu.Lock()
 	s.next++
@@ -137,19 +149,32 @@ func (s *Swarm) Spawn() string {
 	m := newMember(s, name)
 	s.members[name] = m
 	s.order = append(s.order, name)
+	stopped := s.stopped
 	s.mu.Unlock()
-	r, err := s.cfg.Factory(name, m.onEvent)
+	var r Runner
+	err := ErrStopped
+	if !stopped {
+		r, err = s.cfg.Factory(name, m.onEvent)
+	}
 	if err != nil {
 		m.offline(err)
 	} else {
 		m.runner = r
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			m.loop(s.ctx)
-		}()
+		// The loop is counted under s.mu so that Stop, which sets stopped
+		// under s.mu before it waits, never races this Add.
+		s.mu.Lock()
+		if !s.stopped {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				m.loop(s.ctx)
+			}()
+		}
+		s.mu.Unlock()
 	}
-	s.bus.publish(Event{Type: EvSpawned, Agent: name, Info: m.info()})
+	m.mu.Lock()
+	m.publishLocked(Event{Type: EvSpawned, Agent: name, Info: m.infoLocked()})
+	m.mu.Unlock()
 	return name
 }
 
@@ -176,8 +201,7 @@ func (s *Swarm) Inject(name, id string) error {
 	if err != nil {
 		return err
 	}
-	m.inject(diet.FormatExact(meta.ID, data))
-	s.bus.publish(Event{Type: EvInjected, Agent: name, Text: meta.ID, Info: m.info()})
+	m.inject(meta.ID, diet.FormatExact(meta.ID, data))
 	return nil
 }
 
@@ -204,28 +228,17 @@ func (s *Swarm) Remove(name string) {
 	}
 	s.mu.Unlock()
 	if m != nil {
-		m.stop()
-		s.bus.publish(Event{Type: EvRemoved, Agent: name})
+		m.remove()
 	}
 }
 
-// Answer replies to a permission request.
+// Answer replies to a permission request. The agent's state follows from
+// its own loop: the permission event it publishes once it has the answer.
 func (s *Swarm) Answer(id string, a permission.Answer) error {
 	if s.cfg.Broker == nil {
 		return permission.ErrNotPending
 	}
-	s.mu.Lock()
-	req, ok := s.pending[id]
-	delete(s.pending, id)
-	m := s.members[req.Agent]
-	s.mu.Unlock()
-	if err := s.cfg.Broker.Answer(id, a); err != nil {
-		return err
-	}
-	if ok && m != nil {
-		m.setState(StateTool, req.Tool)
-	}
-	return nil
+	return s.cfg.Broker.Answer(id, a)
 }
 
 // Pending returns the permission requests waiting for an answer.
@@ -234,6 +247,16 @@ func (s *Swarm) Pending() []permission.Request {
 		return nil
 	}
 	return s.cfg.Broker.Pending()
+}
+
+// pending reports whether the broker still waits for an answer to id.
+func (s *Swarm) pending(id string) bool {
+	for _, r := range s.cfg.Broker.Pending() {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Agents returns every agent's current figures in spawn order.
