@@ -259,3 +259,9 @@ func TestShellExitAndRestart(t *testing.T) {
 	h.waitPrompt(t)
 	h.run(t, "echo again", "again")
 }
+
+func TestShellGolden120x40(t *testing.T) {
+	h := newShellHarness(t)
+	h.run(t, "printf 'a\\tb\\n'", "a       b")
+	golden(t, "shell_120x40", screenText(render(t, h.p, 120, 40)))
+}

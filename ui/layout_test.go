@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -128,9 +129,7 @@ func TestHelpIsGeneratedFromTheTables(t *testing.T) {
 				t.Errorf("help lacks %q:\n%s", want, text)
 			}
 		}
-		if size[0] == 120 {
-			golden(t, "help_120x40", text)
-		}
+		golden(t, fmt.Sprintf("help_%dx%d", size[0], size[1]), text)
 		if err := d.Press("q"); err != nil {
 			t.Fatal(err)
 		}
