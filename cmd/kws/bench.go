@@ -1,0 +1,281 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// benchUIFlags are the knobs of kws bench ui.
+type benchUIFlags struct {
+	lines, runs, starts int
+	idle                time.Duration
+	w, h                int
+}
+
+func newBenchCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "bench", Short: "Measure kws on this machine"}
+	f := &benchUIFlags{}
+	ui := &cobra.Command{
+		Use:   "ui",
+		Short: "Time the workstation in tmux: seq output in a shell pane vs plain tmux, start-up, idle CPU",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return benchUI(cmd, g, f) },
+	}
+	ui.Flags().IntVar(&f.lines, "lines", 200000, "lines of seq output to draw")
+	ui.Flags().IntVar(&f.runs, "runs", 3, "seq runs in each terminal (the median is reported)")
+	ui.Flags().IntVar(&f.starts, "starts", 5, "start-ups timed (the median is reported)")
+	ui.Flags().DurationVar(&f.idle, "idle", 10*time.Second, "how long kws sits idle while its CPU time is read")
+	ui.Flags().IntVar(&f.w, "width", 160, "terminal width kws runs in")
+	ui.Flags().IntVar(&f.h, "height", 48, "terminal height kws runs in")
+	cmd.AddCommand(ui)
+	return cmd
+}
+
+// benchUIResult is what kws bench ui measured; --json prints it.
+type benchUIResult struct {
+	Tmux        string  `json:"tmux"`
+	Term        string  `json:"terminal"`
+	Pane        string  `json:"shell_pane"`
+	Lines       int     `json:"lines"`
+	KwsWallMs   float64 `json:"kws_wall_ms"`
+	TmuxWallMs  float64 `json:"tmux_wall_ms"`
+	KwsShellMs  float64 `json:"kws_in_shell_ms"`
+	TmuxShellMs float64 `json:"tmux_in_shell_ms"`
+	StartMs     float64 `json:"startup_ms"`
+	StartMinMs  float64 `json:"startup_min_ms"`
+	StartMaxMs  float64 `json:"startup_max_ms"`
+	IdleCPUPct  float64 `json:"idle_cpu_pct"`
+	IdleCPUMs   float64 `json:"idle_cpu_ms"`
+	IdleSeconds float64 `json:"idle_seconds"`
+	Runs        int     `json:"runs"`
+	Starts      int     `json:"starts"`
+	CPUs        int     `json:"cpus"`
+}
+
+// benchDone is the line the timed command prints last: its own measure of
+// how long seq took, from inside the shell.
+var benchDone = regexp.MustCompile(`done (\d+)ms`)
+
+// benchUI runs kws (this binary) and a plain shell on a private tmux
+// server and prints the table. Each kws gets its own empty data dir and
+// config, and no model: the agent pane stays offline, nothing leaves the
+// machine.
+func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
+	if f.lines < 1 || f.runs < 1 || f.starts < 1 || f.idle <= 0 || f.w < 40 || f.h < 12 {
+		return errors.New("bench ui: --lines, --runs, --starts and --idle must be positive, the terminal at least 40×12")
+	}
+	tmp, err := os.MkdirTemp("", "kws-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	srv, err := newTmuxServer(tmp)
+	if err != nil {
+		return err
+	}
+	defer srv.kill()
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	shell := filepath.Join(tmp, "shell.sh")
+	launch := filepath.Join(tmp, "kws.sh")
+	scripts := map[string]string{
+		shell: "export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n",
+		launch: "unset KWS_BASE_URL KWS_MODEL KWS_API_KEY OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME\n" +
+			"export XDG_CONFIG_HOME=" + shq(filepath.Join(tmp, "config")) + "\n" +
+			"exec " + shq(exe) + ` --data-dir "$1" --workspace ` + shq(tmp) + " --shell " + shq(shell) + "\n",
+	}
+	for path, body := range scripts {
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			return err
+		}
+	}
+	res := benchUIResult{Tmux: tmuxVersion(), Term: fmt.Sprintf("%d×%d", f.w, f.h), Lines: f.lines,
+		Runs: f.runs, Starts: f.starts, CPUs: runtime.NumCPU(), IdleSeconds: f.idle.Seconds()}
+	log := cmd.ErrOrStderr()
+	// startKws opens session name running kws and returns the time until
+	// its first frame is on the screen.
+	startKws := func(name string) (time.Duration, error) {
+		t0 := time.Now()
+		if err := srv.start(name, f.w, f.h, "exec "+shq(launch)+" "+shq(filepath.Join(tmp, name))); err != nil {
+			return 0, err
+		}
+		_, err := srv.waitFor(name, "the first frame", 20*time.Second, func(s string) bool { return strings.Contains(s, "┌ 0 agent-1") })
+		return time.Since(t0), err
+	}
+
+	fmt.Fprintf(log, "kws bench ui: %d start-ups…\n", f.starts)
+	var starts []float64
+	for i := range f.starts {
+		name := "start" + strconv.Itoa(i)
+		d, err := startKws(name)
+		srv.stop(name)
+		if err != nil {
+			return err
+		}
+		starts = append(starts, ms(d))
+	}
+	res.StartMs, res.StartMinMs, res.StartMaxMs = median(starts), slices.Min(starts), slices.Max(starts)
+
+	fmt.Fprintf(log, "kws bench ui: idle for %v…\n", f.idle)
+	if _, err := startKws("kws"); err != nil {
+		return err
+	}
+	if res.IdleCPUMs, err = idleCPU(srv, "kws", f.idle); err != nil {
+		return err
+	}
+	res.IdleCPUPct = 100 * res.IdleCPUMs / ms(f.idle)
+
+	// The plain tmux pane gets exactly the size of kws's shell pane.
+	if err := srv.keys("kws", "C-b", "1"); err != nil {
+		return err
+	}
+	scr, err := srv.waitFor("kws", "the shell prompt", 10*time.Second, func(s string) bool {
+		return slices.Contains(shellRows("kws", s), "$")
+	})
+	if err != nil {
+		return err
+	}
+	rows, _ := frameRows(scr, "1 shell")
+	pw, ph := len([]rune(rows[0])), len(rows)
+	res.Pane = fmt.Sprintf("%d×%d", pw, ph)
+	if err := srv.start("plain", pw, ph, "exec "+shq(shell)); err != nil {
+		return err
+	}
+	var kw, tw, ks, ts []float64
+	for i := range f.runs {
+		fmt.Fprintf(log, "kws bench ui: seq 1 %d, run %d of %d…\n", f.lines, i+1, f.runs)
+		for _, target := range []string{"kws", "plain"} {
+			wall, inShell, err := seqRun(srv, target, f.lines)
+			if err != nil {
+				return err
+			}
+			if target == "kws" {
+				kw, ks = append(kw, ms(wall)), append(ks, inShell)
+			} else {
+				tw, ts = append(tw, ms(wall)), append(ts, inShell)
+			}
+		}
+	}
+	res.KwsWallMs, res.TmuxWallMs, res.KwsShellMs, res.TmuxShellMs = median(kw), median(tw), median(ks), median(ts)
+	if g.json {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+	}
+	return printBenchUI(cmd, res)
+}
+
+// idleCPU lets the program in session name settle for a second, then
+// returns the CPU time in ms it uses over the next d.
+func idleCPU(srv *tmuxServer, name string, d time.Duration) (float64, error) {
+	pid, err := srv.panePID(name)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(time.Second)
+	cpu0, err := cpuTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	cpu1, err := cpuTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	return ms(cpu1 - cpu0), nil
+}
+
+// seqRun clears the shell in session target, types the timed seq command
+// and returns the time from Enter until "done" shows on the screen, and
+// the shell's own measure of seq in ms.
+func seqRun(srv *tmuxServer, target string, lines int) (time.Duration, float64, error) {
+	if err := srv.typeText(target, "clear"); err != nil {
+		return 0, 0, err
+	}
+	if err := srv.keys(target, "Enter"); err != nil {
+		return 0, 0, err
+	}
+	line := fmt.Sprintf("s=$(date +%%s%%N); seq 1 %d; e=$(date +%%s%%N); echo done $(( (e-s)/1000000 ))ms", lines)
+	if _, err := srv.waitFor(target, "a clear screen", 10*time.Second, func(s string) bool {
+		rows := shellRows(target, s)
+		return len(rows) > 1 && rows[0] == "$" && !benchDone.MatchString(s)
+	}); err != nil {
+		return 0, 0, err
+	}
+	if err := srv.typeText(target, line); err != nil {
+		return 0, 0, err
+	}
+	if _, err := srv.waitFor(target, "the typed command", 10*time.Second, func(s string) bool { return strings.Contains(s, "echo done") }); err != nil {
+		return 0, 0, err
+	}
+	t0 := time.Now()
+	if err := srv.keys(target, "Enter"); err != nil {
+		return 0, 0, err
+	}
+	scr, err := srv.waitFor(target, "done", 2*time.Minute, benchDone.MatchString)
+	wall := time.Since(t0)
+	if err != nil {
+		return 0, 0, err
+	}
+	inShell, _ := strconv.ParseFloat(benchDone.FindStringSubmatch(scr)[1], 64)
+	return wall, inShell, nil
+}
+
+// printBenchUI prints the table.
+func printBenchUI(cmd *cobra.Command, r benchUIResult) error {
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "kws bench ui — %s, terminal %s, shell pane %s, %d CPUs\n\n", r.Tmux, r.Term, r.Pane, r.CPUs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tkws\tplain tmux\tratio")
+	fmt.Fprintf(tw, "seq 1 %d: Enter to \"done\" on screen (median of %d)\t%.0f ms\t%.0f ms\t%.1f×\n",
+		r.Lines, r.Runs, r.KwsWallMs, r.TmuxWallMs, r.KwsWallMs/r.TmuxWallMs)
+	fmt.Fprintf(tw, "seq 1 %d: as timed inside the shell\t%.0f ms\t%.0f ms\t%.1f×\n",
+		r.Lines, r.KwsShellMs, r.TmuxShellMs, r.KwsShellMs/max(r.TmuxShellMs, 1))
+	fmt.Fprintf(tw, "start-up to first frame (median of %d; min %.0f, max %.0f)\t%.0f ms\t\t\n",
+		r.Starts, r.StartMinMs, r.StartMaxMs, r.StartMs)
+	fmt.Fprintf(tw, "idle CPU over %.0f s: %.0f ms of CPU (%% of one core)\t%.2f %%\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
+	return tw.Flush()
+}
+
+// shellRows returns the shell's rows on a screen, right-trimmed: the whole
+// screen of the plain tmux session, the shell pane of kws.
+func shellRows(target, screen string) []string {
+	rows := strings.Split(screen, "\n")
+	if target == "kws" {
+		rows, _ = frameRows(screen, "1 shell")
+	}
+	for i, r := range rows {
+		rows[i] = strings.TrimRight(r, " ")
+	}
+	return rows
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// median returns the middle of xs (the mean of the two middles when even).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// shq quotes s for sh.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,0 +1,244 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwsdev/kws/agent/provider/providertest"
+)
+
+// blockText is the vault block the agent's answer refers to; the viewer
+// must show it exactly, indentation included.
+const blockText = "e2e exact block\nline 2: kept byte for byte\n    indented line 3\n"
+
+// streamed is the first answer; it arrives two runes at a time.
+const streamed = "Streaming works: the quick brown fox jumps over the lazy dog."
+
+// TestWorkstation runs bare kws in tmux against a scripted model and
+// drives it by keys: a shell command, vim, a streamed answer, a vault ref
+// opened by Tab/Enter and by .ctx_get, then C-b q while a turn runs (the
+// quit dialog), and checks kws exits 0 and leaves the terminal sane.
+func TestWorkstation(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (make setup installs it on Debian)")
+	}
+	root := t.TempDir()
+	kws := buildKws(t, root)
+	dirs := map[string]string{}
+	for _, d := range []string{"data", "ws", "home", "config", "share"} {
+		dirs[d] = filepath.Join(root, d)
+		if err := os.Mkdir(dirs[d], 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The vault is locked while the workstation runs: fill it first.
+	put := exec.Command(kws, "--data-dir", dirs["data"], "vault", "put", "--kind", "log")
+	put.Stdin = strings.NewReader(blockText)
+	out, err := put.Output()
+	if err != nil {
+		t.Fatalf("kws vault put: %v", err)
+	}
+	id := strings.TrimSpace(string(out))
+	if !strings.HasPrefix(id, "ctx:") {
+		t.Fatalf("kws vault put printed %q, want an id", out)
+	}
+
+	srv := providertest.New(t,
+		providertest.Step{Text: streamed, ChunkSize: 2, ChunkDelay: 40 * time.Millisecond,
+			Match: lastUser("e2e question one")},
+		providertest.Step{Text: "The build log is " + id + " — open it.", Match: lastUser("e2e question two")},
+		// The third turn is still thinking when the user quits.
+		providertest.Step{Text: "too late", Delay: time.Minute, Match: lastUser("e2e question three")},
+	)
+
+	shell := writeScript(t, filepath.Join(root, "shell.sh"),
+		"export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n")
+	env := map[string]string{
+		"HOME": dirs["home"], "XDG_CONFIG_HOME": dirs["config"], "XDG_DATA_HOME": dirs["share"],
+		"KWS_BASE_URL": srv.URL(), "KWS_MODEL": providertest.Model, "KWS_API_KEY": "e2e-key", "SHELL": "/bin/bash",
+	}
+	var sb strings.Builder
+	for k, v := range env {
+		fmt.Fprintf(&sb, "export %s=%s\n", k, shq(v))
+	}
+	sb.WriteString("unset OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME KWS_MODEL_PROFILES\n")
+	status := filepath.Join(root, "status")
+	fmt.Fprintf(&sb, "%s --data-dir %s --workspace %s --shell %s\n", shq(kws), shq(dirs["data"]), shq(dirs["ws"]), shq(shell))
+	fmt.Fprintf(&sb, "echo $? >%s.tmp && mv %s.tmp %s\n", shq(status), shq(status), shq(status))
+	script := writeScript(t, filepath.Join(root, "run.sh"), sb.String())
+	conf := filepath.Join(root, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	tm := startTerm(t, root, conf, script)
+	tm.waitFor("the first frame", func(s string) bool {
+		return strings.Contains(s, "┌ 0 agent-1") && strings.Contains(s, "┌ 3 stats")
+	})
+	launcher, _ := tm.paneState()
+	pid := childPID(t, launcher)
+
+	t.Run("shell", func(t *testing.T) {
+		tm.t = t
+		tm.waitFor("the shell prompt", func(s string) bool { return lastLine(rowsOf(s, "1 shell")) == "$" })
+		tm.keys("C-b", "1")
+		tm.typeText("echo e2e-$((6*7))")
+		tm.keys("Enter")
+		tm.waitFor("e2e-42 in the shell pane", func(s string) bool {
+			rows := rowsOf(s, "1 shell")
+			return contains(rows, "e2e-42") && lastLine(rows) == "$"
+		})
+	})
+
+	t.Run("vim", func(t *testing.T) {
+		tm.t = t
+		if _, err := exec.LookPath("vim"); err != nil {
+			t.Skip("vim is not installed (make setup installs it on Debian)")
+		}
+		tm.keys("C-b", "1")
+		tm.typeText("vim -u NONE -n x.txt")
+		tm.keys("Enter")
+		tm.waitFor("vim's screen", func(s string) bool {
+			rows := rowsOf(s, "1 shell")
+			return tildes(rows) >= 10 && strings.Contains(lastLine(rows), `"x.txt" [New File]`)
+		})
+		tm.typeText(":q!")
+		tm.keys("Enter")
+		tm.waitFor("the prompt back and vim's screen gone", func(s string) bool {
+			rows := rowsOf(s, "1 shell")
+			return tildes(rows) == 0 && !strings.Contains(strings.Join(rows, "\n"), "[New File]") &&
+				contains(rows, "$ vim -u NONE -n x.txt") && lastLine(rows) == "$"
+		})
+	})
+
+	t.Run("stream", func(t *testing.T) {
+		tm.t = t
+		tm.keys("C-b", "0")
+		tm.typeText("e2e question one")
+		tm.keys("Enter")
+		partial := false
+		tm.waitFor("the streamed answer in the agent pane", func(s string) bool {
+			text := boxText(s, "0 agent-1")
+			if strings.Contains(text, "Streaming works") && !strings.Contains(text, streamed) {
+				partial = true
+			}
+			return strings.Contains(text, "› e2e question one") && strings.Contains(text, streamed)
+		})
+		if !partial {
+			t.Errorf("never saw a partial answer: the text did not stream")
+		}
+		tm.waitFor("agent-1 idle", func(s string) bool { return strings.Contains(s, "┌ 0 agent-1 · idle") })
+	})
+
+	t.Run("ref", func(t *testing.T) {
+		tm.t = t
+		tm.keys("C-b", "0")
+		tm.typeText("e2e question two")
+		tm.keys("Enter")
+		tm.waitFor("the ref in the agent pane", func(s string) bool {
+			return strings.Contains(boxText(s, "0 agent-1"), "The build log is "+id)
+		})
+		tm.waitFor("agent-1 idle", func(s string) bool { return strings.Contains(s, "┌ 0 agent-1 · idle") })
+		tm.keys("Tab")
+		tm.keys("Enter")
+		tm.waitFor("the block in the vault pane (Tab, Enter)", shows(id))
+		tm.keys("Escape") // the vault pane has the focus: back to the list
+		tm.waitFor("the vault list again", func(s string) bool {
+			_, ok := box(s, "2 vault (")
+			return ok
+		})
+		tm.keys("C-b", "0")
+		tm.typeText(".ctx_get id=" + id)
+		tm.keys("Enter")
+		tm.waitFor("the block in the vault pane (.ctx_get)", shows(id))
+	})
+
+	t.Run("quit", func(t *testing.T) {
+		tm.t = t
+		tm.keys("C-b", "0")
+		tm.typeText("e2e question three")
+		tm.keys("Enter")
+		tm.waitFor("agent-1 thinking", func(s string) bool { return strings.Contains(s, "┌ 0 agent-1 · thinking") })
+		tm.keys("C-b", "q")
+		tm.waitFor("the quit dialog", func(s string) bool { return strings.Contains(s, "agent-1 still working. Quit anyway?") })
+		tm.keys("Enter") // the first button: Quit
+		code, s := tm.waitExit(pid, status)
+		if code != "0" {
+			t.Errorf("kws exited with status %s; screen:\n%s", code, s)
+		}
+		// The terminal is restored: no frame is left behind, the
+		// alternate screen, mouse reporting and cursor-key mode are off.
+		// (A dead pane's cursor_flag is tmux's own, so it is not checked.)
+		if strings.Contains(s, "agent-1") || strings.Contains(s, "┌") {
+			t.Errorf("the workstation's frame is still on the screen after exit:\n%s", s)
+		}
+		const modes = "#{alternate_on} #{mouse_any_flag} #{keypad_cursor_flag}"
+		if got := strings.TrimSpace(tm.must("display-message", "-p", "-t", "kws", modes)); got != "0 0 0" {
+			t.Errorf("terminal modes after exit (%s) = %q, want \"0 0 0\"", modes, got)
+		}
+	})
+}
+
+// lastUser checks that a request's last user message is want.
+func lastUser(want string) func(providertest.RecordedRequest) error {
+	return func(r providertest.RecordedRequest) error {
+		for i := len(r.Messages) - 1; i >= 0; i-- {
+			if m := r.Messages[i]; m.Role == "user" {
+				if !strings.Contains(m.Content, want) {
+					return fmt.Errorf("last user message %q, want %q", m.Content, want)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no user message, want %q", want)
+	}
+}
+
+// shows reports whether the vault pane views block id with its exact text.
+func shows(id string) func(string) bool {
+	return func(s string) bool {
+		rows, ok := box(s, "2 vault: "+id)
+		if !ok {
+			return false
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(blockText, "\n"), "\n") {
+			if !contains(rows, l) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// rowsOf returns the inner rows of the pane whose title starts with title.
+func rowsOf(screen, title string) []string {
+	rows, _ := box(screen, title)
+	return rows
+}
+
+// contains reports whether a row is exactly want.
+func contains(rows []string, want string) bool {
+	for _, r := range rows {
+		if r == want {
+			return true
+		}
+	}
+	return false
+}
+
+// tildes counts vim's "~" filler rows.
+func tildes(rows []string) int {
+	n := 0
+	for _, r := range rows {
+		if r == "~" {
+			n++
+		}
+	}
+	return n
+}
