@@ -42,6 +42,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRefs$$' -fuzztime $(FUZZTIME) ./vault
 	$(GO) test -run '^$$' -fuzz '^FuzzILRoundTrip$$' -fuzztime $(FUZZTIME) ./vault
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFaults$$' -fuzztime $(FUZZTIME) ./agent/diet
+	$(GO) test -run '^$$' -fuzz '^FuzzFastEmulator$$' -fuzztime $(FUZZTIME) ./pty
 
 # The Go benchmarks, then the workstation in tmux against plain tmux.
 bench: build

@@ -104,17 +104,57 @@ func checkNoLeak(t testing.TB, before int) {
 	}
 }
 
-// testEmu is a VTEmulator whose Read output is collected, one chunk per
+// testEmu is an Emulator whose Read output is collected, one chunk per
 // Read call, as the session's drain would.
 type testEmu struct {
-	*VTEmulator
+	Emulator
 	out chan string
+}
+
+// emuKind is an Emulator implementation the emulator tests run against.
+type emuKind struct {
+	name string
+	new  func(cols, rows, scrollback int) Emulator
+}
+
+// emuKinds are the Emulator implementations: x/vt and the fast one.
+var emuKinds = []emuKind{
+	{"vt", func(c, r, sb int) Emulator { return NewVTEmulator(c, r, sb) }},
+	{"fast", func(c, r, sb int) Emulator { return NewFastEmulator(c, r, sb) }},
+}
+
+// emuKindNamed returns the Emulator implementation called name.
+func emuKindNamed(name string) emuKind {
+	for _, k := range emuKinds {
+		if k.name == name {
+			return k
+		}
+	}
+	panic("pty: no emulator kind " + name)
+}
+
+// forEachEmu runs f as the subtest name/kind for every Emulator
+// implementation, or as the subtest kind when name is empty.
+func forEachEmu(t *testing.T, name string, f func(t *testing.T, k emuKind)) {
+	for _, k := range emuKinds {
+		sub := k.name
+		if name != "" {
+			sub = name + "/" + k.name
+		}
+		t.Run(sub, func(t *testing.T) { f(t, k) })
+	}
 }
 
 // newTestEmu returns an x/vt emulator with its Read drained into out.
 func newTestEmu(t testing.TB, cols, rows, scrollback int) *testEmu {
 	t.Helper()
-	e := &testEmu{VTEmulator: NewVTEmulator(cols, rows, scrollback), out: make(chan string, 64)}
+	return emuKinds[0].start(t, cols, rows, scrollback)
+}
+
+// start returns an emulator of kind k with its Read drained into out.
+func (k emuKind) start(t testing.TB, cols, rows, scrollback int) *testEmu {
+	t.Helper()
+	e := &testEmu{Emulator: k.new(cols, rows, scrollback), out: make(chan string, 64)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -82,11 +82,12 @@ func TestEncodeKey(t *testing.T) {
 		})
 	}
 
-	// The same keys through the emulator, which picks x/vt's encoder or
-	// ours and must agree with the table in both cursor modes.
+	// The same keys through each emulator, which must agree with the
+	// table in both cursor modes (the x/vt one picks x/vt's encoder or
+	// ours).
 	for _, tc := range cases {
-		t.Run("emulator/"+tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 80, 24, 0)
+		forEachEmu(t, "emulator/"+tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 80, 24, 0)
 			if tc.modes.AppCursor {
 				_, _ = e.Write([]byte("\x1b[?1h"))
 			}
@@ -145,8 +146,8 @@ func TestPasteBracketing(t *testing.T) {
 		{"nested end marker removed", true, "a\x1b[20\x1b[201~1~b", "\x1b[200~ab\x1b[201~"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 80, 24, 0)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 80, 24, 0)
 			if tc.bracketed {
 				_, _ = e.Write([]byte("\x1b[?2004h"))
 			}

@@ -33,20 +33,23 @@ func feed(w io.Writer, data []byte) {
 
 // BenchmarkThroughput measures how fast terminal output is absorbed: the
 // output of `seq 1 200000` fed to the emulator in process (kws's x/vt
-// wrapper, and raw x/vt with the same scrollback for comparison), and the
-// real command run by bash on a pty, timed until its last line is on the
-// screen. The MB/s column is the figure to compare.
+// wrapper, the FastEmulator, and raw x/vt with the same scrollback for
+// comparison), and the real command run by bash on a pty with either
+// emulator, timed until its last line is on the screen. The MB/s column
+// is the figure to compare.
 func BenchmarkThroughput(b *testing.B) {
 	data := seqOutput(seqLines)
 
 	for _, size := range []struct{ cols, rows int }{{80, 24}, {200, 50}} {
-		b.Run(fmt.Sprintf("emulator-%dx%d", size.cols, size.rows), func(b *testing.B) {
-			e := newTestEmu(b, size.cols, size.rows, DefaultScrollback)
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				feed(e, data)
-			}
-		})
+		for _, k := range []struct{ prefix, kind string }{{"emulator", "vt"}, {"fast-emulator", "fast"}} {
+			b.Run(fmt.Sprintf("%s-%dx%d", k.prefix, size.cols, size.rows), func(b *testing.B) {
+				e := emuKindNamed(k.kind).start(b, size.cols, size.rows, DefaultScrollback)
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					feed(e, data)
+				}
+			})
+		}
 	}
 
 	b.Run("raw-x-vt-80x24", func(b *testing.B) {
@@ -60,16 +63,21 @@ func BenchmarkThroughput(b *testing.B) {
 		}
 	})
 
-	b.Run("pty-bash-seq-80x24", func(b *testing.B) {
-		needBinary(b, "seq")
-		s := startShell(b, Options{})
-		b.SetBytes(int64(len(data)))
-		n := 0
-		for b.Loop() {
-			n++
-			marker := fmt.Sprintf("done-%d", n)
-			run(b, s, fmt.Sprintf("seq 1 %d; echo done-$((%d+1))", seqLines, n-1))
-			waitLine(b, s, marker)
-		}
-	})
+	for _, k := range []struct {
+		name string
+		opts Options
+	}{{"pty-bash-seq-80x24", Options{}}, {"pty-bash-seq-fast-80x24", fastOptions(Options{})}} {
+		b.Run(k.name, func(b *testing.B) {
+			needBinary(b, "seq")
+			s := startShell(b, k.opts)
+			b.SetBytes(int64(len(data)))
+			n := 0
+			for b.Loop() {
+				n++
+				marker := fmt.Sprintf("done-%d", n)
+				run(b, s, fmt.Sprintf("seq 1 %d; echo done-$((%d+1))", seqLines, n-1))
+				waitLine(b, s, marker)
+			}
+		})
+	}
 }

@@ -29,8 +29,8 @@ func TestVTEmulatorCells(t *testing.T) {
 		{"wide", "界", func(c Cell) bool { return c.Content == "界" && c.Width == 2 }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 20, 5, 0)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 20, 5, 0)
 			_, _ = e.Write([]byte(tc.input))
 			if c := e.Cell(0, 0); !tc.check(c) {
 				t.Errorf("cell %+v does not match", c)
@@ -99,8 +99,8 @@ func TestVTEmulatorState(t *testing.T) {
 		{"bracketed paste", "\x1b[?2004h", func(e *testEmu) bool { return e.Modes().BracketedPaste }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 20, 5, 0)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 20, 5, 0)
 			_, _ = e.Write([]byte(tc.input))
 			if !tc.check(e) {
 				t.Errorf("state after %q does not match", tc.input)
@@ -116,10 +116,13 @@ func TestVTEmulatorReplies(t *testing.T) {
 		{"cursor position report", "\x1b[2;3H\x1b[6n", "\x1b[2;3R"},
 		{"operating status", "\x1b[5n", "\x1b[0n"},
 		{"primary device attributes", "\x1b[c", "\x1b[?62;1;6;22c"},
+		{"secondary device attributes", "\x1b[>c", "\x1b[>1;10;0c"},
+		{"cursor position report after a move", "\x1b[3;5H\x1b[6n", "\x1b[3;5R"},
+		{"background colour query", "\x1b]11;?\x07", "\x1b]11;rgb:0000/0000/0000\x07"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 20, 5, 0)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 20, 5, 0)
 			_, _ = e.Write([]byte(tc.input))
 			if got := e.reply(t); got != tc.want {
 				t.Errorf("reply %q, want %q", got, tc.want)
@@ -129,20 +132,22 @@ func TestVTEmulatorReplies(t *testing.T) {
 }
 
 func TestVTEmulatorAltScreenRestoresPrimary(t *testing.T) {
-	e := newTestEmu(t, 20, 5, 0)
-	_, _ = e.Write([]byte("primary\r\n$ "))
-	_, _ = e.Write([]byte("\x1b[?1049h\x1b[HALT"))
-	if got := screenLines(e)[0]; got != "ALT" {
-		t.Fatalf("alt screen row 0 = %q", got)
-	}
-	_, _ = e.Write([]byte("\x1b[?1049l"))
-	lines := screenLines(e)
-	if lines[0] != "primary" || lines[1] != "$" {
-		t.Fatalf("primary screen not restored: %q", lines)
-	}
-	if c := e.Cursor(); c.X != 2 || c.Y != 1 {
-		t.Errorf("cursor %+v, want 2,1", c)
-	}
+	forEachEmu(t, "", func(t *testing.T, k emuKind) {
+		e := k.start(t, 20, 5, 0)
+		_, _ = e.Write([]byte("primary\r\n$ "))
+		_, _ = e.Write([]byte("\x1b[?1049h\x1b[HALT"))
+		if got := screenLines(e)[0]; got != "ALT" {
+			t.Fatalf("alt screen row 0 = %q", got)
+		}
+		_, _ = e.Write([]byte("\x1b[?1049l"))
+		lines := screenLines(e)
+		if lines[0] != "primary" || lines[1] != "$" {
+			t.Fatalf("primary screen not restored: %q", lines)
+		}
+		if c := e.Cursor(); c.X != 2 || c.Y != 1 {
+			t.Errorf("cursor %+v, want 2,1", c)
+		}
+	})
 }
 
 func TestVTEmulatorShrinkKeepsCursorLine(t *testing.T) {
@@ -159,8 +164,8 @@ func TestVTEmulatorShrinkKeepsCursorLine(t *testing.T) {
 		{"to one row", 23, 1, 0, 23},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 40, 24, 0)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 40, 24, 0)
 			for i := range tc.promptRow {
 				_, _ = fmt.Fprintf(e, "line %d\r\n", i)
 			}
@@ -198,8 +203,8 @@ func TestVTEmulatorScrollbackCap(t *testing.T) {
 		{"far over cap in one write", 10, 20000, 10},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 20, 5, tc.scrollback)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 20, 5, tc.scrollback)
 			var b strings.Builder
 			for i := 1; i <= tc.lines; i++ {
 				fmt.Fprintf(&b, "%d\r\n", i)
@@ -237,8 +242,8 @@ func TestVTEmulatorResizeOnAltScreenKeepsPrompt(t *testing.T) {
 		{"no resize", 40, 24, 23, "line 0", 0},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEmu(t, 40, 24, 0)
+		forEachEmu(t, tc.name, func(t *testing.T, k emuKind) {
+			e := k.start(t, 40, 24, 0)
 			for i := range 23 {
 				_, _ = fmt.Fprintf(e, "line %d\r\n", i)
 			}

@@ -1,0 +1,267 @@
+package pty
+
+import "github.com/clipperhouse/displaywidth"
+
+// fcell is one cell of a FastEmulator screen. It holds no pointers, so rows
+// are cleared with a plain memory clear and the garbage collector never
+// scans the screen or the scrollback.
+type fcell struct {
+	// r is the character; 0 is an erased cell, shown as a space.
+	r rune
+	// fg and bg are the foreground and background colours.
+	fg, bg Color
+	// mark holds up to two combining marks from the Basic Multilingual
+	// Plane appended to r; 0 ends the list.
+	mark [2]uint16
+	// attrs holds the text attributes.
+	attrs Attr
+	// flags marks the two halves of a wide character.
+	flags uint8
+}
+
+// The fcell flags.
+const (
+	// cellWide marks the left half of a wide character.
+	cellWide uint8 = 1 << iota
+	// cellCont marks the right half of a wide character, which shows
+	// nothing of its own.
+	cellCont
+)
+
+// FastEmulator is an Emulator written for throughput: rows are slices that
+// rotate when the screen scrolls, the scrollback is a ring of reused line
+// buffers, printable ASCII is copied into the grid in runs, and the parser
+// is a small VT500-style state machine that allocates nothing per byte.
+// Like every Emulator it is not safe for concurrent use except Read.
+type FastEmulator struct {
+	// cols and rows are the screen size; prim and alt are the two screens
+	// and scr the active one.
+	cols, rows int
+	prim, alt  *fscreen
+	scr        *fscreen
+	// cur is the cursor, sb the scrollback and tabs the tab stops.
+	cur  fcursor
+	sb   fring
+	tabs []bool
+	// autowrap, insert and newline are the modes DECAWM, IRM and LNM.
+	autowrap, insert, newline bool
+	// cursorVisible is DECTCEM; altSavedCursor records that the alternate
+	// screen was entered with mode 1049, which saved the primary cursor.
+	cursorVisible, altSavedCursor bool
+	// modes are the input modes the program set.
+	modes InputModes
+	// title is the window title and titles the stack XTWINOPS saves it on.
+	title  string
+	titles []string
+	// last is the character printed last, for REP, and single the set a
+	// single shift selected for the next character.
+	last   rune
+	single uint8
+	parser
+	// in carries replies and input to Read.
+	in replyQueue
+}
+
+var _ Emulator = (*FastEmulator)(nil)
+
+// NewFastEmulator returns a FastEmulator of cols × rows cells that keeps up
+// to scrollback lines (DefaultScrollback when scrollback ≤ 0). Its Read
+// must be drained from the moment it is created.
+func NewFastEmulator(cols, rows, scrollback int) *FastEmulator {
+	if scrollback <= 0 {
+		scrollback = DefaultScrollback
+	}
+	cols, rows = max(cols, 1), max(rows, 1)
+	e := &FastEmulator{
+		cols: cols,
+		rows: rows,
+		prim: &fscreen{},
+		alt:  &fscreen{},
+		sb:   fring{lines: make([][]fcell, scrollback)},
+	}
+	e.in.init()
+	e.reset()
+	return e
+}
+
+// reset puts the terminal into its power-on state, as RIS does. The
+// scrollback and the title survive it.
+func (e *FastEmulator) reset() {
+	e.prim.reset(e.cols, e.rows)
+	e.alt.reset(e.cols, e.rows)
+	e.scr = e.prim
+	e.cur = fcursor{}
+	e.tabs = defaultTabs(e.tabs[:0], 0, e.cols)
+	e.autowrap, e.insert, e.newline = true, false, false
+	e.cursorVisible = true
+	e.altSavedCursor = false
+	e.modes = InputModes{}
+	e.last, e.single = 0, 0
+	e.state, e.un = stGround, 0
+}
+
+// Write parses program output. It blocks only while more than a megabyte
+// of replies waits to be read from Read.
+func (e *FastEmulator) Write(p []byte) (int, error) {
+	for i := 0; i < len(p); {
+		b := p[i]
+		if e.state == stGround {
+			if e.un == 0 && b >= 0x20 && b < 0x7f {
+				j := i + 1
+				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+					j++
+				}
+				e.printASCII(p[i:j])
+				i = j
+				continue
+			}
+			if b >= 0x80 || e.un > 0 {
+				i += e.decodeUTF8(p[i:])
+				continue
+			}
+		}
+		e.step(b)
+		i++
+	}
+	return len(p), nil
+}
+
+// printASCII prints a run of printable ASCII bytes. Without a graphics
+// character set, single shift or insert mode, each line's share of the run
+// is copied into the row in one loop.
+func (e *FastEmulator) printASCII(run []byte) {
+	if e.cur.dec[e.cur.gl] || e.single != 0 || e.insert {
+		for _, b := range run {
+			e.printRune(rune(b))
+		}
+		return
+	}
+	for len(run) > 0 {
+		if e.cur.wrap {
+			e.wrapLine()
+		}
+		x, l := e.cur.x, &e.scr.lines[e.cur.y]
+		row := l.c
+		n := min(len(run), e.cols-x)
+		lastb := run[n-1]
+		if !e.autowrap && n < len(run) {
+			// Without autowrap everything past the margin lands on the
+			// last column, where only the final character stays.
+			lastb = run[len(run)-1]
+			run = run[:n]
+		}
+		pen := e.cur.pen
+		seg := row[x : x+n-1]
+		src := run[:len(seg)]
+		for k := range seg {
+			pen.r = rune(src[k])
+			seg[k] = pen
+		}
+		pen.r = rune(lastb)
+		row[x+n-1] = pen
+		l.used = max(l.used, x+n)
+		splitWide(row, x)
+		splitWide(row, x+n)
+		e.last = pen.r
+		run = run[n:]
+		if x += n; x >= e.cols {
+			x = e.cols - 1
+			e.cur.wrap = e.autowrap
+		}
+		e.cur.x = x
+	}
+}
+
+// printRune prints one character: it maps the DEC graphics set, appends
+// zero-width characters to the previous cell and places wide characters
+// on two cells, wrapping first when they do not fit.
+func (e *FastEmulator) printRune(r rune) {
+	set := e.cur.gl
+	if e.single != 0 {
+		set, e.single = e.single, 0
+	}
+	w := 1
+	switch {
+	case r < 0x80:
+		if e.cur.dec[set] && r >= 0x5f && r < 0x7f {
+			r = decGraphics[r-0x5f]
+		}
+	case r < 0xa0:
+		return
+	default:
+		w = displaywidth.Rune(r)
+	}
+	if w == 0 {
+		e.combine(r)
+		return
+	}
+	if e.cur.wrap {
+		e.wrapLine()
+	}
+	if w == 2 && e.cur.x == e.cols-1 {
+		if e.cols < 2 {
+			return
+		}
+		if e.autowrap {
+			e.cur.wrap = true
+			e.wrapLine()
+		} else {
+			e.cur.x--
+		}
+	}
+	x, l := e.cur.x, &e.scr.lines[e.cur.y]
+	if e.insert {
+		insertCells(l, x, w, e.blank())
+	}
+	row := l.c
+	l.used = max(l.used, x+w)
+	c := e.cur.pen
+	c.r = r
+	if w == 2 {
+		c.flags = cellWide
+		row[x] = c
+		c.r, c.flags = 0, cellCont
+		row[x+1] = c
+	} else {
+		row[x] = c
+	}
+	splitWide(row, x)
+	splitWide(row, x+w)
+	e.last = r
+	if x += w; x >= e.cols {
+		x = e.cols - 1
+		e.cur.wrap = e.autowrap
+	}
+	e.cur.x = x
+}
+
+// combine appends a zero-width character to the character before the
+// cursor. It is dropped when there is none, when the cell already holds
+// two marks or when the mark lies outside the Basic Multilingual Plane.
+func (e *FastEmulator) combine(r rune) {
+	x := e.cur.x
+	if !e.cur.wrap {
+		x--
+	}
+	row := e.scr.lines[e.cur.y].c
+	if x >= 0 && row[x].flags&cellCont != 0 {
+		x--
+	}
+	if x < 0 || row[x].r == 0 || r > 0xffff {
+		return
+	}
+	for i, m := range row[x].mark {
+		if m == 0 {
+			row[x].mark[i] = uint16(r)
+			return
+		}
+	}
+}
+
+// wrapLine moves the pending-wrap cursor to the start of the next line,
+// scrolling at the bottom margin.
+func (e *FastEmulator) wrapLine() {
+	e.cur.wrap = false
+	e.cur.x = 0
+	e.index()
+}

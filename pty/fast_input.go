@@ -1,0 +1,233 @@
+package pty
+
+import (
+	"io"
+	"sync"
+	"unicode/utf8"
+)
+
+// maxQueued is how many bytes of replies and input may wait for Read
+// before the writers block, as the Emulator contract allows.
+const maxQueued = 1 << 20
+
+// replyQueue carries replies and encoded input to Read in order. Pushing
+// does not block until a megabyte waits, so a reader that pauses for a
+// moment never stalls output parsing.
+type replyQueue struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	// buf[off:] is what waits to be read.
+	buf    []byte
+	off    int
+	closed bool
+}
+
+// init prepares the queue for use.
+func (q *replyQueue) init() {
+	q.cond.L = &q.mu
+}
+
+// push appends a copy of p, waiting while the queue is full, and moves
+// the unread bytes to the front once most of the buffer has been read.
+// After close it drops p.
+func (q *replyQueue) push(p []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf)-q.off >= maxQueued && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return
+	}
+	if q.off > len(q.buf)/2 {
+		q.buf, q.off = q.buf[:copy(q.buf, q.buf[q.off:])], 0
+	}
+	q.buf = append(q.buf, p...)
+	q.cond.Broadcast()
+}
+
+// read waits for queued bytes and moves as many as fit into p. It returns
+// io.EOF once the queue is closed.
+func (q *replyQueue) read(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.off == len(q.buf) && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return 0, io.EOF
+	}
+	n := copy(p, q.buf[q.off:])
+	if q.off += n; q.off == len(q.buf) {
+		q.buf, q.off = q.buf[:0], 0
+		if cap(q.buf) > maxQueued {
+			q.buf = nil
+		}
+	}
+	q.cond.Broadcast()
+	return n, nil
+}
+
+// close ends read and push and drops what is queued.
+func (q *replyQueue) close() {
+	q.mu.Lock()
+	q.closed, q.buf, q.off = true, nil, 0
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
+// SendKey encodes k with EncodeKey for the current input modes and queues
+// it on Read.
+func (e *FastEmulator) SendKey(k Key) {
+	if b := EncodeKey(k, e.modes); len(b) > 0 {
+		e.in.push(b)
+	}
+}
+
+// SendText queues raw bytes for the program.
+func (e *FastEmulator) SendText(text string) {
+	if text != "" {
+		e.in.push([]byte(text))
+	}
+}
+
+// Paste queues text for the program, bracketed when the program enabled
+// bracketed paste; end markers inside text are removed first.
+func (e *FastEmulator) Paste(text string) {
+	text = sanitizePaste(text)
+	if e.modes.BracketedPaste {
+		text = "\x1b[200~" + text + pasteEnd
+	}
+	e.SendText(text)
+}
+
+// Read returns replies and encoded input for the program, in the order
+// they were produced, and io.EOF after Close.
+func (e *FastEmulator) Read(p []byte) (int, error) {
+	return e.in.read(p)
+}
+
+// Close ends Read with io.EOF and drops input that was not read. It is
+// safe to call while another goroutine is in Read.
+func (e *FastEmulator) Close() error {
+	e.in.close()
+	return nil
+}
+
+// Size returns the screen size.
+func (e *FastEmulator) Size() (cols, rows int) {
+	return e.cols, e.rows
+}
+
+// Cell returns the visible cell at x, y, or BlankCell outside the screen.
+func (e *FastEmulator) Cell(x, y int) Cell {
+	if x < 0 || y < 0 || x >= e.cols || y >= e.rows {
+		return BlankCell
+	}
+	return exportCell(e.scr.lines[y].c[x])
+}
+
+// Cursor returns the cursor position and visibility.
+func (e *FastEmulator) Cursor() Cursor {
+	return Cursor{X: e.cur.x, Y: e.cur.y, Visible: e.cursorVisible}
+}
+
+// AltScreen reports whether the alternate screen is active.
+func (e *FastEmulator) AltScreen() bool {
+	return e.scr == e.alt
+}
+
+// Title returns the last title set with OSC 0 or OSC 2.
+func (e *FastEmulator) Title() string {
+	return e.title
+}
+
+// Modes returns the input modes the program has enabled.
+func (e *FastEmulator) Modes() InputModes {
+	return e.modes
+}
+
+// Scrollback returns the number of scrollback lines.
+func (e *FastEmulator) Scrollback() int {
+	return e.sb.n
+}
+
+// ScrollbackLine returns scrollback line i, 0 being the oldest, without
+// trailing blanks; nil when i is out of range.
+func (e *FastEmulator) ScrollbackLine(i int) []Cell {
+	if i < 0 || i >= e.sb.n {
+		return nil
+	}
+	line := e.sb.line(i)
+	out := make([]Cell, len(line))
+	for x, c := range line {
+		out[x] = exportCell(c)
+	}
+	return out
+}
+
+// fring is the scrollback: a ring of lines, oldest at start, whose
+// buffers are reused once it is full.
+type fring struct {
+	lines    [][]fcell
+	start, n int
+}
+
+// push copies a row into the ring without its trailing blanks, dropping
+// the oldest line when the ring is full.
+func (r *fring) push(l *fline) {
+	t := l.used
+	for t > 0 && isBlank(l.c[t-1]) {
+		t--
+	}
+	i := r.start
+	if r.n < len(r.lines) {
+		i = (r.start + r.n) % len(r.lines)
+		r.n++
+	} else {
+		r.start = (r.start + 1) % len(r.lines)
+	}
+	r.lines[i] = append(r.lines[i][:0], l.c[:t]...)
+}
+
+// line returns line i, 0 being the oldest.
+func (r *fring) line(i int) []fcell {
+	return r.lines[(r.start+i)%len(r.lines)]
+}
+
+// isBlank reports whether c shows nothing: an unstyled space.
+func isBlank(c fcell) bool {
+	return (c.r == 0 || c.r == ' ') && c.mark == [2]uint16{} && c.fg == 0 && c.bg == 0 && c.attrs == 0 && c.flags == 0
+}
+
+// notBlank reports whether c shows something.
+func notBlank(c fcell) bool {
+	return !isBlank(c)
+}
+
+// printable holds the printable ASCII characters, so a cell's content is
+// a substring of it instead of a new string.
+const printable = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+
+// exportCell converts a grid cell into a Cell.
+func exportCell(c fcell) Cell {
+	out := Cell{Content: " ", Width: 1, Fg: c.fg, Bg: c.bg, Attrs: c.attrs}
+	switch {
+	case c.flags&cellCont != 0:
+		out.Content, out.Width = "", 0
+	case c.r > ' ' && c.r < 0x7f && c.mark[0] == 0:
+		out.Content = printable[c.r-' ' : c.r-' '+1]
+	case c.r != 0:
+		b := utf8.AppendRune(make([]byte, 0, 12), c.r)
+		for _, m := range c.mark {
+			if m != 0 {
+				b = utf8.AppendRune(b, rune(m))
+			}
+		}
+		out.Content = string(b)
+	}
+	if c.flags&cellWide != 0 {
+		out.Width = 2
+	}
+	return out
+}
