@@ -1,6 +1,7 @@
 // Package pty runs live shell sessions for kws shell panes: a process on a
 // pseudo-terminal (creack/pty), a terminal emulator that turns its output
-// into cells (charmbracelet/x/vt behind the small Emulator interface),
+// into cells (behind the small Emulator interface: FastEmulator by
+// default, charmbracelet/x/vt as VTEmulator),
 // scrollback, key encoding, redraw coalescing and plain-text capture for
 // copy mode and the vault.
 //
@@ -13,6 +14,26 @@ import (
 	"fmt"
 	"strings"
 )
+
+// Emulator names, as EmulatorByName and the --emulator flag take them.
+const (
+	// EmulatorFast is FastEmulator, the default.
+	EmulatorFast = "fast"
+	// EmulatorVT is VTEmulator, charmbracelet/x/vt.
+	EmulatorVT = "x/vt"
+)
+
+// EmulatorByName returns the constructor of the emulator called name
+// (EmulatorFast or EmulatorVT; empty means EmulatorFast).
+func EmulatorByName(name string) (func(cols, rows, scrollback int) Emulator, error) {
+	switch name {
+	case "", EmulatorFast:
+		return func(c, r, sb int) Emulator { return NewFastEmulator(c, r, sb) }, nil
+	case EmulatorVT, "vt":
+		return func(c, r, sb int) Emulator { return NewVTEmulator(c, r, sb) }, nil
+	}
+	return nil, fmt.Errorf("pty: unknown emulator %q (want %s or %s)", name, EmulatorFast, EmulatorVT)
+}
 
 // Attr is a bit set of text attributes of one cell.
 type Attr uint8

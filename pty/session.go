@@ -39,7 +39,8 @@ type Options struct {
 	// Scrollback is the number of lines kept above the screen; default
 	// DefaultScrollback.
 	Scrollback int
-	// NewEmulator builds the emulator; default NewVTEmulator.
+	// NewEmulator builds the emulator; default NewFastEmulator (see
+	// EmulatorByName).
 	NewEmulator func(cols, rows, scrollback int) Emulator
 }
 
@@ -91,7 +92,7 @@ func Start(opts Options) (*Session, error) {
 	}
 	newEmu := opts.NewEmulator
 	if newEmu == nil {
-		newEmu = func(c, r, sb int) Emulator { return NewVTEmulator(c, r, sb) }
+		newEmu, _ = EmulatorByName(EmulatorFast)
 	}
 
 	cmd := exec.Command(shell, opts.Args...)

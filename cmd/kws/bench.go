@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/pty"
 )
 
 // benchUIFlags are the knobs of kws bench ui.
@@ -53,15 +55,18 @@ type benchUIResult struct {
 	TmuxWallMs  float64 `json:"tmux_wall_ms"`
 	KwsShellMs  float64 `json:"kws_in_shell_ms"`
 	TmuxShellMs float64 `json:"tmux_in_shell_ms"`
-	StartMs     float64 `json:"startup_ms"`
-	StartMinMs  float64 `json:"startup_min_ms"`
-	StartMaxMs  float64 `json:"startup_max_ms"`
-	IdleCPUPct  float64 `json:"idle_cpu_pct"`
-	IdleCPUMs   float64 `json:"idle_cpu_ms"`
-	IdleSeconds float64 `json:"idle_seconds"`
-	Runs        int     `json:"runs"`
-	Starts      int     `json:"starts"`
-	CPUs        int     `json:"cpus"`
+	// KwsVT… are the same with x/vt as the shell pane's emulator.
+	KwsVTWallMs  float64 `json:"kws_xvt_wall_ms"`
+	KwsVTShellMs float64 `json:"kws_xvt_in_shell_ms"`
+	StartMs      float64 `json:"startup_ms"`
+	StartMinMs   float64 `json:"startup_min_ms"`
+	StartMaxMs   float64 `json:"startup_max_ms"`
+	IdleCPUPct   float64 `json:"idle_cpu_pct"`
+	IdleCPUMs    float64 `json:"idle_cpu_ms"`
+	IdleSeconds  float64 `json:"idle_seconds"`
+	Runs         int     `json:"runs"`
+	Starts       int     `json:"starts"`
+	CPUs         int     `json:"cpus"`
 }
 
 // benchDone is the line the timed command prints last: its own measure of
@@ -96,7 +101,7 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 		shell: "export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n",
 		launch: "unset KWS_BASE_URL KWS_MODEL KWS_API_KEY OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME\n" +
 			"export XDG_CONFIG_HOME=" + shq(filepath.Join(tmp, "config")) + "\n" +
-			"exec " + shq(exe) + ` --data-dir "$1" --workspace ` + shq(tmp) + " --shell " + shq(shell) + "\n",
+			"exec " + shq(exe) + ` --data-dir "$1" --emulator "$2" --workspace ` + shq(tmp) + " --shell " + shq(shell) + "\n",
 	}
 	for path, body := range scripts {
 		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
@@ -106,11 +111,11 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	res := benchUIResult{Tmux: tmuxVersion(), Term: fmt.Sprintf("%d×%d", f.w, f.h), Lines: f.lines,
 		Runs: f.runs, Starts: f.starts, CPUs: runtime.NumCPU(), IdleSeconds: f.idle.Seconds()}
 	log := cmd.ErrOrStderr()
-	// startKws opens session name running kws and returns the time until
-	// its first frame is on the screen.
-	startKws := func(name string) (time.Duration, error) {
+	// startKws opens session name running kws with the emulator emu and
+	// returns the time until its first frame is on the screen.
+	startKws := func(name, emu string) (time.Duration, error) {
 		t0 := time.Now()
-		if err := srv.start(name, f.w, f.h, "exec "+shq(launch)+" "+shq(filepath.Join(tmp, name))); err != nil {
+		if err := srv.start(name, f.w, f.h, "exec "+shq(launch)+" "+shq(filepath.Join(tmp, name))+" "+shq(emu)); err != nil {
 			return 0, err
 		}
 		_, err := srv.waitFor(name, "the first frame", 20*time.Second, func(s string) bool { return strings.Contains(s, "┌ 0 agent-1") })
@@ -121,7 +126,7 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	var starts []float64
 	for i := range f.starts {
 		name := "start" + strconv.Itoa(i)
-		d, err := startKws(name)
+		d, err := startKws(name, pty.EmulatorFast)
 		srv.stop(name)
 		if err != nil {
 			return err
@@ -131,7 +136,7 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	res.StartMs, res.StartMinMs, res.StartMaxMs = median(starts), slices.Min(starts), slices.Max(starts)
 
 	fmt.Fprintf(log, "kws bench ui: idle for %v…\n", f.idle)
-	if _, err := startKws("kws"); err != nil {
+	if _, err := startKws("kws", pty.EmulatorFast); err != nil {
 		return err
 	}
 	if res.IdleCPUMs, err = idleCPU(srv, "kws", f.idle); err != nil {
@@ -139,15 +144,21 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	}
 	res.IdleCPUPct = 100 * res.IdleCPUMs / ms(f.idle)
 
-	// The plain tmux pane gets exactly the size of kws's shell pane.
-	if err := srv.keys("kws", "C-b", "1"); err != nil {
+	// The same workstation with x/vt as its emulator, for comparison.
+	if _, err := startKws("kwsvt", pty.EmulatorVT); err != nil {
 		return err
 	}
-	scr, err := srv.waitFor("kws", "the shell prompt", 10*time.Second, func(s string) bool {
-		return slices.Contains(shellRows("kws", s), "$")
-	})
-	if err != nil {
-		return err
+	// The plain tmux pane gets exactly the size of kws's shell pane.
+	var scr string
+	for _, name := range []string{"kws", "kwsvt"} {
+		if err := srv.keys(name, "C-b", "1"); err != nil {
+			return err
+		}
+		if scr, err = srv.waitFor(name, "the shell prompt", 10*time.Second, func(s string) bool {
+			return slices.Contains(shellRows(name, s), "$")
+		}); err != nil {
+			return err
+		}
 	}
 	rows, _ := frameRows(scr, "1 shell")
 	pw, ph := len([]rune(rows[0])), len(rows)
@@ -155,22 +166,20 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	if err := srv.start("plain", pw, ph, "exec "+shq(shell)); err != nil {
 		return err
 	}
-	var kw, tw, ks, ts []float64
+	wall, inShell := map[string][]float64{}, map[string][]float64{}
 	for i := range f.runs {
 		fmt.Fprintf(log, "kws bench ui: seq 1 %d, run %d of %d…\n", f.lines, i+1, f.runs)
-		for _, target := range []string{"kws", "plain"} {
-			wall, inShell, err := seqRun(srv, target, f.lines)
+		for _, target := range []string{"kws", "kwsvt", "plain"} {
+			w, in, err := seqRun(srv, target, f.lines)
 			if err != nil {
 				return err
 			}
-			if target == "kws" {
-				kw, ks = append(kw, ms(wall)), append(ks, inShell)
-			} else {
-				tw, ts = append(tw, ms(wall)), append(ts, inShell)
-			}
+			wall[target], inShell[target] = append(wall[target], ms(w)), append(inShell[target], in)
 		}
 	}
-	res.KwsWallMs, res.TmuxWallMs, res.KwsShellMs, res.TmuxShellMs = median(kw), median(tw), median(ks), median(ts)
+	res.KwsWallMs, res.KwsShellMs = median(wall["kws"]), median(inShell["kws"])
+	res.KwsVTWallMs, res.KwsVTShellMs = median(wall["kwsvt"]), median(inShell["kwsvt"])
+	res.TmuxWallMs, res.TmuxShellMs = median(wall["plain"]), median(inShell["plain"])
 	if g.json {
 		return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
 	}
@@ -238,14 +247,14 @@ func printBenchUI(cmd *cobra.Command, r benchUIResult) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "kws bench ui — %s, terminal %s, shell pane %s, %d CPUs\n\n", r.Tmux, r.Term, r.Pane, r.CPUs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "measure\tkws\tplain tmux\tratio")
-	fmt.Fprintf(tw, "seq 1 %d: Enter to \"done\" on screen (median of %d)\t%.0f ms\t%.0f ms\t%.1f×\n",
-		r.Lines, r.Runs, r.KwsWallMs, r.TmuxWallMs, r.KwsWallMs/r.TmuxWallMs)
-	fmt.Fprintf(tw, "seq 1 %d: as timed inside the shell\t%.0f ms\t%.0f ms\t%.1f×\n",
-		r.Lines, r.KwsShellMs, r.TmuxShellMs, r.KwsShellMs/max(r.TmuxShellMs, 1))
-	fmt.Fprintf(tw, "start-up to first frame (median of %d; min %.0f, max %.0f)\t%.0f ms\t\t\n",
+	fmt.Fprintln(tw, "measure\tkws\tplain tmux\tkws ÷ tmux\tkws with x/vt\tx/vt ÷ tmux")
+	fmt.Fprintf(tw, "seq 1 %d: Enter to \"done\" on screen (median of %d)\t%.0f ms\t%.0f ms\t%.2f×\t%.0f ms\t%.1f×\n",
+		r.Lines, r.Runs, r.KwsWallMs, r.TmuxWallMs, r.KwsWallMs/r.TmuxWallMs, r.KwsVTWallMs, r.KwsVTWallMs/r.TmuxWallMs)
+	fmt.Fprintf(tw, "seq 1 %d: as timed inside the shell\t%.0f ms\t%.0f ms\t%.2f×\t%.0f ms\t%.1f×\n",
+		r.Lines, r.KwsShellMs, r.TmuxShellMs, r.KwsShellMs/max(r.TmuxShellMs, 1), r.KwsVTShellMs, r.KwsVTShellMs/max(r.TmuxShellMs, 1))
+	fmt.Fprintf(tw, "start-up to first frame (median of %d; min %.0f, max %.0f)\t%.0f ms\t\t\t\t\n",
 		r.Starts, r.StartMinMs, r.StartMaxMs, r.StartMs)
-	fmt.Fprintf(tw, "idle CPU over %.0f s: %.0f ms of CPU (%% of one core)\t%.2f %%\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
+	fmt.Fprintf(tw, "idle CPU over %.0f s: %.0f ms of CPU (%% of one core)\t%.2f %%\t\t\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
 	return tw.Flush()
 }
 
@@ -253,7 +262,7 @@ func printBenchUI(cmd *cobra.Command, r benchUIResult) error {
 // screen of the plain tmux session, the shell pane of kws.
 func shellRows(target, screen string) []string {
 	rows := strings.Split(screen, "\n")
-	if target == "kws" {
+	if strings.HasPrefix(target, "kws") {
 		rows, _ = frameRows(screen, "1 shell")
 	}
 	for i, r := range rows {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -59,6 +60,7 @@ func newRoot() *cobra.Command {
 	root.Flags().StringVar(&wf.theme, "theme", "", "skin: dark, light, high-contrast or one in ~/.config/kws/skins (env KWS_THEME)")
 	root.Flags().StringVar(&wf.workspace, "workspace", ".", "workspace directory the agents and shells work in")
 	root.Flags().StringVar(&wf.shell, "shell", "", "program for shell panes (default $SHELL, else bash)")
+	root.Flags().StringVar(&wf.emulator, "emulator", pty.EmulatorFast, "terminal emulator of shell panes: "+pty.EmulatorFast+" or "+pty.EmulatorVT)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g))

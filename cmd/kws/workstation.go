@@ -31,7 +31,7 @@ import (
 
 // wsFlags are the workstation's flags on the root command.
 type wsFlags struct {
-	theme, workspace, shell string
+	theme, workspace, shell, emulator string
 }
 
 // workstation wires the vault, the swarm, the panes and the application.
@@ -92,7 +92,11 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	w := &workstation{g: g, ws: ws, shell: pty.Options{Dir: ws, Shell: f.shell}}
+	newEmu, err := pty.EmulatorByName(f.emulator)
+	if err != nil {
+		return nil, err
+	}
+	w := &workstation{g: g, ws: ws, shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu}}
 	w.logF, err = os.OpenFile(filepath.Join(g.dataDir, "kws.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
