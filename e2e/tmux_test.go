@@ -94,6 +94,17 @@ func TestWorkstation(t *testing.T) {
 			rows := rowsOf(s, "1 shell")
 			return contains(rows, "e2e-42") && lastLine(rows) == "$"
 		})
+		// Ctrl-c interrupts the shell's job; it does not quit kws.
+		tm.typeText("sleep 30; echo slept")
+		tm.keys("Enter")
+		tm.waitFor("sleep running", func(s string) bool {
+			return strings.HasSuffix(lastLine(rowsOf(s, "1 shell")), "echo slept") || lastLine(rowsOf(s, "1 shell")) == ""
+		})
+		tm.keys("C-c")
+		tm.waitFor("the prompt after Ctrl-c", func(s string) bool {
+			rows := rowsOf(s, "1 shell")
+			return lastLine(rows) == "$" && !contains(rows, "slept")
+		})
 	})
 
 	t.Run("vim", func(t *testing.T) {

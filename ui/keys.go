@@ -82,6 +82,12 @@ func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 		a.pending = true
 		return nil
 	}
+	if ev.Key() == tcell.KeyCtrlC {
+		// tview stops the application on a Ctrl-C it is handed back
+		// unchanged; a copy goes to the pane instead (a shell's interrupt,
+		// an agent's cancel). C-b q quits.
+		return tcell.NewEventKey(ev.Key(), ev.Rune(), ev.Modifiers())
+	}
 	return ev
 }
 

@@ -87,11 +87,11 @@ func TestResizeMovesTheBorder(t *testing.T) {
 
 func TestKeysReachThePaneAndPrefixTwiceSendsIt(t *testing.T) {
 	d, ff := newTestDriver(t, 80, 24, "shell")
-	if err := d.Press("x", "Ctrl-b", "Ctrl-b", "Up"); err != nil {
+	if err := d.Press("x", "Ctrl-b", "Ctrl-b", "Up", "Ctrl-c"); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(ff.made[0].keys, " ")
-	if got != "x C-b ↑" {
+	if got != "x C-b ↑ C-c" {
 		t.Fatalf("pane got %q", got)
 	}
 	if err := d.Press("Ctrl-b", "F"); err != nil {
