@@ -249,16 +249,16 @@ func checkFastInvariants(t *testing.T, e *FastEmulator) {
 	}
 }
 
-// fastOptions returns opts with the FastEmulator as the session's
+// vtOptions returns opts with the x/vt VTEmulator as the session's
 // emulator.
-func fastOptions(opts Options) Options {
-	opts.NewEmulator = func(c, r, sb int) Emulator { return NewFastEmulator(c, r, sb) }
+func vtOptions(opts Options) Options {
+	opts.NewEmulator = func(c, r, sb int) Emulator { return NewVTEmulator(c, r, sb) }
 	return opts
 }
 
 func TestFastEmulatorThroughShell(t *testing.T) {
 	before := runtime.NumGoroutine()
-	s := startShell(t, fastOptions(Options{}))
+	s := startShell(t, Options{})
 	run(t, s, "echo hello")
 	waitLine(t, s, "hello")
 	waitLine(t, s, "$ echo hello")
@@ -330,7 +330,7 @@ func TestFastEmulatorProgramsMatchVT(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			needBinary(t, tc.bin)
 			var sessions []*Session
-			for _, opts := range []Options{{}, fastOptions(Options{})} {
+			for _, opts := range []Options{vtOptions(Options{}), {}} {
 				opts.Cols, opts.Rows, opts.Dir = 80, 24, t.TempDir()
 				note := []byte("vim-test-content\nsecond line\n\tindented 界 wide\n")
 				if err := os.WriteFile(opts.Dir+"/note.txt", note, 0o600); err != nil {

@@ -41,7 +41,7 @@ func BenchmarkThroughput(b *testing.B) {
 	data := seqOutput(seqLines)
 
 	for _, size := range []struct{ cols, rows int }{{80, 24}, {200, 50}} {
-		for _, k := range []struct{ prefix, kind string }{{"emulator", "vt"}, {"fast-emulator", "fast"}} {
+		for _, k := range []struct{ prefix, kind string }{{"xvt-emulator", "vt"}, {"fast-emulator", "fast"}} {
 			b.Run(fmt.Sprintf("%s-%dx%d", k.prefix, size.cols, size.rows), func(b *testing.B) {
 				e := emuKindNamed(k.kind).start(b, size.cols, size.rows, DefaultScrollback)
 				b.SetBytes(int64(len(data)))
@@ -66,7 +66,7 @@ func BenchmarkThroughput(b *testing.B) {
 	for _, k := range []struct {
 		name string
 		opts Options
-	}{{"pty-bash-seq-80x24", Options{}}, {"pty-bash-seq-fast-80x24", fastOptions(Options{})}} {
+	}{{"pty-bash-seq-xvt-80x24", vtOptions(Options{})}, {"pty-bash-seq-fast-80x24", Options{}}} {
 		b.Run(k.name, func(b *testing.B) {
 			needBinary(b, "seq")
 			s := startShell(b, k.opts)
