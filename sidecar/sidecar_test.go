@@ -71,7 +71,7 @@ func TestTemplateRendersTheModelsOwnTemplate(t *testing.T) {
 	msgs := []Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hi"}}
 	for _, tc := range []struct {
 		name, src, want string
-		chatML         bool
+		chatML          bool
 	}{
 		{"chatml", chatml, "<|im_start|>system\nbe brief<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", false},
 		{"custom", llama, "<s>[SYSTEM] be brief\n[USER] hi\n[ASSISTANT]", false},
