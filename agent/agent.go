@@ -6,6 +6,7 @@
 package agent
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -45,6 +47,28 @@ type Recorder interface {
 	RecordCall(messages []provider.Message, tools []string, usage provider.Usage, attempts int) error
 }
 
+// Router judges whether a user turn wants a direct answer, which decides
+// the dynamic tool schemas; the sidecar is one.
+type Router interface {
+	Route(ctx context.Context, turn string) (sidecar.Route, error)
+}
+
+// Critic writes a risk note on a call the user is asked to approve; the
+// sidecar is one.
+type Critic interface {
+	Critique(ctx context.Context, tool, preview string) (string, error)
+}
+
+// Memory is what the agent needs of long-term memory: a <memory> hint block
+// recalled for a user turn, and each user turn to learn from.
+type Memory interface {
+	// Recall returns the hint block for the turn, or "" when nothing is
+	// relevant.
+	Recall(ctx context.Context, turn string) (string, error)
+	// Observe offers a user turn as a source of memories.
+	Observe(ctx context.Context, turn string)
+}
+
 // Config wires one agent.
 type Config struct {
 	Name      string
@@ -69,6 +93,13 @@ type Config struct {
 	MaxSteps, MaxPageFaults, MaxInjectedChars int
 	// OnEvent receives every event; it must not block for long.
 	OnEvent func(Event)
+	// Router judges direct-answer turns; nil means the sidecar's heuristic.
+	Router Router
+	// Critic, when set, adds a risk note to each permission request.
+	Critic Critic
+	// Memory, when set, recalls hints into each user turn and learns from
+	// them.
+	Memory Memory
 }
 
 // Totals are the agent's running counters for the run record.

@@ -13,6 +13,7 @@ import (
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/sidecar"
 )
 
 // ErrStepLimit is returned when a turn takes more model calls than allowed.
@@ -26,10 +27,33 @@ func (a *Agent) Run(ctx context.Context, userText string) (string, error) {
 		return "", err
 	}
 	a.turnStart = len(a.history)
-	if err := a.record(provider.Message{Role: "user", Content: userText}); err != nil {
+	content := userText
+	if m := a.cfg.Memory; m != nil {
+		// The hint rides after the turn's own text, recorded as sent.
+		if hint, err := m.Recall(ctx, userText); err != nil {
+			a.emit(Event{Type: EvError, Error: "memory: " + err.Error()})
+		} else if hint != "" {
+			content += "\n\n" + hint
+		}
+	}
+	if err := a.record(provider.Message{Role: "user", Content: content}); err != nil {
 		return "", err
 	}
-	return a.loop(ctx, IsDirectAnswer(userText))
+	if m := a.cfg.Memory; m != nil {
+		m.Observe(ctx, userText)
+	}
+	return a.loop(ctx, a.direct(ctx, userText))
+}
+
+// direct asks the router whether the turn wants a direct answer; a router
+// that fails counts as tool work, which offers every tool.
+func (a *Agent) direct(ctx context.Context, turn string) bool {
+	var r Router = sidecar.Heuristic{}
+	if a.cfg.Router != nil {
+		r = a.cfg.Router
+	}
+	route, err := r.Route(ctx, turn)
+	return err == nil && route.Direct
 }
 
 // Resume finishes a turn that a crash or kill interrupted: tool calls left
@@ -316,6 +340,16 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool
 		a.requestSeq++
 		req := permission.Request{ID: fmt.Sprintf("%s-%d", a.cfg.Name, a.requestSeq), Tool: tc.Name,
 			Args: tc.Arguments, Preview: preview, Agent: a.cfg.Name}
+		policy := a.cfg.Policy
+		if policy == nil {
+			policy = permission.DefaultPolicy()
+		}
+		// Only a call the user will be asked about gets a risk note.
+		if c := a.cfg.Critic; c != nil && policy.Decide(tc.Name, t.Access(), preview) == permission.Ask {
+			if note, err := c.Critique(ctx, tc.Name, preview); err == nil {
+				req.Note = note
+			}
+		}
 		allowed, reason, err := permission.Check(ctx, a.cfg.Policy, a.cfg.Broker, t.Access(), req)
 		decision := "allow"
 		if !allowed {

@@ -1,11 +1,13 @@
 package panes
 
 import (
-	"github.com/mattn/go-runewidth"
-	"github.com/rivo/tview"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kwsdev/kws/termsafe"
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -124,7 +126,12 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 		more = len(preview) - maxPreview + 1
 		preview = preview[:maxPreview-1]
 	}
-	rows := len(preview) + 3
+	var note []string
+	if req.Note != "" {
+		note = wrapRow("risk: "+termsafe.OneLine(req.Note), max(w-1, 10), 6)
+		note = note[:min(len(note), 3)]
+	}
+	rows := len(preview) + 3 + len(note)
 	if more > 0 {
 		rows++
 	}
@@ -133,6 +140,10 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	fill(screen, x, top, w, rows, dlg)
 	put(screen, x, top, w, "‼ "+req.Agent+" wants to run "+req.Tool+":", th.StatusAgentWaiting.TCell())
 	row := top + 1
+	for _, l := range note {
+		put(screen, x+1, row, w-1, l, th.ChatToolError.TCell())
+		row++
+	}
 	for _, l := range preview {
 		put(screen, x+1, row, w-1, l, diffStyle(p.env, l))
 		row++

@@ -164,11 +164,11 @@ func TestAgentPanePermissionDialog(t *testing.T) {
 		p, fa, _ := newAgentPane(t)
 		loop(p, agent.Event{Type: agent.EvToolCall, Tool: "edit_file", CallID: "c9", Args: `{"path":"a.go"}`})
 		req := permission.Request{ID: "agent-1-1", Tool: "edit_file", Agent: "agent-1",
-			Preview: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new"}
+			Preview: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new", Note: "Risk (heuristic, edit_file): this touches secrets or credentials."}
 		p.OnEvent(swarm.Event{Type: swarm.EvAsk, Agent: "agent-1", Request: &req})
 		s := render(t, p, 80, 24)
 		text := screenText(s)
-		if !strings.Contains(text, "agent-1 wants to run edit_file") || !strings.Contains(text, "allow for the session") {
+		if !strings.Contains(text, "agent-1 wants to run edit_file") || !strings.Contains(text, "allow for the session") || !strings.Contains(text, "risk: Risk (heuristic") {
 			t.Fatalf("no dialog:\n%s", text)
 		}
 		if tc.key == 'y' {

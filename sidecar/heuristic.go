@@ -16,25 +16,23 @@ var ErrNoEmbeddings = errors.New("sidecar: no embedding model")
 // present: regular expressions and extracts, the same answer every time.
 type Heuristic struct{}
 
-// toolWork are words that ask for work on the workspace.
-var toolWork = regexp.MustCompile(`(?i)\b(fix|run|edit|change|add|remove|delete|rename|refactor|implement|write|create|update|install|build|test|debug|migrate|move|commit|grep|find|open|read|look at|check|list|show me)\b|[\w./-]+\.(go|py|js|ts|rs|c|h|md|toml|yaml|json)\b|` + "`")
+// toolWork matches a turn that asks for work on the workspace: an
+// imperative verb, a path, a file name, code or a command.
+var toolWork = regexp.MustCompile(`(?i)\b(fix|run|edit|change|create|write|implement|add|remove|delete|rename|refactor|update|build|compile|test|tests|install|debug|deploy|commit|grep|search|find|open|read|list|show|check|look|investigate|generate|migrate|format|lint)\b|[\w.-]+/[\w.-]+|\.\w{1,4}\b|` + "`")
 
-// question words that, without tool work, suggest a direct answer.
-var question = regexp.MustCompile(`(?i)^\s*(what|why|how|when|who|which|explain|define|is|are|can|could|does|do|should)\b|\?\s*$`)
-
-// Route answers direct for a short question that names no file and asks
-// for no change; everything else is tool work.
+// Route answers direct for a short turn (under 400 bytes and 4 lines) with
+// no sign of workspace work; everything else is tool work.
 func (Heuristic) Route(_ context.Context, turn string) (Route, error) {
 	t := strings.TrimSpace(turn)
 	switch {
 	case t == "":
-		return Route{Direct: true, Confidence: 0.5, Reason: "empty turn"}, nil
+		return Route{Direct: false, Confidence: 0.5, Reason: "empty turn"}, nil
+	case len(t) > 400 || strings.Count(t, "\n") > 3:
+		return Route{Direct: false, Confidence: 0.6, Reason: "a long turn"}, nil
 	case toolWork.MatchString(t):
 		return Route{Direct: false, Confidence: 0.8, Reason: "asks for work on the workspace"}, nil
-	case question.MatchString(t) && len(t) < 400:
-		return Route{Direct: true, Confidence: 0.7, Reason: "a short question naming no file"}, nil
 	}
-	return Route{Direct: false, Confidence: 0.55, Reason: "not clearly a question"}, nil
+	return Route{Direct: true, Confidence: 0.7, Reason: "a short turn naming no file or command"}, nil
 }
 
 // errLine finds lines worth quoting in a summary.

@@ -17,13 +17,15 @@ func TestHeuristicRoute(t *testing.T) {
 		turn   string
 		direct bool
 	}{
-		{"what is a goroutine?", true},
-		{"why do we need a mutex here?", true},
-		{"fix the failing test in auth/token.go", false},
+		{"What is a goroutine?", true},
+		{"Explain the difference between a mutex and a channel.", true},
+		{"fix the failing test in auth/token.py", false},
 		{"run the tests", false},
-		{"explain `git rebase`", false},
+		{"why does `make` fail?", false},
+		{"what does main.go do?", false},
 		{"rename Foo to Bar everywhere", false},
-		{"thanks, looks good", false},
+		{"", false},
+		{strings.Repeat("a long question ", 30) + "?", false},
 	} {
 		r, err := h.Route(context.Background(), tc.turn)
 		if err != nil || r.Direct != tc.direct || r.Confidence <= 0 || r.Reason == "" {

@@ -53,6 +53,8 @@ type Request struct {
 	Preview string `json:"preview"`
 	// Agent names the agent making the call.
 	Agent string `json:"agent"`
+	// Note is the sidecar's risk note on the call, when there is one.
+	Note string `json:"note,omitempty"`
 }
 
 // Answer is the reply to a Request.

@@ -1,0 +1,5 @@
+package llamacpp
+
+import "testing"
+
+func TestBuild(t *testing.T) {}
