@@ -3,6 +3,7 @@ package panes
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -11,6 +12,7 @@ import (
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/termsafe"
 )
 
 // Agents is what an agent pane needs of the swarm.
@@ -52,6 +54,12 @@ type AgentPane struct {
 	lastW    int
 	// shown holds the rows drawn last, for mouse clicks.
 	shown []line
+	// askAt is when the dialog in front appeared, lastKey the last key
+	// press: together they arm the dialog's keys.
+	askAt, lastKey time.Time
+	// total is the transcript's row count at the last draw; a scrolled
+	// view is shifted by what arrived since, so it stays put.
+	total int
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
@@ -99,7 +107,7 @@ func (p *AgentPane) Title() string {
 	}
 	t := p.name + " · " + string(info.State)
 	if info.State == swarm.StateTool && info.Detail != "" {
-		t += " " + info.Detail
+		t += " " + termsafe.OneLine(info.Detail)
 	}
 	if info.Queued > 0 {
 		t += " · " + strconv.Itoa(info.Queued) + " queued"
@@ -139,6 +147,9 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 	case swarm.EvAsk:
 		if e.Request != nil {
 			p.asks = append(p.asks, *e.Request)
+			if len(p.asks) == 1 {
+				p.showAsk()
+			}
 		}
 	case swarm.EvInjected:
 		p.add(&entry{kind: entrySystem, text: e.Text + " rides the next turn (exact block)"})
@@ -252,7 +263,12 @@ func (p *AgentPane) toggleCards() {
 	}
 }
 
+// cancel stops the running turn; on an idle agent it clears the input.
 func (p *AgentPane) cancel() {
+	if info, err := p.agents.Info(p.name); err == nil && !info.Busy() {
+		p.input.SetText("")
+		return
+	}
 	if err := p.agents.Cancel(p.name); err != nil {
 		p.env.notify(err.Error())
 	}
@@ -264,30 +280,65 @@ func (p *AgentPane) answer(d permission.Decision) {
 	}
 	req := p.asks[0]
 	p.asks = p.asks[1:]
+	if len(p.asks) > 0 {
+		p.showAsk()
+	}
 	if err := p.agents.Answer(req.ID, permission.Answer{Decision: d}); err != nil {
 		p.env.notify(err.Error())
 	}
 }
 
-// InputHandler runs the pane's keys; the dialog's y/A/n only while it is
-// shown, everything else goes to the input line.
+// armDelay is how long the keyboard must be quiet, after a permission
+// dialog appears, before its keys answer it: someone typing the next turn
+// when the dialog pops up must not approve a call with a stray "y".
+const armDelay = 600 * time.Millisecond
+
+// armed reports whether the dialog's keys answer it now.
+func (p *AgentPane) armed() bool {
+	if len(p.asks) == 0 {
+		return false
+	}
+	since := p.askAt
+	if p.lastKey.After(since) {
+		since = p.lastKey
+	}
+	return p.env.now().Sub(since) >= armDelay
+}
+
+// showAsk starts the arming delay of the dialog now in front and redraws
+// when it arms.
+func (p *AgentPane) showAsk() {
+	p.askAt = p.env.now()
+	p.redrawAfter(armDelay)
+}
+
+func (p *AgentPane) redrawAfter(d time.Duration) {
+	time.AfterFunc(d, func() { p.env.Update(func() {}) })
+}
+
+// InputHandler runs the pane's keys; the dialog's y/A/n answer only once
+// it is armed, everything else goes to the input line, which stays usable
+// under the dialog.
 func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return p.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
+		armed := p.armed()
+		p.lastKey = p.env.now()
+		if len(p.asks) > 0 && !armed {
+			p.redrawAfter(armDelay)
+		}
 		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
 			dialogKey := act.Name == "allow" || act.Name == "allow-session" || act.Name == "deny"
 			switch {
-			case len(p.asks) > 0 && dialogKey:
+			case dialogKey && armed:
 				act.Run()
 				return
 			case len(p.asks) > 0 && act.Name == "send":
+				p.env.notify("answer " + p.name + "'s request first: y allow once, A allow for the session, n deny")
 				return
 			case !dialogKey:
 				act.Run()
 				return
 			}
-		}
-		if len(p.asks) > 0 {
-			return
 		}
 		if ev.Key() == tcell.KeyRune {
 			p.selected = -1

@@ -26,10 +26,10 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
 	bottom := 1
-	if len(p.asks) > 0 {
-		bottom = p.drawDialog(screen, x, y, w, h)
+	if len(p.asks) > 0 && h > 1 {
+		bottom += p.drawDialog(screen, x, y, w, h-1)
 	}
-	rows := h - bottom
+	rows := max(0, h-bottom)
 	p.lastW = w
 	all := p.lines(w)
 	p.refs = p.refs[:0]
@@ -43,6 +43,10 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	if p.selected >= len(p.refs) {
 		p.selected = -1
 	}
+	if p.scroll > 0 && len(all) > p.total {
+		p.scroll += len(all) - p.total
+	}
+	p.total = len(all)
 	maxScroll := max(0, len(all)-rows)
 	p.scroll = min(max(p.scroll, 0), maxScroll)
 	if p.selected >= 0 {
@@ -64,10 +68,8 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 			col += put(screen, col, y+row, x+w-col, s.text, st)
 		}
 	}
-	if len(p.asks) == 0 {
-		p.input.SetRect(x, y+h-1, w, 1)
-		p.input.Draw(screen)
-	}
+	p.input.SetRect(x, y+h-1, w, 1)
+	p.input.Draw(screen)
 }
 
 // lines returns the whole transcript wrapped to width w.
@@ -114,30 +116,42 @@ func (p *AgentPane) revealSelected(all []line, rows int) {
 	}
 }
 
-// drawDialog draws the first waiting permission request at the bottom and
-// returns the rows it took.
+// drawDialog draws the first waiting permission request at the bottom of
+// the h rows from y and returns the rows it took: never more than h, one
+// line when the pane is too short for more.
 func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	th := p.env.Theme
 	req := p.asks[0]
-	preview := strings.Split(strings.TrimRight(req.Preview, "\n"), "\n")
-	maxPreview := min(dialogRows-3, h/2)
-	more := 0
-	if len(preview) > maxPreview {
-		more = len(preview) - maxPreview + 1
-		preview = preview[:maxPreview-1]
+	keys := "y allow once  A allow for the session  n deny"
+	if !p.armed() {
+		keys = "(y/A/n answer in a moment: typing goes to the input line)"
+	}
+	if h < 4 {
+		put(screen, x, y+h-1, w, "‼ "+req.Tool+": "+keys, th.StatusAgentWaiting.TCell())
+		return 1
 	}
 	var note []string
 	if req.Note != "" {
 		note = wrapRow("risk: "+termsafe.OneLine(req.Note), max(w-1, 10), 6)
-		note = note[:min(len(note), 3)]
+		note = note[:min(len(note), 3, max(0, h-4))]
 	}
-	rows := len(preview) + 3 + len(note)
+	var preview []string
+	for _, l := range strings.Split(strings.TrimRight(req.Preview, "\n"), "\n") {
+		preview = append(preview, expandTabs(termsafe.Strip(l)))
+	}
+	room := max(0, min(dialogRows-3, h-3-len(note)))
+	more := 0
+	if len(preview) > room {
+		keep := max(0, room-1)
+		more = len(preview) - keep
+		preview = preview[:keep]
+	}
+	rows := 3 + len(note) + len(preview)
 	if more > 0 {
 		rows++
 	}
 	top := y + h - rows
-	dlg := th.Dialog.TCell()
-	fill(screen, x, top, w, rows, dlg)
+	fill(screen, x, top, w, rows, th.Dialog.TCell())
 	put(screen, x, top, w, "‼ "+req.Agent+" wants to run "+req.Tool+":", th.StatusAgentWaiting.TCell())
 	row := top + 1
 	for _, l := range note {
@@ -149,16 +163,40 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 		row++
 	}
 	if more > 0 {
-		put(screen, x+1, row, w-1, "… "+strconv.Itoa(more)+" more lines", dlg)
+		put(screen, x+1, row, w-1, "… "+strconv.Itoa(more)+" more lines", th.Dialog.TCell())
 		row++
 	}
 	row++
+	if !p.armed() {
+		put(screen, x, row, w, keys, th.ChatSystem.TCell())
+		return rows
+	}
 	col := x
 	for _, b := range [][2]string{{"y", " allow once  "}, {"A", " allow for the session  "}, {"n", " deny"}} {
 		col += put(screen, col, row, x+w-col, b[0], th.DialogButtonFocused.TCell())
 		col += put(screen, col, row, x+w-col, b[1], th.DialogButton.TCell())
 	}
 	return rows
+}
+
+// expandTabs replaces tabs with spaces to the next multiple of 4 columns.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 4 - col%4
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 // diffStyle colours one preview line like a unified diff.

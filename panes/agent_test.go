@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -162,36 +163,59 @@ func TestAgentPanePermissionDialog(t *testing.T) {
 		want permission.Decision
 	}{{'y', permission.AllowOnce}, {'A', permission.AllowSession}, {'n', permission.Deny}} {
 		p, fa, _ := newAgentPane(t)
+		clock := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+		p.env.Now = func() time.Time { return clock }
 		loop(p, agent.Event{Type: agent.EvToolCall, Tool: "edit_file", CallID: "c9", Args: `{"path":"a.go"}`})
 		req := permission.Request{ID: "agent-1-1", Tool: "edit_file", Agent: "agent-1",
-			Preview: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new", Note: "Risk (heuristic, edit_file): this touches secrets or credentials."}
+			Preview: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-\told()\n+\tnew()", Note: "Risk (heuristic, edit_file): this touches secrets or credentials."}
+		// The user is typing the next turn when the dialog appears: the
+		// keys go on into the input line and answer nothing.
+		typeText(p, "also ")
 		p.OnEvent(swarm.Event{Type: swarm.EvAsk, Agent: "agent-1", Request: &req})
+		typeText(p, "why")
+		key(p, tcell.KeyEnter, 0, 0)
+		if len(fa.answers) != 0 || p.input.GetText() != "also why" || len(fa.sent) != 0 {
+			t.Fatalf("keys typed as the dialog appeared: answers %v input %q sent %v", fa.answers, p.input.GetText(), fa.sent)
+		}
+		if text := screenText(render(t, p, 80, 24)); !strings.Contains(text, "answer in a moment") {
+			t.Fatalf("the unarmed dialog does not say so:\n%s", text)
+		}
+		clock = clock.Add(time.Second)
 		s := render(t, p, 80, 24)
 		text := screenText(s)
 		if !strings.Contains(text, "agent-1 wants to run edit_file") || !strings.Contains(text, "allow for the session") || !strings.Contains(text, "risk: Risk (heuristic") {
 			t.Fatalf("no dialog:\n%s", text)
 		}
+		if !strings.Contains(text, " -   old()") || strings.Contains(text, "?old") {
+			t.Fatalf("tabs in the preview are not expanded:\n%s", text)
+		}
 		if tc.key == 'y' {
 			golden(t, "agent_dialog_80x24", text)
-			// The diff lines carry the diff styles.
-			lines := strings.Split(text, "\n")
-			for y, l := range lines {
-				if strings.HasPrefix(l, " +new") && styleAt(s, 1, y) != testEnv().Theme.DiffAdd.TCell() {
+			for y, l := range strings.Split(text, "\n") {
+				if strings.HasPrefix(l, " +") && !strings.HasPrefix(l, " +++") && styleAt(s, 1, y) != testEnv().Theme.DiffAdd.TCell() {
 					t.Error("added line not in the diff_add style")
 				}
 			}
-		}
-		typeText(p, "zz") // typing does not leak into the input while the dialog waits
-		key(p, tcell.KeyEnter, 0, 0)
-		if len(fa.answers) != 0 || p.input.GetText() != "" {
-			t.Fatalf("keys leaked: answers %v input %q", fa.answers, p.input.GetText())
 		}
 		key(p, tcell.KeyRune, tc.key, 0)
 		if fa.answers["agent-1-1"] != tc.want {
 			t.Fatalf("%c answered %v", tc.key, fa.answers)
 		}
-		if len(p.Pending()) != 0 {
-			t.Fatal("the dialog stayed")
+		if len(p.Pending()) != 0 || p.input.GetText() != "also why" {
+			t.Fatalf("after answering: pending %d, input %q", len(p.Pending()), p.input.GetText())
+		}
+	}
+}
+
+func TestAgentPaneDialogFitsAnyHeight(t *testing.T) {
+	for h := 0; h <= 12; h++ {
+		for _, note := range []string{"", "Risk: a long note about deleting everything in the build folder and more words"} {
+			p, _, _ := newAgentPane(t)
+			req := permission.Request{ID: "r", Tool: "edit_file", Agent: "agent-1", Note: note,
+				Preview: strings.Repeat("+line\n", 40)}
+			p.OnEvent(swarm.Event{Type: swarm.EvAsk, Agent: "agent-1", Request: &req})
+			conversation(p)
+			render(t, p, 60, h)
 		}
 	}
 }
@@ -239,8 +263,13 @@ func TestAgentPaneOfflineAndErrors(t *testing.T) {
 		t.Fatalf("errors:\n%s", text)
 	}
 	key(p, tcell.KeyCtrlC, 0, tcell.ModCtrl)
+	if fa.cancels != 0 || p.input.GetText() != "" {
+		t.Fatalf("Ctrl-c on an agent at rest: %d cancels, input %q", fa.cancels, p.input.GetText())
+	}
+	fa.info.State = swarm.StateThinking
+	key(p, tcell.KeyCtrlC, 0, tcell.ModCtrl)
 	if fa.cancels != 1 {
-		t.Fatal("Ctrl-c did not cancel")
+		t.Fatal("Ctrl-c did not cancel the running turn")
 	}
 	_ = p.Close()
 	if len(fa.removed) != 1 {
@@ -267,8 +296,15 @@ func TestAgentPaneExpandsCardsAndScrolls(t *testing.T) {
 	if text = screenText(render(t, p, 100, 20)); strings.Contains(text, "THE END") {
 		t.Fatalf("PgUp did not scroll:\n%s", text)
 	}
+	// Output arriving while scrolled back does not move the view.
+	before := screenText(render(t, p, 100, 20))
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "\nmore\nand more\n"})
+	if after := screenText(render(t, p, 100, 20)); after != before {
+		t.Fatalf("the scrolled view moved:\n%s\n---\n%s", before, after)
+	}
 	key(p, tcell.KeyPgDn, 0, 0)
-	if text = screenText(render(t, p, 100, 20)); !strings.Contains(text, "THE END") {
+	key(p, tcell.KeyPgDn, 0, 0)
+	if text = screenText(render(t, p, 100, 20)); !strings.Contains(text, "and more") {
 		t.Fatalf("PgDn did not come back:\n%s", text)
 	}
 }
