@@ -95,7 +95,7 @@ func (p *AgentPane) render(e *entry, w int) []line {
 		case e.denied != "":
 			add("  ⎿ ", "denied: "+e.denied, st)
 		case e.done:
-			add("  ⎿ ", collapse(e.result, e.expanded), st)
+			add("  ⎿ ", collapse(e.result, e.expanded, p.keyName("expand")), st)
 		}
 	}
 	out = append(out, line{})
@@ -106,7 +106,7 @@ func (p *AgentPane) render(e *entry, w int) []line {
 // collapse shortens a tool result for a collapsed card: its first lines,
 // then every line holding a vault ref (so refs stay selectable), then how
 // many lines are hidden.
-func collapse(res string, expanded bool) string {
+func collapse(res string, expanded bool, expandKey string) string {
 	lines := strings.Split(strings.TrimRight(res, "\n"), "\n")
 	if expanded || len(lines) <= collapsedResultLines {
 		return res
@@ -117,7 +117,17 @@ func collapse(res string, expanded bool) string {
 			keep = append(keep, l)
 		}
 	}
-	return strings.Join(keep, "\n") + "\n… " + strconv.Itoa(len(lines)-len(keep)) + " more lines (C-e expands)"
+	return strings.Join(keep, "\n") + "\n… " + strconv.Itoa(len(lines)-len(keep)) + " more lines (" + expandKey + " expands)"
+}
+
+// keyName is the key shown for the pane's action name.
+func (p *AgentPane) keyName(action string) string {
+	for _, a := range p.keys.Actions() {
+		if a.Name == action && len(a.Keys) > 0 {
+			return a.Keys[0].String()
+		}
+	}
+	return action
 }
 
 // wrapText turns text into rows of at most w columns, the first starting

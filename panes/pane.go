@@ -43,6 +43,17 @@ type Env struct {
 	Bindings map[string]string
 	// Notify shows a one-line message in the status bar.
 	Notify func(msg string)
+	// Prefix is how the application's prefix key is shown ("C-b"), for
+	// texts that name a prefix command.
+	Prefix string
+}
+
+// prefix returns the prefix key's name.
+func (e *Env) prefix() string {
+	if e.Prefix == "" {
+		return "C-b"
+	}
+	return e.Prefix
 }
 
 func (e *Env) now() time.Time {
@@ -60,7 +71,7 @@ func (e *Env) notify(msg string) {
 
 // Scopes are the key-table scopes of the panes, as config.toml's [keys]
 // entries name them ("agent.send").
-var Scopes = []string{"agent", "shell", "copy", "vault", "viewer", "stats"}
+var Scopes = []string{"agent", "shell", "copy", "vault", "stats"}
 
 // keys builds a pane's table and applies the user's bindings to it; a
 // binding naming an action the table lacks is reported in the status bar.

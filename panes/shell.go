@@ -179,7 +179,7 @@ func (p *ShellPane) exitText() string {
 	if code := p.sess.ExitCode(); code >= 0 {
 		status = fmt.Sprintf("status %d", code)
 	}
-	return fmt.Sprintf("[shell exited: %s — press Enter to restart or Ctrl-b x to close]", status)
+	return fmt.Sprintf("[shell exited: %s — press Enter to restart or %s x to close]", status, p.env.prefix())
 }
 
 // InputHandler sends every key the pane's table does not claim to the

@@ -95,6 +95,7 @@ func New(cfg Config) (*App, error) {
 	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[string]panes.Pane{}, handled: make(chan struct{}, 1024)}
 	a.layout = newLayout(cfg.Theme)
 	a.layout.onClick = a.focus
+	a.layout.modal = a.modal
 	a.status = &statusBar{Box: tview.NewBox(), app: a}
 	a.hints = &hintsBar{Box: tview.NewBox(), app: a}
 	a.prefix = a.prefixTable()
@@ -166,9 +167,17 @@ func (a *App) Quit() {
 	}
 	a.stopped = true
 	a.mu.Unlock()
+	// Panes close in parallel: a shell may wait a moment for its job to
+	// end after the hangup.
+	var wg sync.WaitGroup
 	for _, lf := range a.layout.tree.leaves() {
-		_ = lf.pane.Close()
+		wg.Add(1)
+		go func(p panes.Pane) {
+			defer wg.Done()
+			_ = p.Close()
+		}(lf.pane)
 	}
+	wg.Wait()
 	a.tv.Stop()
 }
 
@@ -241,10 +250,13 @@ func (a *App) Open(kind string, d Dir) error {
 }
 
 // Show focuses the pane of the kind, opening one when there is none, and
-// returns it.
+// returns it; a pane that can re-read its data does.
 func (a *App) Show(kind string) (panes.Pane, error) {
 	if p := a.Last(kind); p != nil {
 		a.focusLeaf(a.leafOf(p))
+		if r, ok := p.(interface{ Refresh() }); ok {
+			r.Refresh()
+		}
 		return p, nil
 	}
 	d := LeftRight
@@ -280,60 +292,4 @@ func (a *App) currentNotice() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.notice
-}
-
-func (a *App) insert(at *leaf, d Dir, p panes.Pane) *leaf {
-	lf := a.layout.tree.split(at, d, p)
-	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
-	a.layout.tree.zoomed = nil
-	return lf
-}
-
-func (a *App) leafOf(p panes.Pane) *leaf {
-	for _, lf := range a.layout.tree.leaves() {
-		if lf.pane == p {
-			return lf
-		}
-	}
-	return nil
-}
-
-func (a *App) focus(lf *leaf) { a.focusLeaf(lf) }
-
-func (a *App) focusLeaf(lf *leaf) {
-	if lf == nil {
-		return
-	}
-	if z := a.layout.tree.zoomed; z != nil && z != lf {
-		a.layout.tree.zoomed = nil
-	}
-	a.layout.focused = lf
-	a.focusSeq++
-	lf.used = a.focusSeq
-	a.lastOf[lf.pane.Kind()] = lf.pane
-	a.tv.SetFocus(lf.pane)
-}
-
-// close removes the focused pane and focuses its neighbour; closing the
-// last pane quits.
-func (a *App) close() {
-	lf := a.layout.focused
-	if lf == nil {
-		return
-	}
-	leaves := a.layout.tree.leaves()
-	i := a.layout.number(lf)
-	_ = lf.pane.Close()
-	a.layout.tree.remove(lf)
-	delete(a.lastOf, lf.pane.Kind())
-	leaves = append(leaves[:i], leaves[i+1:]...)
-	if len(leaves) == 0 {
-		a.layout.focused = nil
-		a.Quit()
-		return
-	}
-	if i >= len(leaves) {
-		i = len(leaves) - 1
-	}
-	a.focusLeaf(leaves[i])
 }

@@ -34,11 +34,20 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 	fillRow(screen, x, y, w, bar)
 	st := s.app.cfg.Status()
 	col := x
+	// The notice is drawn first, at the right, so nothing crowds it out
+	// (it carries the id of a block just kept); the rest fills what is left.
+	right := x + w
+	if n := s.app.currentNotice(); n != "" {
+		n = " " + n + " "
+		nw := min(runewidth.StringWidth(n), w-w/4)
+		right = x + w - nw
+		drawText(screen, right, y, nw, n, th.HintKey.TCell())
+	}
 	put := func(text string, style tcell.Style) {
-		col += drawText(screen, col, y, x+w-col, text, style)
+		col += drawText(screen, col, y, max(0, right-1-col), text, style)
 	}
 	if s.app.pending {
-		put(" C-b ", th.HintKey.TCell().Reverse(true))
+		put(" "+s.app.prefixName()+" ", th.HintKey.TCell().Reverse(true))
 	}
 	put(" kws ", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
 	if st.Workspace != "" {
@@ -62,15 +71,6 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 	if st.NaiveTokens > 0 {
 		saved := 100 * float64(st.NaiveTokens-st.SentTokens) / float64(st.NaiveTokens)
 		put(fmt.Sprintf("│ sent %s of %s · saved %.1f%% ", human(st.SentTokens), human(st.NaiveTokens), saved), th.StatsSaved.TCell().Background(th.StatusBar.Bg))
-	}
-	if n := s.app.currentNotice(); n != "" {
-		n = " " + n + " "
-		nw := runewidth.StringWidth(n)
-		at := x + w - nw
-		if at < col+1 {
-			at = col + 1
-		}
-		drawText(screen, at, y, x+w-at, n, th.HintKey.TCell())
 	}
 }
 
@@ -108,17 +108,20 @@ func (h *hintsBar) Draw(screen tcell.Screen) {
 		if f := h.app.Focused(); f != nil {
 			hints = f.Keys().Hints()
 			if ph, ok := f.(prefixHinter); ok {
-				pk := h.app.global.Actions()[0].KeyNames()
 				for _, name := range ph.PrefixHints() {
 					for _, act := range h.app.prefix.Actions() {
 						if act.Name == name && len(act.Keys) > 0 {
-							hints = append(hints, keymap.Hint{Key: pk + " " + act.Keys[0].String(), Desc: act.Name})
+							hints = append(hints, keymap.Hint{Key: h.app.prefixName() + " " + act.Keys[0].String(), Desc: act.Name})
 						}
 					}
 				}
 			}
 		}
-		hints = append(hints, keymap.Hint{Key: "C-b ?", Desc: "help"}, keymap.Hint{Key: "C-b", Desc: "commands"})
+	}
+	// The way to help comes first: it must never be crowded out.
+	pk := h.app.prefixName()
+	if !h.app.pending {
+		hints = append([]keymap.Hint{{Key: pk + " ?", Desc: "help"}}, hints...)
 	}
 	col := x + 1
 	for _, hint := range hints {

@@ -25,8 +25,8 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("focus-down", "Down", "focus the pane below", false, func() { a.move(0, 1) }),
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
 		keymap.Bind("close", "x", "close the pane", true, a.close),
-		keymap.Bind("new-agent", "a", "new agent pane", true, func() { _ = a.Open(KindAgent, a.splitDir()) }),
-		keymap.Bind("new-shell", "s", "new shell pane", true, func() { _ = a.Open(KindShell, a.splitDir()) }),
+		keymap.Bind("new-agent", "a", "new agent pane", true, func() { a.openNew(KindAgent) }),
+		keymap.Bind("new-shell", "s", "new shell pane", true, func() { a.openNew(KindShell) }),
 		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(KindVault) }),
 		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(KindStats) }),
 		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
@@ -38,7 +38,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),
 		keymap.Bind("quit", "q", "quit kws (asks while an agent works)", true, a.askQuit),
-		keymap.Bind("send-prefix", "Ctrl-b", "send Ctrl-b to the pane", false, a.sendPrefix),
+		keymap.Bind("send-prefix", "Ctrl-b", "send the prefix key itself to the pane", false, a.sendPrefix),
 	)
 	for i := range 10 {
 		n := i
@@ -60,7 +60,14 @@ func (a *App) checkBindings(b map[string]string) error {
 			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(panes.Scopes, ", "))
 		}
 	}
-	return keymap.Apply(own, a.prefix, a.global)
+	if err := keymap.Apply(own, a.prefix, a.global); err != nil {
+		return err
+	}
+	// Pressing the prefix twice sends it, whatever key it is.
+	if _, set := own["prefix.send-prefix"]; !set {
+		_ = a.prefix.Rebind("send-prefix", []keymap.Key{a.prefixKey()})
+	}
+	return nil
 }
 
 // capture sees every key first: the prefix key arms the prefix table, the
@@ -68,13 +75,19 @@ func (a *App) checkBindings(b map[string]string) error {
 // the open dialog.
 func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 	defer a.keyDone()
-	if name, _ := a.pages.GetFrontPage(); name != "main" {
+	if ev.Key() == tcell.KeyCtrlC {
+		// tview stops the application on a Ctrl-C it is handed back
+		// unchanged; a copy goes on instead (a shell's interrupt, an
+		// agent's cancel; a dialog ignores it). The prefix's q quits.
+		ev = tcell.NewEventKey(ev.Key(), ev.Rune(), ev.Modifiers())
+	}
+	if a.modal() {
 		return ev
 	}
 	if a.pending {
 		a.pending = false
 		if !a.prefix.Handle(ev) {
-			a.Notify(fmt.Sprintf("no command on C-b %s (C-b ? lists them)", keymap.Of(ev)))
+			a.Notify(fmt.Sprintf("no command on %s %s (%s ? lists them)", a.prefixName(), keymap.Of(ev), a.prefixName()))
 		}
 		return nil
 	}
@@ -82,13 +95,13 @@ func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 		a.pending = true
 		return nil
 	}
-	if ev.Key() == tcell.KeyCtrlC {
-		// tview stops the application on a Ctrl-C it is handed back
-		// unchanged; a copy goes to the pane instead (a shell's interrupt,
-		// an agent's cancel). C-b q quits.
-		return tcell.NewEventKey(ev.Key(), ev.Rune(), ev.Modifiers())
-	}
 	return ev
+}
+
+// modal reports whether a dialog (help, palette, quit) is in front.
+func (a *App) modal() bool {
+	name, _ := a.pages.GetFrontPage()
+	return name != "main"
 }
 
 // keyDone tells the headless driver one key was handled.
@@ -109,11 +122,39 @@ func (a *App) splitDir() Dir {
 // splitFocused splits the focused pane with a new pane of the same kind
 // (a shell for a shell, an agent for an agent), as tmux splits a shell.
 func (a *App) splitFocused(d Dir) {
+	if !a.roomToSplit(d) {
+		return
+	}
 	kind := KindShell
 	if f := a.Focused(); f != nil && f.Kind() == KindAgent {
 		kind = KindAgent
 	}
 	_ = a.Open(kind, d)
+}
+
+// Smallest pane a split may leave, in cells including the frame.
+const minPaneW, minPaneH = 12, 5
+
+// roomToSplit reports whether the focused pane can be split along d, and
+// says so when it cannot, as tmux does.
+func (a *App) roomToSplit(d Dir) bool {
+	f := a.layout.focused
+	if f == nil || f.w == 0 {
+		return true
+	}
+	if d == LeftRight && f.w < 2*minPaneW || d == TopBottom && f.h < 2*minPaneH {
+		a.Notify("no space for a new pane here (zoom, close or resize one first)")
+		return false
+	}
+	return true
+}
+
+// openNew opens a pane of the kind beside the focused one when there is
+// room.
+func (a *App) openNew(kind string) {
+	if d := a.splitDir(); a.roomToSplit(d) {
+		_ = a.Open(kind, d)
+	}
 }
 
 func (a *App) cycle(step int) {
@@ -126,6 +167,12 @@ func (a *App) cycle(step int) {
 }
 
 func (a *App) move(dx, dy int) {
+	if a.layout.tree.zoomed != nil {
+		// As tmux does: unzoom, then move among the laid-out panes.
+		a.layout.tree.zoomed = nil
+		x, y, w, h := a.layout.GetRect()
+		a.layout.arrange(a.layout.tree.root, x, y, w, h)
+	}
 	if f := a.layout.focused; f != nil {
 		if n := a.layout.neighbour(f, dx, dy); n != nil {
 			a.focusLeaf(n)
@@ -180,11 +227,31 @@ func (a *App) toVault() {
 // pane, whose own keys all go to the program).
 type prefixHinter interface{ PrefixHints() []string }
 
+// prefixKey is the prefix key; prefixName how it is shown ("C-b").
+func (a *App) prefixKey() keymap.Key {
+	if act := a.global.Actions()[0]; len(act.Keys) > 0 {
+		return act.Keys[0]
+	}
+	return keymap.MustParse("Ctrl-b")
+}
+
+func (a *App) prefixName() string { return a.prefixKey().String() }
+
 // sendPrefix passes the prefix key itself to the focused pane.
 func (a *App) sendPrefix() {
-	if f := a.Focused(); f != nil {
-		if h := f.InputHandler(); h != nil {
-			h(tcell.NewEventKey(tcell.KeyCtrlB, 0, tcell.ModCtrl), func(p tview.Primitive) { a.tv.SetFocus(p) })
-		}
+	f := a.Focused()
+	if f == nil {
+		return
+	}
+	k := a.prefixKey()
+	var mod tcell.ModMask
+	if k.Alt {
+		mod = tcell.ModAlt
+	}
+	if k.Code >= tcell.KeyCtrlA && k.Code <= tcell.KeyCtrlZ {
+		mod |= tcell.ModCtrl
+	}
+	if h := f.InputHandler(); h != nil {
+		h(tcell.NewEventKey(k.Code, k.Rune, mod), func(p tview.Primitive) { a.tv.SetFocus(p) })
 	}
 }

@@ -115,8 +115,9 @@ func (t *tree) remove(l *leaf) {
 	}
 }
 
-// resize grows l by delta cells in direction d (negative shrinks) by moving
-// space from or to its neighbour in the nearest ancestor split along d.
+// resize moves l's border along d by delta cells (positive is right or
+// down), as tmux's resize-pane does: the border after l, or before it when
+// l is the last pane of the nearest ancestor split along d.
 func (t *tree) resize(l *leaf, d Dir, delta int) {
 	n := l.node
 	for n.parent != nil && n.parent.dir != d {
@@ -126,10 +127,12 @@ func (t *tree) resize(l *leaf, d Dir, delta int) {
 	if p == nil {
 		return
 	}
+	// The border moved is the one after n, or for the last child the one
+	// before it: moving that one in the key's direction shrinks n.
 	i := indexOf(p.children, n)
 	j := i + 1
 	if j == len(p.children) {
-		j = i - 1
+		j, delta = i-1, -delta
 	}
 	total := 0.0
 	for _, w := range p.weights {

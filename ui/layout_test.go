@@ -206,3 +206,80 @@ func TestBadBindingsAreReported(t *testing.T) {
 		t.Fatalf("rebound prefix and split left %d panes", n)
 	}
 }
+
+func TestResizeOfTheLastPaneMovesItsBorderTheKeysWay(t *testing.T) {
+	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
+	before := leaves(d)[1]
+	if err := d.Press("Ctrl-b", "1", "Ctrl-b", "L"); err != nil {
+		t.Fatal(err)
+	}
+	after := leaves(d)[1]
+	if after.x != before.x+2 || after.w != before.w-2 {
+		t.Fatalf("C-b L on the right pane: x %d→%d, w %d→%d; want the border 2 to the right", before.x, after.x, before.w, after.w)
+	}
+}
+
+func TestDialogsKeepCtrlCAndClicksFromThePanes(t *testing.T) {
+	d, ff := newTestDriver(t, 100, 30, "shell", "shell")
+	if err := d.Press("Ctrl-b", ":"); err != nil {
+		t.Fatal(err)
+	}
+	right := leaves(d)[1]
+	d.Screen.InjectMouse(right.x+3, right.y+3, tcell.Button1, 0)
+	d.Screen.InjectMouse(right.x+3, right.y+3, tcell.ButtonNone, 0)
+	if err := d.Press("Ctrl-c"); err != nil {
+		t.Fatalf("Ctrl-c in the palette: %v", err)
+	}
+	if got := focusedName(d); got != "shell-1" {
+		t.Fatalf("a click behind the palette focused %q", got)
+	}
+	if err := d.Press("Esc", "Ctrl-c"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ff.made[0].keys, " "); got != "C-c" {
+		t.Fatalf("after the palette the pane got %q", got)
+	}
+}
+
+func TestArrowsWhileZoomedUnzoomAndMove(t *testing.T) {
+	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
+	if err := d.Press("Ctrl-b", "0", "Ctrl-b", "z", "Ctrl-b", "Right"); err != nil {
+		t.Fatal(err)
+	}
+	if got := focusedName(d); got != "shell-2" || strings.Contains(d.Text(), "[Z]") {
+		t.Fatalf("C-b → while zoomed: focus %q\n%s", got, d.Text())
+	}
+}
+
+func TestSplitNeedsRoom(t *testing.T) {
+	d, _ := newTestDriver(t, 40, 20, "shell")
+	for range 3 {
+		if err := d.Press("Ctrl-b", "%"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(leaves(d)); n != 2 {
+		t.Fatalf("%d panes in 40 columns", n)
+	}
+	if !strings.Contains(d.Text(), "no space for a new pane") {
+		t.Fatalf("refusal not shown:\n%s", d.Text())
+	}
+}
+
+func TestRebindingThePrefixRenamesIt(t *testing.T) {
+	ff := &fakeFactory{}
+	d, err := NewDriver(Config{Factory: ff.make, Layout: []string{"shell"}, Bindings: map[string]string{"global.prefix": "Ctrl-a"}}, 80, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	if err := d.Press("Ctrl-a", "Ctrl-a", "Ctrl-b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ff.made[0].keys, " "); got != "C-a C-b" {
+		t.Fatalf("the pane got %q, want the prefix sent through and C-b as a plain key", got)
+	}
+	if text := d.Text(); !strings.Contains(text, "C-a ? help") || strings.Contains(text, "C-b") {
+		t.Fatalf("the hints still name C-b:\n%s", text)
+	}
+}

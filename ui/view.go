@@ -30,6 +30,8 @@ type Layout struct {
 	theme   *themes.Theme
 	// onClick is called when a click lands on an unfocused pane.
 	onClick func(lf *leaf)
+	// modal reports whether a dialog is in front of the layout.
+	modal func() bool
 }
 
 func newLayout(th *themes.Theme) *Layout {
@@ -38,6 +40,9 @@ func newLayout(th *themes.Theme) *Layout {
 
 // Draw lays the tree out in the layout's rectangle and draws the panes.
 func (l *Layout) Draw(screen tcell.Screen) {
+	// Only a focused shell pane shows the terminal's cursor, and only when
+	// its program wants it; every frame starts with it hidden.
+	screen.HideCursor()
 	x, y, w, h := l.GetRect()
 	base := l.theme.Base.TCell()
 	for row := y; row < y+h; row++ {

@@ -52,6 +52,9 @@ func (l *Layout) PasteHandler() func(text string, setFocus func(p tview.Primitiv
 // the pane under the pointer.
 func (l *Layout) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 	return l.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+		if l.modal != nil && l.modal() {
+			return true, nil // a dialog is in front: the panes take no clicks
+		}
 		x, y := event.Position()
 		lf := l.at(x, y)
 		if lf == nil {

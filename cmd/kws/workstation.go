@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +25,7 @@ import (
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/themes"
@@ -60,6 +64,8 @@ type workstation struct {
 	// trailing refresh is scheduled.
 	vaultAt    time.Time
 	vaultLater bool
+	// early holds notices from before the application existed.
+	early []string
 }
 
 // runWorkstation opens the full-screen workstation; without a terminal it
@@ -78,6 +84,16 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 		return err
 	}
 	w.attach(app)
+	// A hangup or kill quits like C-b q does, so the terminal is restored
+	// and the sessions are closed.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sig)
+	go func() {
+		if _, ok := <-sig; ok {
+			app.Update(app.Quit)
+		}
+	}()
 	return app.Run()
 }
 
@@ -148,19 +164,45 @@ func (w *workstation) appConfig() ui.Config {
 				a.Update(fn)
 			}
 		},
-		Notify: func(msg string) {
-			if a := w.appP.Load(); a != nil {
-				a.Notify(msg)
-			}
-		}}
+		Notify: w.notify, Prefix: prefixName(w.cfg.Keys)}
 	return ui.Config{Theme: w.theme, Factory: w.newPane, Status: w.status, Bindings: w.cfg.Keys}
 }
 
-// attach starts delivering the swarm's events to the application.
+// attach starts delivering the swarm's events to the application and
+// shows what panes reported before it existed.
 func (w *workstation) attach(app *ui.App) {
 	w.app = app
 	w.appP.Store(app)
+	w.mu.Lock()
+	early := w.early
+	w.early = nil
+	w.mu.Unlock()
+	if len(early) > 0 {
+		app.Notify(strings.Join(early, "; "))
+	}
 	go w.pump()
+}
+
+// notify shows msg in the status bar; messages from panes built before the
+// application exists (a bad key binding) wait for it.
+func (w *workstation) notify(msg string) {
+	if a := w.appP.Load(); a != nil {
+		a.Notify(msg)
+		return
+	}
+	w.mu.Lock()
+	w.early = append(w.early, msg)
+	w.mu.Unlock()
+}
+
+// prefixName is how the configured prefix key is shown.
+func prefixName(bindings map[string]string) string {
+	if f := strings.Fields(bindings["global.prefix"]); len(f) > 0 {
+		if k, err := keymap.Parse(f[0]); err == nil {
+			return k.String()
+		}
+	}
+	return "C-b"
 }
 
 // newPane is the application's pane factory.
@@ -171,7 +213,13 @@ func (w *workstation) newPane(kind string) (panes.Pane, error) {
 		return panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) }), nil
 	case ui.KindShell:
 		return panes.NewShellPane(w.env, w.shell, func(kind string, text []byte) (string, error) {
-			return keep(w.vault, kind, "user", text)
+			id, err := keep(w.vault, kind, "user", text)
+			if err == nil {
+				// Called on the UI goroutine: the vault pane shows it at once.
+				w.vaultAt = time.Time{}
+				w.refreshVault()
+			}
+			return id, err
 		})
 	case ui.KindVault:
 		return panes.NewVaultPane(w.env, w.vault, w.inject), nil
@@ -217,91 +265,6 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(w.skills)), OnEvent: onEvent,
 		HideEnv: nonEmpty(w.cfg.APIKeyEnv)})
-}
-
-// status feeds the status bar from the swarm.
-func (w *workstation) status() ui.Status {
-	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
-	for _, in := range w.swarm.Agents() {
-		st.Agents = append(st.Agents, ui.AgentStatus{Name: in.Name, State: string(in.State), Detail: in.Detail, Busy: in.Busy()})
-		st.NaiveTokens += in.Stats.NaiveTokens
-		st.SentTokens += in.Stats.SentTokens
-	}
-	return st
-}
-
-// refresher is a pane that re-reads its data (vault, stats).
-type refresher interface{ Refresh() }
-
-// pump delivers the swarm's events to the panes on the UI goroutine, in
-// batches, and refreshes the vault pane at most once a second.
-func (w *workstation) pump() {
-	events, _ := w.swarm.Subscribe()
-	for e := range events {
-		batch := []swarm.Event{e}
-	more:
-		for len(batch) < 512 {
-			select {
-			case e, ok := <-events:
-				if !ok {
-					break more
-				}
-				batch = append(batch, e)
-			default:
-				break more
-			}
-		}
-		w.app.Update(func() { w.deliver(batch) })
-	}
-}
-
-func (w *workstation) deliver(batch []swarm.Event) {
-	vaultChanged := false
-	for _, e := range batch {
-		if e.Type == swarm.EvAgent && (e.Loop.Type == agent.EvToolResult || e.Loop.Type == agent.EvDiet) || e.Type == swarm.EvFinished {
-			vaultChanged = true
-		}
-		if e.Type == swarm.EvAgent && e.Loop.Type == agent.EvError {
-			w.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)
-		}
-		w.app.EachPane(func(p panes.Pane) {
-			if l, ok := p.(panes.Listener); ok {
-				l.OnEvent(e)
-			}
-		})
-	}
-	w.app.EachPane(func(p panes.Pane) {
-		if r, ok := p.(refresher); ok && p.Kind() == ui.KindStats {
-			r.Refresh()
-		}
-	})
-	if vaultChanged {
-		w.refreshVault()
-	}
-}
-
-// refreshVault re-lists the vault panes at most once a second; a change
-// inside that second is picked up by one trailing refresh.
-func (w *workstation) refreshVault() {
-	wait := time.Second - time.Since(w.vaultAt)
-	if wait > 0 {
-		if !w.vaultLater {
-			w.vaultLater = true
-			time.AfterFunc(wait, func() {
-				w.app.Update(func() {
-					w.vaultLater = false
-					w.refreshVault()
-				})
-			})
-		}
-		return
-	}
-	w.vaultAt = time.Now()
-	w.app.EachPane(func(p panes.Pane) {
-		if r, ok := p.(refresher); ok && p.Kind() == ui.KindVault {
-			r.Refresh()
-		}
-	})
 }
 
 // close stops the agents and closes the sessions, the vault and the log.

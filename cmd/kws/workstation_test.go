@@ -126,6 +126,11 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 			r.typeText("echo $((6*7))sh")
 			r.press("Enter")
 			r.waitFor("42sh")
+			// C-b y keeps the screen; the id is shown and the vault pane
+			// lists the block at once.
+			r.press("Ctrl-b", "y")
+			r.waitFor("kept ctx:")
+			r.waitFor("2 vault (1 ")
 		})
 	}
 }
@@ -168,6 +173,7 @@ func TestWorkstationApprovesAndDeniesToolCalls(t *testing.T) {
 			r.waitFor("agent-1 wants to run write_file")
 			r.waitFor("+hello")
 			r.waitFor("‼ approval")
+			r.waitFor("y allow once") // the dialog's keys are armed
 			r.press(tc.key)
 			r.waitFor(tc.want)
 			_, err := os.Stat(filepath.Join(r.ws, "out.txt"))

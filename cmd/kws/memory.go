@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/memory"
+)
+
+// memFlags are the flags every memory subcommand shares.
+type memFlags struct {
+	scope     string
+	workspace string
+}
+
+func newMemoryCmd(g *globals) *cobra.Command {
+	f := &memFlags{}
+	cmd := &cobra.Command{Use: "memory", Short: "Long-term memory: facts, preferences and decisions kept across sessions"}
+	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
+	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
+	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g))
+	return cmd
+}
+
+// openMemory opens the memory store in the data dir.
+func (g *globals) openMemory() (*memory.Store, error) {
+	return memory.Open(filepath.Join(g.dataDir, memory.DirName), memory.Options{Sensitive: diet.IsSensitive})
+}
+
+// scopes resolves --scope: "" means def, "all" means this project and
+// global.
+func (f *memFlags) scopes(def string) ([]string, error) {
+	s := f.scope
+	if s == "" {
+		s = def
+	}
+	if s == "global" {
+		return []string{memory.GlobalScope}, nil
+	}
+	if s != "project" && s != "all" {
+		return nil, fmt.Errorf("--scope %q: want global, project or all", f.scope)
+	}
+	ws, err := resolveWorkspace(f.workspace)
+	if err != nil {
+		return nil, err
+	}
+	if s == "project" {
+		return []string{memory.ProjectScope(ws)}, nil
+	}
+	return []string{memory.ProjectScope(ws), memory.GlobalScope}, nil
+}
+
+func newMemoryLs(g *globals, f *memFlags) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "ls [--scope S] [-n N]",
+		Short: "List memories, most recently updated first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			scopes, err := f.scopes("all")
+			if err != nil {
+				return err
+			}
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			var hits []memory.Hit
+			for _, sc := range scopes {
+				list, err := s.List(cmd.Context(), sc)
+				if err != nil {
+					return err
+				}
+				for _, m := range list {
+					hits = append(hits, memory.Hit{Memory: m})
+				}
+			}
+			sort.SliceStable(hits, func(i, j int) bool { return hits[i].Updated.After(hits[j].Updated) })
+			if limit > 0 && len(hits) > limit {
+				hits = hits[:limit]
+			}
+			return printMemories(cmd.OutOrStdout(), g.json, hits, false)
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "at most this many (0: all)")
+	return cmd
+}
+
+func newMemorySearch(g *globals, f *memFlags) *cobra.Command {
+	var k int
+	cmd := &cobra.Command{
+		Use:   "search [--scope S] [-k N] QUERY",
+		Short: "Rank memories by similarity to a query",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scopes, err := f.scopes("all")
+			if err != nil {
+				return err
+			}
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			hits, err := s.Search(cmd.Context(), strings.Join(args, " "), scopes, k)
+			if err != nil {
+				return err
+			}
+			return printMemories(cmd.OutOrStdout(), g.json, hits, true)
+		},
+	}
+	cmd.Flags().IntVarP(&k, "k", "k", 10, "number of results")
+	return cmd
+}
+
+func newMemoryAdd(g *globals, f *memFlags) *cobra.Command {
+	var kind string
+	cmd := &cobra.Command{
+		Use:   "add [--scope S] [--kind K] TEXT",
+		Short: "Remember a fact (a near-duplicate is not stored twice)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scopes, err := f.scopes("global")
+			if err != nil {
+				return err
+			}
+			if len(scopes) != 1 {
+				return errors.New("--scope all: add needs one scope, global or project")
+			}
+			text := strings.Join(args, " ")
+			if diet.IsSensitive(text) {
+				return memory.ErrSensitive
+			}
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			act, m, err := s.Promote(cmd.Context(), memory.Candidate{Text: text, Kind: kind, Confidence: 1},
+				scopes[0], memory.Provenance{Source: memory.SourceManual})
+			if err != nil {
+				return err
+			}
+			if m.ID == "" {
+				return memory.ErrEmpty
+			}
+			w := cmd.OutOrStdout()
+			if g.json {
+				return json.NewEncoder(w).Encode(map[string]any{"action": act, "id": m.ID, "scope": m.Scope, "text": m.Text})
+			}
+			switch act {
+			case memory.ActionNoop:
+				fmt.Fprintf(w, "already remembered as %s\n", m.ID)
+			case memory.ActionUpdate:
+				fmt.Fprintf(w, "updated %s\n", m.ID)
+			default:
+				fmt.Fprintf(w, "%s %s\n", act, m.ID)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&kind, "kind", "note", "note, preference, decision, correction (replaces a similar memory), rename or path")
+	return cmd
+}
+
+func newMemoryRm(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm ID...",
+		Short: "Forget memories by id",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			for _, id := range args {
+				if err := s.Delete(id); err != nil {
+					if errors.Is(err, memory.ErrNotFound) {
+						return &exitError{code: 1, err: err}
+					}
+					return err
+				}
+				if g.json {
+					err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"action": "delete", "id": id})
+				} else {
+					_, err = fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", id)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// printMemories prints memory listings; withScore adds the similarity.
+func printMemories(w io.Writer, asJSON bool, hits []memory.Hit, withScore bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, h := range hits {
+			var row any = h.Memory
+			if withScore {
+				row = h
+			}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "ID\tSCOPE\tKIND\tSOURCE\tAGE\tTEXT"
+	if withScore {
+		head = "SCORE\t" + head
+	}
+	fmt.Fprintln(tw, head)
+	for _, h := range hits {
+		scope := "global"
+		if memory.IsProject(h.Scope) {
+			scope = "project"
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, scope, h.Kind, h.Provenance.Source, age(h.Updated), oneLine(h.Text, 100))
+		if withScore {
+			line = fmt.Sprintf("%.3f\t", h.Score) + line
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}

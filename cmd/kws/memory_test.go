@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/memory"
+)
+
+func TestMemoryCommands(t *testing.T) {
+	dir, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
+	mem := func(args ...string) (string, error) {
+		t.Helper()
+		return run(t, dir, nil, append([]string{"memory", "--workspace", ws}, args...)...)
+	}
+	addJSON := func(args ...string) map[string]any {
+		t.Helper()
+		out, err := mem(append([]string{"--json", "add"}, args...)...)
+		var row map[string]any
+		if err != nil || json.Unmarshal([]byte(out), &row) != nil {
+			t.Fatalf("add %v: %q %v", args, out, err)
+		}
+		return row
+	}
+	pref := addJSON("--kind", "preference", "use pnpm instead of npm")
+	port := addJSON("--scope", "project", "the API server listens on port 8080")
+	if pref["action"] != "add" || pref["scope"] != memory.GlobalScope || port["scope"] != memory.ProjectScope(ws) {
+		t.Fatalf("add rows: %v %v", pref, port)
+	}
+	if again := addJSON("use pnpm instead of npm"); again["action"] != "noop" || again["id"] != pref["id"] {
+		t.Fatalf("a duplicate was stored again: %v", again)
+	}
+	out, err := mem("add", "--scope", "project", "--kind", "correction", "the API server listens on port 9090")
+	if err != nil || out != "updated "+port["id"].(string)+"\n" {
+		t.Fatalf("correction: %q %v", out, err)
+	}
+
+	tests := []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"ls"}, []string{"ID  ", "SCOPE", port["id"].(string), "project", "port 9090", pref["id"].(string), "global", "preference"}, []string{"8080"}},
+		{[]string{"ls", "--scope", "global"}, []string{pref["id"].(string)}, []string{port["id"].(string)}},
+		{[]string{"ls", "-n", "1"}, []string{port["id"].(string)}, []string{pref["id"].(string)}},
+		{[]string{"search", "-k", "1", "which", "package", "manager"}, []string{"SCORE", pref["id"].(string)}, []string{port["id"].(string)}},
+		{[]string{"--workspace", other, "ls"}, []string{pref["id"].(string)}, []string{port["id"].(string)}},
+	}
+	for _, tt := range tests {
+		out, err := mem(tt.args...)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.args, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(out, n) {
+				t.Errorf("%v shows %q:\n%s", tt.args, n, out)
+			}
+		}
+	}
+
+	out, err = mem("--json", "search", "API port")
+	var hit struct {
+		ID         string            `json:"id"`
+		Score      float64           `json:"score"`
+		Provenance memory.Provenance `json:"provenance"`
+	}
+	if err != nil || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &hit) != nil ||
+		hit.ID != port["id"] || hit.Score <= 0 || hit.Provenance.Source != memory.SourceManual {
+		t.Fatalf("search --json: %q %v", out, err)
+	}
+
+	if out, err := mem("rm", pref["id"].(string)); err != nil || out != "removed "+pref["id"].(string)+"\n" {
+		t.Fatalf("rm: %q %v", out, err)
+	}
+	_, err = mem("rm", pref["id"].(string))
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 1 || !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("rm of a removed id: %v", err)
+	}
+	if _, err := mem("add", "the deploy key is AKIAABCDEFGHIJKLMNOP"); !errors.Is(err, memory.ErrSensitive) {
+		t.Fatalf("a secret was accepted: %v", err)
+	}
+	if _, err := mem("add", "--scope", "all", "x y"); err == nil {
+		t.Fatal("add --scope all was accepted")
+	}
+	if _, err := mem("ls", "--scope", "team"); err == nil || !strings.Contains(err.Error(), "want global, project or all") {
+		t.Fatalf("bad scope: %v", err)
+	}
+	if _, err := mem("add", " "); !errors.Is(err, memory.ErrEmpty) {
+		t.Fatalf("blank add: %v", err)
+	}
+}

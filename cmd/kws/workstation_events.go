@@ -1,0 +1,95 @@
+package main
+
+import (
+	"time"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/ui"
+)
+
+// status feeds the status bar from the swarm.
+func (w *workstation) status() ui.Status {
+	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
+	for _, in := range w.swarm.Agents() {
+		st.Agents = append(st.Agents, ui.AgentStatus{Name: in.Name, State: string(in.State), Detail: in.Detail, Busy: in.Busy()})
+		st.NaiveTokens += in.Stats.NaiveTokens
+		st.SentTokens += in.Stats.SentTokens
+	}
+	return st
+}
+
+// refresher is a pane that re-reads its data (vault, stats).
+type refresher interface{ Refresh() }
+
+// pump delivers the swarm's events to the panes on the UI goroutine, in
+// batches, and refreshes the vault pane at most once a second.
+func (w *workstation) pump() {
+	events, _ := w.swarm.Subscribe()
+	for e := range events {
+		batch := []swarm.Event{e}
+	more:
+		for len(batch) < 512 {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					break more
+				}
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
+		w.app.Update(func() { w.deliver(batch) })
+	}
+}
+
+func (w *workstation) deliver(batch []swarm.Event) {
+	vaultChanged := false
+	for _, e := range batch {
+		if e.Type == swarm.EvAgent && (e.Loop.Type == agent.EvToolResult || e.Loop.Type == agent.EvDiet) || e.Type == swarm.EvFinished {
+			vaultChanged = true
+		}
+		if e.Type == swarm.EvAgent && e.Loop.Type == agent.EvError {
+			w.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)
+		}
+		w.app.EachPane(func(p panes.Pane) {
+			if l, ok := p.(panes.Listener); ok {
+				l.OnEvent(e)
+			}
+		})
+	}
+	w.app.EachPane(func(p panes.Pane) {
+		if r, ok := p.(refresher); ok && p.Kind() == ui.KindStats {
+			r.Refresh()
+		}
+	})
+	if vaultChanged {
+		w.refreshVault()
+	}
+}
+
+// refreshVault re-lists the vault panes at most once a second; a change
+// inside that second is picked up by one trailing refresh.
+func (w *workstation) refreshVault() {
+	wait := time.Second - time.Since(w.vaultAt)
+	if wait > 0 {
+		if !w.vaultLater {
+			w.vaultLater = true
+			time.AfterFunc(wait, func() {
+				w.app.Update(func() {
+					w.vaultLater = false
+					w.refreshVault()
+				})
+			})
+		}
+		return
+	}
+	w.vaultAt = time.Now()
+	w.app.EachPane(func(p panes.Pane) {
+		if r, ok := p.(refresher); ok && p.Kind() == ui.KindVault {
+			r.Refresh()
+		}
+	})
+}

@@ -1,0 +1,91 @@
+package panes
+
+import (
+	"strconv"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/swarm"
+)
+
+// OnEvent adds one swarm event about this agent to the transcript.
+func (p *AgentPane) OnEvent(e swarm.Event) {
+	if e.Agent != p.name {
+		return
+	}
+	switch e.Type {
+	case swarm.EvAgent:
+		p.onLoop(e.Loop)
+	case swarm.EvAsk:
+		if e.Request != nil {
+			p.asks = append(p.asks, *e.Request)
+			if len(p.asks) == 1 {
+				p.showAsk()
+			}
+		}
+	case swarm.EvInjected:
+		p.add(&entry{kind: entrySystem, text: e.Text + " rides the next turn (exact block)"})
+	case swarm.EvFinished:
+		p.cur = nil
+		if e.Err != "" {
+			p.add(&entry{kind: entryError, text: e.Err})
+		}
+	}
+}
+
+func (p *AgentPane) onLoop(ev agent.Event) {
+	switch ev.Type {
+	case agent.EvTextDelta:
+		if p.cur == nil || ev.Restart {
+			if p.cur != nil && ev.Restart {
+				p.cur.text += "\n[the stream was cut; retrying]\n"
+			}
+			if p.cur == nil {
+				p.cur = &entry{kind: entryAssistant}
+				p.add(p.cur)
+			}
+		}
+		p.cur.text += ev.Text
+		p.cur.rendered = nil
+	case agent.EvToolCall:
+		p.cur = nil
+		card := &entry{kind: entryTool, tool: ev.Tool, callID: ev.CallID, args: ev.Args, expanded: p.expanded}
+		p.cards[ev.CallID] = card
+		p.add(card)
+	case agent.EvToolResult:
+		if c := p.cards[ev.CallID]; c != nil {
+			c.result, c.isErr, c.done, c.rendered = ev.Text, ev.IsError, true, nil
+			delete(p.cards, ev.CallID)
+		}
+	case agent.EvPermission:
+		// An agent runs its tools one at a time, so this decision ends
+		// the request its dialog shows, whoever answered it.
+		p.asks = nil
+		if ev.Decision == "deny" {
+			if c := p.cards[ev.CallID]; c != nil {
+				c.denied, c.rendered = ev.Text, nil
+			}
+		}
+	case agent.EvPageFault:
+		if f := ev.Fault; f != nil {
+			text := "paged in " + f.ID
+			if f.Op == "search" {
+				text = "searched the vault: " + f.Query
+			}
+			if f.Reason != "" {
+				text += " (" + f.Reason + ")"
+			}
+			p.add(&entry{kind: entrySystem, text: text})
+		}
+	case agent.EvCompaction:
+		if c := ev.Compaction; c != nil {
+			p.add(&entry{kind: entrySystem, text: "compacted older turns (" + c.Reason + "): " +
+				strconv.Itoa(c.BeforeTokens) + " → " + strconv.Itoa(c.AfterTokens) + " tokens; the exact turns stay in the vault"})
+		}
+	case agent.EvError:
+		p.add(&entry{kind: entryError, text: ev.Error})
+	}
+}
+
+func (p *AgentPane) add(e *entry) {
+	p.entries = append(p.entries, e)
+}

@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes"
+)
+
+func (a *App) insert(at *leaf, d Dir, p panes.Pane) *leaf {
+	lf := a.layout.tree.split(at, d, p)
+	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
+	a.layout.tree.zoomed = nil
+	return lf
+}
+
+func (a *App) leafOf(p panes.Pane) *leaf {
+	for _, lf := range a.layout.tree.leaves() {
+		if lf.pane == p {
+			return lf
+		}
+	}
+	return nil
+}
+
+func (a *App) focus(lf *leaf) { a.focusLeaf(lf) }
+
+func (a *App) focusLeaf(lf *leaf) {
+	if lf == nil {
+		return
+	}
+	if z := a.layout.tree.zoomed; z != nil && z != lf {
+		a.layout.tree.zoomed = nil
+	}
+	a.layout.focused = lf
+	a.focusSeq++
+	lf.used = a.focusSeq
+	a.lastOf[lf.pane.Kind()] = lf.pane
+	a.tv.SetFocus(lf.pane)
+}
+
+// close removes the focused pane and focuses its neighbour; closing the
+// last pane quits.
+func (a *App) close() {
+	lf := a.layout.focused
+	if lf == nil {
+		return
+	}
+	leaves := a.layout.tree.leaves()
+	i := a.layout.number(lf)
+	_ = lf.pane.Close()
+	a.layout.tree.remove(lf)
+	delete(a.lastOf, lf.pane.Kind())
+	leaves = append(leaves[:i], leaves[i+1:]...)
+	if len(leaves) == 0 {
+		a.layout.focused = nil
+		a.Quit()
+		return
+	}
+	if i >= len(leaves) {
+		i = len(leaves) - 1
+	}
+	a.focusLeaf(leaves[i])
+}
