@@ -63,6 +63,8 @@ type Env struct {
 	Workspace string
 	// Vault serves ctx_get and ctx_search; nil disables them.
 	Vault Vault
+	// Memory serves memory_search and memory_save; nil turns memory off.
+	Memory MemoryStore
 	// Todo is the session's todo list.
 	Todo *TodoList
 	// Expand is called by tool_expand with the tool names the model asks

@@ -18,6 +18,8 @@ var constructors = []func() Tool{
 	newShell,
 	newCtxGet,
 	newCtxSearch,
+	newMemorySearch,
+	newMemorySave,
 	newTodo,
 	newToolExpand,
 }

@@ -1,0 +1,124 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/philippgille/chromem-go"
+)
+
+// benchStores holds one store per size, built once per test binary in a
+// temporary directory that TestMain removes.
+var benchStores sync.Map // size → *benchStore
+
+type benchStore struct {
+	once  sync.Once
+	dir   string
+	store *Store
+	err   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	benchStores.Range(func(_, v any) bool {
+		if d := v.(*benchStore).dir; d != "" {
+			os.RemoveAll(d)
+		}
+		return true
+	})
+	os.Exit(code)
+}
+
+var (
+	benchSubjects = strings.Fields("parser lexer vault sidecar agent diet session recorder shell pane theme config provider router scheduler cache index tokenizer embedder migration")
+	benchVerbs    = strings.Fields("lives in uses prefers needs calls writes reads wraps replaces validates")
+	benchObjects  = strings.Fields("internal/parse agent/tools bbolt chromem cobra tview JSONL gob TOML YAML postgres sqlite docker make pnpm go-test race-detector golden-files testdata ~/.config/kws")
+)
+
+// benchText returns a synthetic memory of a few words.
+func benchText(r *rand.Rand) string {
+	pick := func(w []string) string { return w[r.IntN(len(w))] }
+	return fmt.Sprintf("the %s %s %s and %s %s (note %d)", pick(benchSubjects), pick(benchVerbs), pick(benchObjects),
+		pick(benchVerbs), pick(benchObjects), r.IntN(1000))
+}
+
+// benchMemories opens a store holding n synthetic memories, half global
+// and half in one project, embedded concurrently with the hashing
+// embedder.
+func benchMemories(b *testing.B, n int) *Store {
+	v, _ := benchStores.LoadOrStore(n, &benchStore{})
+	bs := v.(*benchStore)
+	bs.once.Do(func() {
+		start := time.Now()
+		if bs.dir, bs.err = os.MkdirTemp("", "kws-memory-bench-"); bs.err != nil {
+			return
+		}
+		bs.store = mustOpen(b, bs.dir, Options{})
+		r := rand.New(rand.NewPCG(1, uint64(n)))
+		docs := map[string][]chromem.Document{}
+		slots := map[string]bool{} // ids must not share a file slot (see freeID)
+		now := time.Now()
+		for i, next := 0, 0; i < n; next++ {
+			id := fmt.Sprintf("mem:%012x", next)
+			if slots[slot(id)] {
+				continue
+			}
+			slots[slot(id)] = true
+			scope := GlobalScope
+			if i%2 == 1 {
+				scope = proj
+			}
+			i++
+			m := Memory{ID: id, Text: benchText(r), Kind: "note", Scope: scope,
+				Confidence: 1, Created: now, Updated: now, Provenance: Provenance{Source: SourceManual}}
+			docs[scope] = append(docs[scope], chromem.Document{ID: m.ID, Metadata: m.metadata(), Content: m.Text})
+		}
+		for scope, d := range docs {
+			c, err := bs.store.collection(scope, true)
+			if err == nil {
+				err = c.AddDocuments(context.Background(), d, runtime.NumCPU())
+			}
+			if err != nil {
+				bs.err = err
+				return
+			}
+		}
+		b.Logf("built %d memories in %v", n, time.Since(start).Round(time.Millisecond))
+	})
+	if bs.err != nil {
+		b.Fatal(bs.err)
+	}
+	return bs.store
+}
+
+// BenchmarkRecall measures one recall (embedding the query, searching
+// both scopes, formatting a 500-token block) at 10k and 50k memories.
+func BenchmarkRecall(b *testing.B) {
+	queries := []string{"where does the parser live", "which database does the vault use",
+		"how do we run tests with the race detector", "the sidecar embedder config"}
+	for _, n := range []int{10_000, 50_000} {
+		b.Run(fmt.Sprintf("memories=%d", n), func(b *testing.B) {
+			s := benchMemories(b, n)
+			if got := s.Count(); got != n {
+				b.Fatalf("store holds %d memories, want %d", got, n)
+			}
+			ctx := context.Background()
+			scopes := []string{proj, GlobalScope}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				block, _, err := s.Recall(ctx, queries[i%len(queries)], scopes, 500, nil)
+				if err != nil || block == "" {
+					b.Fatalf("recall: %q %v", block, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+		})
+	}
+}

@@ -1,0 +1,174 @@
+package memory
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// Action is what promoting a candidate did.
+type Action string
+
+// Promotion actions.
+const (
+	// ActionAdd stored a new memory.
+	ActionAdd Action = "add"
+	// ActionUpdate changed an existing memory.
+	ActionUpdate Action = "update"
+	// ActionDelete removed the memory the candidate said to forget.
+	ActionDelete Action = "delete"
+	// ActionNoop changed nothing: a duplicate, too little confidence, a
+	// secret, or nothing to forget.
+	ActionNoop Action = "noop"
+	// ActionPending queued the candidate for the user's approval.
+	ActionPending Action = "pending"
+)
+
+// Promote decides what a candidate does to the memories of scope and does
+// it, recording prov as the provenance:
+//
+//   - blank text or a secret: noop;
+//   - confidence below Options.MinConfidence: noop, or pending when
+//     Options.Review is set (the returned Memory then carries the pending
+//     id);
+//   - forget: delete the most similar memory if it reaches
+//     Options.DeleteSimilarity, else noop;
+//   - rename ("OLD was renamed to NEW"): rewrite every memory of the scope
+//     that names OLD and update the most recent of them; with none, add;
+//   - a near-duplicate (Options.DuplicateSimilarity): update it when the
+//     candidate is more confident, else noop;
+//   - a correction or rename similar to a memory (Options.UpdateSimilarity):
+//     update that memory's text;
+//   - otherwise add.
+//
+// The returned Memory is the one added, updated, deleted or duplicated.
+func (s *Store) Promote(ctx context.Context, cand Candidate, scope string, prov Provenance) (Action, Memory, error) {
+	if err := checkScope(scope); err != nil {
+		return "", Memory{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cand.Confidence < s.opts.MinConfidence {
+		if !s.opts.Review || !s.acceptable(cand.Text) {
+			return ActionNoop, Memory{}, nil
+		}
+		p, err := s.queue(cand, scope, prov)
+		return ActionPending, Memory{ID: p.ID, Text: p.Candidate.Text, Kind: p.Candidate.Kind, Scope: scope,
+			Confidence: cand.Confidence, Created: p.Created, Updated: p.Created, Provenance: prov}, err
+	}
+	return s.promote(ctx, cand, scope, prov)
+}
+
+// acceptable reports whether text may become a memory: not blank and no
+// secret.
+func (s *Store) acceptable(text string) bool {
+	return strings.TrimSpace(text) != "" && !s.opts.Sensitive(text)
+}
+
+// promote is Promote after the threshold, with s.mu held.
+func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov Provenance) (Action, Memory, error) {
+	cand.Text = strings.Join(strings.Fields(cand.Text), " ")
+	if !s.acceptable(cand.Text) {
+		return ActionNoop, Memory{}, nil
+	}
+	hits, err := s.search(ctx, cand.Text, []string{scope}, 1)
+	if err != nil {
+		return "", Memory{}, err
+	}
+	var best Hit
+	if len(hits) > 0 {
+		best = hits[0]
+	}
+	fresh := Memory{Text: cand.Text, Kind: cand.Kind, Scope: scope, Confidence: cand.Confidence, Provenance: prov}
+	switch {
+	case cand.Kind == KindForget:
+		if best.ID == "" || best.Score < s.opts.DeleteSimilarity {
+			return ActionNoop, Memory{}, nil
+		}
+		return ActionDelete, best.Memory, s.delete(best.Memory)
+	case cand.Kind == KindRename:
+		if old, repl, ok := parseRename(cand.Text); ok {
+			m, n, err := s.rewrite(ctx, scope, old, repl, cand.Confidence, prov)
+			if err != nil || n > 0 {
+				return ActionUpdate, m, err
+			}
+		}
+	}
+	switch {
+	case best.ID != "" && best.Score >= s.opts.DuplicateSimilarity:
+		if cand.Confidence <= best.Confidence {
+			return ActionNoop, best.Memory, nil
+		}
+		fresh.ID, fresh.Kind = best.ID, best.Kind
+	case best.ID != "" && best.Score >= s.opts.UpdateSimilarity &&
+		(cand.Kind == KindCorrection || cand.Kind == KindRename):
+		fresh.ID = best.ID
+		if cand.Kind == KindCorrection {
+			fresh.Kind = best.Kind
+		}
+	default:
+		m, err := s.add(ctx, fresh)
+		return ActionAdd, m, err
+	}
+	m, err := s.update(ctx, fresh)
+	return ActionUpdate, m, err
+}
+
+// rewrite replaces the name old by repl in every memory of scope that
+// names it, and returns the most recently updated of them and how many
+// there were.
+func (s *Store) rewrite(ctx context.Context, scope, old, repl string, conf float64, prov Provenance) (Memory, int, error) {
+	re := nameRE(old)
+	all, err := s.list(ctx, scope)
+	if err != nil {
+		return Memory{}, 0, err
+	}
+	var first Memory
+	n := 0
+	for _, m := range all {
+		if !re.MatchString(m.Text) {
+			continue
+		}
+		m.Text = re.ReplaceAllLiteralString(m.Text, repl)
+		m.Confidence = min(m.Confidence, conf)
+		m.Provenance = prov
+		u, err := s.update(ctx, m)
+		if err != nil {
+			return Memory{}, n, err
+		}
+		if n == 0 {
+			first = u
+		}
+		n++
+	}
+	return first, n, nil
+}
+
+// parseRename returns the old and new names of a rename sentence, without
+// backticks.
+func parseRename(text string) (old, repl string, ok bool) {
+	for _, ru := range rules {
+		if ru.kind != KindRename {
+			continue
+		}
+		if m := ru.re.FindStringSubmatch(strings.TrimRight(text, ". ")); m != nil {
+			return strings.Trim(m[1], "`"), strings.Trim(m[2], "`"), true
+		}
+	}
+	return "", "", false
+}
+
+// nameRE matches name as a whole word (case-sensitive).
+func nameRE(name string) *regexp.Regexp {
+	expr := regexp.QuoteMeta(name)
+	isWord := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	if isWord(name[0]) {
+		expr = `\b` + expr
+	}
+	if isWord(name[len(name)-1]) {
+		expr += `\b`
+	}
+	return regexp.MustCompile(expr)
+}
