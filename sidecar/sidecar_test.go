@@ -188,3 +188,14 @@ func TestLocalReadsAnswersAndFallsBack(t *testing.T) {
 		t.Fatal("telemetry recorded a prompt's text")
 	}
 }
+
+func TestSwitchForwardsToTheEngineSetLast(t *testing.T) {
+	s := NewSwitch(Heuristic{})
+	if !s.Info().Heuristic {
+		t.Fatal("a new switch does not answer with its first engine")
+	}
+	s.Set(NewLocal(&scripted{answers: []string{`{"direct": false, "confidence": 0.8}`}}, "/m/tiny.gguf", nil, nil))
+	if r, _ := s.Route(context.Background(), "what is x?"); r.Direct || r.Reason != "model" || s.Info().Name != "tiny" {
+		t.Fatalf("after Set: %+v %+v", r, s.Info())
+	}
+}

@@ -36,6 +36,10 @@ type Config struct {
 	ShellAllow []string `toml:"shell_allow" json:"shell_allow,omitempty"`
 	// Keys maps a UI action to its key binding.
 	Keys map[string]string `toml:"keys" json:"keys,omitempty"`
+	// SidecarModel is the GGUF file of the local sidecar model.
+	SidecarModel string `toml:"sidecar_model" json:"sidecar_model,omitempty"`
+	// Theme is the workstation's skin.
+	Theme string `toml:"theme" json:"theme,omitempty"`
 }
 
 // Environment variables LoadConfig reads.
@@ -53,7 +57,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme"}
 
 // LoadConfig reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -126,7 +130,7 @@ func userConfigPath(env func(string) string) string {
 // userOnlyKeys may be set only by the user's own config, the environment
 // or flags: a cloned repository's .kws/config.toml must not send the API
 // key to a server of its choosing or grant itself permissions.
-var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow"}
+var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model"}
 
 // applyFile layers one TOML file over c. It reports false for a missing
 // file. A workspace file (user false) may not set userOnlyKeys, and its
@@ -168,6 +172,8 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	set(&c.APIKey, "api_key", f.APIKey)
 	set(&c.APIKeyEnv, "api_key_env", f.APIKeyEnv)
 	set(&c.DietMode, "diet_mode", f.DietMode)
+	set(&c.SidecarModel, "sidecar_model", f.SidecarModel)
+	set(&c.Theme, "theme", f.Theme)
 	if md.IsDefined("yes") {
 		c.Yes = f.Yes
 	}

@@ -3,6 +3,7 @@ package profile
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -222,5 +223,21 @@ func TestConfigNeverShowsTheKey(t *testing.T) {
 		if strings.Contains(s, secretKey) {
 			t.Errorf("key leaked: %s", s)
 		}
+	}
+}
+
+func TestSidecarModelAndThemeFromConfig(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	env := fakeEnv(map[string]string{"XDG_CONFIG_HOME": home})
+	_ = os.MkdirAll(filepath.Join(home, "kws"), 0o755)
+	_ = os.WriteFile(filepath.Join(home, "kws", "config.toml"), []byte("sidecar_model = \"/models/tiny.gguf\"\ntheme = \"light\"\n"), 0o600)
+	cfg, _, err := LoadConfig(ws, env)
+	if err != nil || cfg.SidecarModel != "/models/tiny.gguf" || cfg.Theme != "light" {
+		t.Fatalf("user config: %+v %v", cfg, err)
+	}
+	_ = os.MkdirAll(filepath.Join(ws, ".kws"), 0o755)
+	_ = os.WriteFile(filepath.Join(ws, ".kws", "config.toml"), []byte("sidecar_model = \"evil.gguf\"\n"), 0o600)
+	if _, _, err := LoadConfig(ws, env); err == nil || !strings.Contains(err.Error(), "sidecar_model") {
+		t.Fatalf("a repository set sidecar_model: %v", err)
 	}
 }

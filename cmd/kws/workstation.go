@@ -118,11 +118,6 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	w.log = slog.New(slog.NewTextHandler(w.logF, nil))
-	userDir, _ := themes.UserDir()
-	if w.theme, err = themes.Load(cmp.Or(f.theme, os.Getenv("KWS_THEME"), themes.DefaultName), userDir); err != nil {
-		w.close()
-		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
-	}
 	if w.vault, err = g.openVault(); err != nil {
 		w.close()
 		return nil, err
@@ -143,6 +138,11 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
 		w.cfgErr = errors.Join(w.cfgErr, err)
 		w.params, _ = diet.Preset("")
+	}
+	userDir, _ := themes.UserDir()
+	if w.theme, err = themes.Load(cmp.Or(f.theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
+		w.close()
+		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
 	}
 	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	return w, nil
