@@ -7,13 +7,23 @@ FUZZTIME ?= 5s
 # Programs the end-to-end test (e2e) and `kws bench ui` drive; setup installs
 # the missing ones with apt-get when it can (Debian, as root), else names them.
 TOOLS    := tmux vim
+# sidecar/llamacpp builds llama.cpp (the llama package of github.com/ollama/ollama)
+# with cgo. Its Go module lacks three vendored headers: two come from Debian
+# packages (header:package, installed by setup like TOOLS), miniaudio.h is copied
+# from the Go module github.com/gen2brain/malgo into ~/.cache/kws/include. That
+# folder's path is part of the cgo flags and so of Go's build cache key: one
+# fixed path lets every clone reuse the compiled llama.cpp.
+CHEADERS  := nlohmann/json.hpp:nlohmann-json3-dev stb/stb_image.h:libstb-dev
+CINCLUDE  ?= $(HOME)/.cache/kws/include
+MINIAUDIO := $(CINCLUDE)/miniaudio/miniaudio.h
 export PATH := $(PATH):/usr/local/go/bin
+export CGO_CPPFLAGS := $(strip $(filter-out -I$(CINCLUDE),$(CGO_CPPFLAGS)) -I$(CINCLUDE))
 
-.PHONY: all setup build run test fuzz bench clean
+.PHONY: all setup env build run test fuzz bench clean
 
 all: build
 
-setup:
+setup: $(MINIAUDIO)
 	@command -v $(GO) >/dev/null 2>&1 || { echo "kws: Go 1.26 or later is required (https://go.dev/dl)"; exit 1; }
 	@missing=; for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then :; \
@@ -24,7 +34,29 @@ setup:
 	else \
 		echo "kws: the e2e test and make bench need$$missing: install it (apt-get install$$missing as root on Debian)"; \
 	fi
+	@missing=; command -v $(CXX) >/dev/null 2>&1 || missing=" g++"; for hp in $(CHEADERS); do \
+		echo "#include <$${hp%%:*}>" | $(CXX) -E -x c++ - >/dev/null 2>&1 || missing="$$missing $${hp#*:}"; \
+	done; \
+	if [ -z "$$missing" ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "kws: installing$$missing (apt-get)"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing; } >/dev/null || \
+			echo "kws: apt-get could not install$$missing; sidecar/llamacpp will not build"; \
+	else \
+		echo "kws: sidecar/llamacpp needs$$missing: install it (apt-get install$$missing as root on Debian)"; \
+	fi
 	@$(GO) mod download
+
+# miniaudio.h as the llama package includes it ("miniaudio/miniaudio.h"),
+# refreshed when go.mod changes.
+$(MINIAUDIO): go.mod
+	@mkdir -p $(@D)
+	@$(GO) mod download github.com/gen2brain/malgo
+	@install -m 644 "$$($(GO) list -m -f '{{.Dir}}' github.com/gen2brain/malgo)/miniaudio.h" $@
+
+# The cgo flags make exports, for go commands run by hand: eval "$$(make -s env)".
+env:
+	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
 
 build: setup
 	$(GO) build -o $(BIN) ./cmd/kws

@@ -60,8 +60,10 @@ type Critic interface {
 }
 
 // Memory is what the agent needs of long-term memory: a <memory> hint block
-// recalled for a user turn, and each user turn to learn from.
+// recalled for a user turn, each user turn to learn from, and search and
+// save for the memory tools.
 type Memory interface {
+	tools.MemoryStore
 	// Recall returns the hint block for the turn, or "" when nothing is
 	// relevant.
 	Recall(ctx context.Context, turn string) (string, error)
@@ -173,6 +175,9 @@ func New(cfg Config) (*Agent, error) {
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
 	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv}
+	if cfg.Memory != nil {
+		a.env.Memory = cfg.Memory
+	}
 	if err := a.rebuildDiet(); err != nil {
 		return nil, err
 	}

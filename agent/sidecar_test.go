@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/sidecar"
 )
 
@@ -68,6 +69,12 @@ type recallMemory struct {
 }
 
 func (m *recallMemory) Recall(context.Context, string) (string, error) { return m.hint, nil }
+func (m *recallMemory) Search(context.Context, string, string, int) ([]tools.MemoryHit, error) {
+	return []tools.MemoryHit{{ID: "mem:1", Text: "tabs", Kind: "preference", Scope: "project", Source: "user", Score: 0.9}}, nil
+}
+func (m *recallMemory) Save(context.Context, string, string, string) (string, string, error) {
+	return "add", "mem:2", nil
+}
 func (m *recallMemory) Observe(_ context.Context, turn string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -76,7 +83,7 @@ func (m *recallMemory) Observe(_ context.Context, turn string) {
 
 func TestMemoryHintRidesAfterTheTurn(t *testing.T) {
 	mem := &recallMemory{hint: "<memory note=\"hints, not evidence\">\n- [preference] tabs\n</memory>"}
-	r := newRig(t, func(c *Config) { c.Memory = mem }, providertest.TextStep("ok"), providertest.TextStep("ok"))
+	r := newRig(t, func(c *Config) { c.Memory = mem }, providertest.TextStep("ok"))
 	r.run("indent this please")
 	if got := r.lastMessage(0).Content; got != "indent this please\n\n"+mem.hint {
 		t.Fatalf("user turn sent as %q", got)
@@ -85,8 +92,12 @@ func TestMemoryHintRidesAfterTheTurn(t *testing.T) {
 		t.Fatalf("observed %q", mem.observed)
 	}
 	mem.hint = ""
-	r.run("thanks")
-	if got := r.lastMessage(1).Content; got != "thanks" {
+	r.srv.Push(providertest.ToolStep(call("m1", "memory_search", map[string]any{"query": "indent"})), providertest.TextStep("tabs"))
+	r.run("thanks; how do I indent?")
+	if got := r.lastMessage(1).Content; got != "thanks; how do I indent?" {
 		t.Fatalf("with nothing recalled the turn is %q", got)
+	}
+	if got := r.lastMessage(2).Content; !strings.Contains(got, "mem:1") || !strings.Contains(got, "tabs") {
+		t.Fatalf("memory_search through the agent's memory answered %q", got)
 	}
 }

@@ -16,10 +16,11 @@ import (
 
 // Pane kinds the factory builds.
 const (
-	KindAgent = "agent"
-	KindShell = "shell"
-	KindVault = "vault"
-	KindStats = "stats"
+	KindAgent  = "agent"
+	KindShell  = "shell"
+	KindVault  = "vault"
+	KindStats  = "stats"
+	KindMemory = "memory"
 )
 
 // Factory builds panes of a kind; cmd/kws wires it to the swarm, the vault

@@ -29,6 +29,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("new-shell", "s", "new shell pane", true, func() { a.openNew(KindShell) }),
 		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(KindVault) }),
 		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(KindStats) }),
+		keymap.Bind("memory", "m", "show the memory pane (memories, candidates to approve)", true, func() { _, _ = a.Show(KindMemory) }),
 		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
 		keymap.Bind("to-vault", "y", "keep the shell screen in the vault (its id is shown)", true, a.toVault),
 		keymap.Bind("resize-left", "H Alt-Left", "move the pane's border left", false, func() { a.resize(LeftRight, -2) }),

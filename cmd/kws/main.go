@@ -40,8 +40,9 @@ func main() {
 
 // globals are the flags every command shares.
 type globals struct {
-	dataDir string
-	json    bool
+	dataDir      string
+	json         bool
+	sidecarModel string
 }
 
 func newRoot() *cobra.Command {
@@ -63,7 +64,8 @@ func newRoot() *cobra.Command {
 	root.Flags().StringVar(&wf.emulator, "emulator", pty.EmulatorFast, "terminal emulator of shell panes: "+pty.EmulatorFast+" or "+pty.EmulatorVT)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
-	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g))
+	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
+	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g))
 	root.AddCommand(newMemoryCmd(g))
 	return root
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -129,10 +131,23 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
-	a, err := agent.New(agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
+	engine, err := g.openSidecar(cmd.ErrOrStderr())
+	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %v; the heuristic engine answers\n", err)
+	}
+	defer closeEngine(engine)
+	acfg := agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
 		Diet: params, Vault: v, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: permission.NewBroker(mode),
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print,
-		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv)})
+		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv), Router: engine, Critic: engine}
+	if store, err := g.openMemory(); err == nil {
+		mem := newAgentMemory(store, ws, sess.ID(), engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		defer mem.Wait()
+		acfg.Memory = mem
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %v\n", err)
+	}
+	a, err := agent.New(acfg)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -24,9 +24,11 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/ui"
@@ -66,6 +68,12 @@ type workstation struct {
 	vaultLater bool
 	// early holds notices from before the application existed.
 	early []string
+
+	memory  *memory.Store
+	sidecar *sidecar.Switch
+	tel     *sidecar.Telemetry
+	// sidecarPath is the model to load in the background, if any.
+	sidecarPath string
 }
 
 // runWorkstation opens the full-screen workstation; without a terminal it
@@ -84,6 +92,7 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 		return err
 	}
 	w.attach(app)
+	w.loadSidecar()
 	// A hangup or kill quits like C-b q does, so the terminal is restored
 	// and the sessions are closed.
 	sig := make(chan os.Signal, 1)
@@ -118,6 +127,12 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	w.log = slog.New(slog.NewTextHandler(w.logF, nil))
+	// Memory is a hint store: when it cannot open, kws works without it.
+	if w.memory, err = g.openMemory(); err != nil {
+		w.log.Warn("memory unavailable", "error", err)
+		w.early = append(w.early, "memory off: "+err.Error())
+	}
+	w.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
 	if w.vault, err = g.openVault(); err != nil {
 		w.close()
 		return nil, err
@@ -223,6 +238,11 @@ func (w *workstation) newPane(kind string) (panes.Pane, error) {
 		})
 	case ui.KindVault:
 		return panes.NewVaultPane(w.env, w.vault, w.inject), nil
+	case ui.KindMemory:
+		if w.memory == nil {
+			return nil, errors.New("memory is off (see DATA/kws.log)")
+		}
+		return panes.NewMemoryPane(w.env, w.memory, func(id string) { w.app.OpenBlock(id) }), nil
 	case ui.KindStats:
 		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
 	}
@@ -261,10 +281,45 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		return nil, err
 	}
 	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
-	return agent.New(agent.Config{Name: name, Workspace: w.ws, Client: client, Model: w.cfg.Model, Profile: w.prof,
+	cfg := agent.Config{Name: name, Workspace: w.ws, Client: client, Model: w.cfg.Model, Profile: w.prof,
 		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(w.skills)), OnEvent: onEvent,
-		HideEnv: nonEmpty(w.cfg.APIKeyEnv)})
+		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar}
+	if w.memory != nil {
+		cfg.Memory = newAgentMemory(w.memory, w.ws, sess.ID(), w.sidecar, w.log)
+	}
+	return agent.New(cfg)
+}
+
+// loadSidecar loads the sidecar model in the background, showing its
+// progress in the status bar; until it is ready, and if it fails, the
+// heuristic engine answers.
+func (w *workstation) loadSidecar() {
+	path, err := sidecar.Locate(cmp.Or(w.g.sidecarModel, w.cfg.SidecarModel), w.g.dataDir)
+	if err != nil {
+		if !errors.Is(err, sidecar.ErrNoModel) {
+			w.notify(err.Error())
+		}
+		return
+	}
+	w.tel, _ = sidecar.OpenTelemetry(filepath.Join(w.g.dataDir, "sidecar.jsonl"))
+	go func() {
+		last := -1
+		progress := func(f float32) {
+			if pct := int(f * 10); pct != last {
+				last = pct
+				w.notify(fmt.Sprintf("loading the sidecar model %s: %d%%", filepath.Base(path), pct*10))
+			}
+		}
+		e, err := sidecar.Open(path, w.g.dataDir, sidecarLoader, progress, w.tel, w.log)
+		if err != nil {
+			w.log.Warn("sidecar", "error", err)
+			w.notify(err.Error() + " — the heuristic engine answers")
+			return
+		}
+		w.sidecar.Set(e)
+		w.notify("sidecar ready: " + e.Info().Name)
+	}()
 }
 
 // close stops the agents and closes the sessions, the vault and the log.
@@ -283,6 +338,10 @@ func (w *workstation) close() {
 	if w.vault != nil {
 		_ = w.vault.Close()
 	}
+	if w.sidecar != nil {
+		closeEngine(w.sidecar.Current())
+	}
+	_ = w.tel.Close()
 	if w.logF != nil {
 		_ = w.logF.Close()
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
@@ -213,5 +214,30 @@ func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	body := fmt.Sprint(last.Messages)
 	if !strings.Contains(body, "panic: nil map write") || !strings.Contains(body, "what broke?") {
 		t.Fatalf("the injected block is not in the turn: %s", body)
+	}
+}
+
+func TestWorkstationRemembersAndRecalls(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.srv.Push(providertest.TextStep("noted"), providertest.TextStep("with make release"))
+	r.typeText("Remember that deploys always go through make release.")
+	r.press("Enter")
+	r.waitFor("noted")
+	r.press("Ctrl-b", "m")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(r.d.Text(), "make release") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the memory pane never listed the memory:\n%s", r.d.Text())
+		}
+		r.press("R")
+	}
+	r.press("Ctrl-b", "0")
+	r.typeText("how do deploys work here?")
+	r.press("Enter")
+	r.waitFor("with make release")
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if turn := last[len(last)-1].Content; !strings.Contains(turn, "<memory") || !strings.Contains(turn, "make release") {
+		t.Fatalf("the second turn carries no memory hint: %q", turn)
 	}
 }

@@ -1,0 +1,129 @@
+package panes
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/memory"
+	"github.com/kwsdev/kws/termsafe"
+)
+
+// Draw paints the header, the rows and the bottom line (search or editor).
+func (p *MemoryPane) Draw(screen tcell.Screen) {
+	p.DrawForSubclass(screen, p)
+	x, y, w, h := p.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	th := p.env.Theme
+	fill(screen, x, y, w, h, th.Base.TCell())
+	put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
+	rows := h - 2
+	if rows <= 0 {
+		return
+	}
+	switch {
+	case p.err != nil:
+		put(screen, x, y+1, w, "memory: "+p.err.Error(), th.ChatToolError.TCell())
+	case len(p.rows) == 0 && p.candidates:
+		put(screen, x, y+1, w, "No candidates wait for approval.", th.ChatSystem.TCell())
+	case len(p.rows) == 0:
+		put(screen, x, y+1, w, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
+	}
+	if p.sel < p.top {
+		p.top = p.sel
+	} else if p.sel >= p.top+rows {
+		p.top = p.sel - rows + 1
+	}
+	for i := 0; i < rows && p.top+i < len(p.rows); i++ {
+		st := th.Base.TCell()
+		if p.top+i == p.sel {
+			st = th.Selection.TCell()
+			fill(screen, x, y+1+i, w, 1, st)
+		}
+		put(screen, x, y+1+i, w, p.rowText(p.rows[p.top+i]), st)
+	}
+	bottom := y + h - 1
+	switch {
+	case p.editing != nil:
+		p.editor.SetRect(x, bottom, w, 1)
+		p.editor.Draw(screen)
+	case p.searching || p.query != "":
+		put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
+	}
+}
+
+// rowText is one row: kind, scope, age and the text on one line.
+func (p *MemoryPane) rowText(r memRow) string {
+	m, kind := r.mem, r.mem.Kind
+	if r.cand != nil {
+		m = memory.Memory{Text: r.cand.Candidate.Text, Scope: r.cand.Scope, Created: r.cand.Created}
+		kind = r.cand.Candidate.Kind + "?"
+		m.Updated = r.cand.Created
+	}
+	scope := "global"
+	if memory.IsProject(m.Scope) {
+		scope = "project"
+	}
+	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, scope, memAge(p.env.now().Sub(m.Updated)), termsafe.OneLine(m.Text))
+}
+
+// memAge formats an age as 5s, 3m, 2h or 4d.
+func memAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// InputHandler edits, searches as you type, or runs the pane's keys.
+func (p *MemoryPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return p.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
+		switch {
+		case p.editing != nil:
+			switch ev.Key() {
+			case tcell.KeyEnter:
+				p.finishEdit(true)
+			case tcell.KeyEscape:
+				p.finishEdit(false)
+			default:
+				if h := p.editor.InputHandler(); h != nil {
+					h(ev, setFocus)
+				}
+			}
+		case p.searching:
+			p.searchKey(ev)
+		default:
+			p.keys.Handle(ev)
+		}
+	})
+}
+
+// searchKey edits the query; every change searches again.
+func (p *MemoryPane) searchKey(ev *tcell.EventKey) {
+	switch ev.Key() {
+	case tcell.KeyEnter:
+		p.searching = false
+		return
+	case tcell.KeyEscape:
+		p.searching, p.query = false, ""
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if r := []rune(p.query); len(r) > 0 {
+			p.query = string(r[:len(r)-1])
+		}
+	case tcell.KeyRune:
+		p.query += string(ev.Rune())
+	default:
+		return
+	}
+	p.candidates, p.sel, p.top = false, 0, 0
+	p.Refresh()
+}

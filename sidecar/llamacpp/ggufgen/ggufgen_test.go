@@ -1,0 +1,141 @@
+package ggufgen
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestRoundTrip(t *testing.T) {
+	cfg := Config{HeadsKV: 2, ChatTemplate: ChatML}
+	path := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := Write(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Version != Version || f.Alignment != DefaultAlignment || f.DataOffset%DefaultAlignment != 0 {
+		t.Fatalf("version %d, alignment %d, data at %d", f.Version, f.Alignment, f.DataOffset)
+	}
+	tokens, scores, types := vocabulary()
+	want := map[string]any{
+		"general.architecture":                   "llama",
+		"llama.embedding_length":                 uint32(64),
+		"llama.attention.head_count_kv":          uint32(2),
+		"llama.rope.dimension_count":             uint32(16),
+		"llama.vocab_size":                       uint32(len(tokens)),
+		"tokenizer.ggml.tokens":                  tokens,
+		"tokenizer.ggml.scores":                  scores,
+		"tokenizer.ggml.token_type":              types,
+		"tokenizer.ggml.add_bos_token":           true,
+		"tokenizer.ggml.eos_token_id":            uint32(EOSID),
+		"tokenizer.chat_template":                ChatML,
+		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
+	}
+	for k, v := range want {
+		if got, _ := f.Get(k); !reflect.DeepEqual(got, v) {
+			t.Errorf("%s = %v, want %v", k, got, v)
+		}
+	}
+	if len(tokens) < 500 || tokens[BOSID] != "<s>" || tokens[3+0x41] != "<0x41>" {
+		t.Errorf("vocabulary of %d tokens: %q", len(tokens), tokens[:4])
+	}
+
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.withDefaults()
+	gen := c.tensors(len(tokens))
+	if len(f.Tensors) != len(gen) || len(gen) != 3+9*c.Blocks {
+		t.Fatalf("%d tensors read, %d generated", len(f.Tensors), len(gen))
+	}
+	for i, ti := range f.Tensors {
+		g := gen[i]
+		if ti.Name != g.name || !reflect.DeepEqual(ti.Dims, g.dims) || ti.Type != TensorF32 || ti.Offset%DefaultAlignment != 0 {
+			t.Fatalf("tensor %d: read %+v, generated %s %v", i, ti, g.name, g.dims)
+		}
+		at := f.DataOffset + int64(ti.Offset)
+		for j, w := range g.data {
+			if got := math.Float32frombits(binary.LittleEndian.Uint32(raw[at+4*int64(j):])); got != w {
+				t.Fatalf("%s[%d] = %v, want %v", ti.Name, j, got, w)
+			}
+		}
+	}
+	if wq := f.Tensors[2]; wq.Name != "blk.0.attn_q.weight" || wq.Size() != 64*64*4 {
+		t.Errorf("tensor 2 is %s of %d bytes", wq.Name, wq.Size())
+	}
+	if k := f.Tensors[3]; k.Name != "blk.0.attn_k.weight" || k.Dims[1] != 32 {
+		t.Errorf("grouped-query keys: %s %v", k.Name, k.Dims)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a, _ := Encode(Config{})
+	b, _ := Encode(Config{Seed: 1})
+	c, _ := Encode(Config{Seed: 2})
+	if !bytes.Equal(a, b) || bytes.Equal(a, c) || len(a) != len(c) {
+		t.Fatal("the same seed must give the same file and another seed other weights")
+	}
+	if _, err := Encode(Config{Heads: 3}); err == nil {
+		t.Error("3 heads cannot divide 64")
+	}
+	if _, err := Encode(Config{EOS: 1 << 20}); err == nil {
+		t.Error("EOS outside the vocabulary")
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []Corruption{Truncated, HeaderCut, BadMagic, RandomBytes, Empty} {
+		path := filepath.Join(dir, c.String()+".gguf")
+		if err := WriteCorrupt(path, Config{}, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(path); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", c, err)
+		}
+	}
+	path := filepath.Join(dir, "arch.gguf")
+	if err := WriteCorrupt(path, Config{}, UnknownArchitecture); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Read(path); err != nil || f.String("general.architecture") != "lxxma" {
+		t.Errorf("unknown architecture: %v", err)
+	}
+	if _, err := Read(filepath.Join(dir, "missing.gguf")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestMutations damages the header, each of its first 256 bytes and then
+// every 97th: Parse must never panic, and every error must be ErrFormat.
+func TestMutations(t *testing.T) {
+	data, err := Encode(Config{Blocks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < int(f.DataOffset); i++ {
+		if i >= 256 && i%97 != 0 {
+			continue
+		}
+		for _, b := range []byte{0x00, 0xff, 0x7f} {
+			m := bytes.Clone(data)
+			m[i] = b
+			if _, err := Parse(bytes.NewReader(m), int64(len(m))); err != nil && !errors.Is(err, ErrFormat) {
+				t.Fatalf("byte %d = %#x: %v", i, b, err)
+			}
+		}
+	}
+}

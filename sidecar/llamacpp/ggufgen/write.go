@@ -1,0 +1,164 @@
+package ggufgen
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+)
+
+// Write writes a GGUF v3 llama model shaped by cfg to path.
+func Write(path string, cfg Config) error {
+	data, err := Encode(cfg)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// Encode returns the bytes Write writes.
+func Encode(cfg Config) ([]byte, error) {
+	c := cfg.withDefaults()
+	if c.Embedding%c.Heads != 0 || c.Heads%c.HeadsKV != 0 {
+		return nil, fmt.Errorf("ggufgen: %d heads (%d for keys and values) do not divide an embedding of %d", c.Heads, c.HeadsKV, c.Embedding)
+	}
+	tokens, scores, types := vocabulary()
+	if c.EOS < 0 || c.EOS >= len(tokens) {
+		return nil, fmt.Errorf("ggufgen: EOS %d is not a token id (0..%d)", c.EOS, len(tokens)-1)
+	}
+	kv := []KV{
+		{"general.architecture", "llama"},
+		{"general.name", c.Name},
+		{"general.alignment", uint32(DefaultAlignment)},
+		{"general.file_type", uint32(0)},
+		{"llama.context_length", uint32(c.ContextLength)},
+		{"llama.embedding_length", uint32(c.Embedding)},
+		{"llama.block_count", uint32(c.Blocks)},
+		{"llama.feed_forward_length", uint32(c.FeedForward)},
+		{"llama.attention.head_count", uint32(c.Heads)},
+		{"llama.attention.head_count_kv", uint32(c.HeadsKV)},
+		{"llama.rope.dimension_count", uint32(c.Embedding / c.Heads)},
+		{"llama.rope.freq_base", float32(10000)},
+		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
+		{"llama.vocab_size", uint32(len(tokens))},
+		{"tokenizer.ggml.model", "llama"},
+		{"tokenizer.ggml.tokens", tokens},
+		{"tokenizer.ggml.scores", scores},
+		{"tokenizer.ggml.token_type", types},
+		{"tokenizer.ggml.bos_token_id", uint32(BOSID)},
+		{"tokenizer.ggml.eos_token_id", uint32(c.EOS)},
+		{"tokenizer.ggml.unknown_token_id", uint32(UnknownID)},
+		{"tokenizer.ggml.add_bos_token", true},
+		{"tokenizer.ggml.add_eos_token", false},
+	}
+	if c.ChatTemplate != "" {
+		kv = append(kv, KV{"tokenizer.chat_template", c.ChatTemplate})
+	}
+	return encode(kv, c.tensors(len(tokens)))
+}
+
+// encode lays out a GGUF v3 file: header, metadata, tensor infos, then the
+// tensor data, each part aligned to DefaultAlignment.
+func encode(kv []KV, ts []tensor) ([]byte, error) {
+	buf := []byte(Magic)
+	buf = le.AppendUint32(buf, Version)
+	buf = le.AppendUint64(buf, uint64(len(ts)))
+	buf = le.AppendUint64(buf, uint64(len(kv)))
+	var err error
+	for _, p := range kv {
+		buf = appendString(buf, p.Key)
+		if buf, err = encodeValue(buf, p.Value); err != nil {
+			return nil, err
+		}
+	}
+	var offset uint64
+	for _, t := range ts {
+		buf = appendString(buf, t.name)
+		buf = le.AppendUint32(buf, uint32(len(t.dims)))
+		for _, d := range t.dims {
+			buf = le.AppendUint64(buf, d)
+		}
+		buf = le.AppendUint32(buf, TensorF32)
+		buf = le.AppendUint64(buf, offset)
+		offset += pad(uint64(4*len(t.data)), DefaultAlignment)
+	}
+	for _, t := range ts {
+		buf = append(buf, make([]byte, pad(uint64(len(buf)), DefaultAlignment)-uint64(len(buf)))...)
+		for _, f := range t.data {
+			buf = le.AppendUint32(buf, math.Float32bits(f))
+		}
+	}
+	return buf, nil
+}
+
+// Corruption names a way WriteCorrupt damages a model.
+type Corruption int
+
+// The corruptions WriteCorrupt knows.
+const (
+	// Truncated cuts the file in the middle of its tensor data.
+	Truncated Corruption = iota
+	// HeaderCut cuts the file 256 bytes in, inside its metadata.
+	HeaderCut
+	// BadMagic overwrites the magic.
+	BadMagic
+	// RandomBytes replaces the file with seeded random bytes of its size.
+	RandomBytes
+	// Empty writes an empty file.
+	Empty
+	// UnknownArchitecture keeps the file well formed but names an
+	// architecture llama.cpp does not know, so the failure comes from
+	// llama.cpp itself.
+	UnknownArchitecture
+)
+
+// String names the corruption, for test names.
+func (c Corruption) String() string {
+	switch c {
+	case Truncated:
+		return "truncated"
+	case HeaderCut:
+		return "header-cut"
+	case BadMagic:
+		return "bad-magic"
+	case RandomBytes:
+		return "random-bytes"
+	case Empty:
+		return "empty"
+	case UnknownArchitecture:
+		return "unknown-architecture"
+	}
+	return fmt.Sprintf("corruption(%d)", int(c))
+}
+
+// WriteCorrupt writes the model cfg describes to path, damaged by c.
+func WriteCorrupt(path string, cfg Config, c Corruption) error {
+	data, err := Encode(cfg)
+	if err != nil {
+		return err
+	}
+	switch c {
+	case Truncated:
+		data = data[:len(data)*3/4]
+	case HeaderCut:
+		data = data[:256]
+	case BadMagic:
+		copy(data, "GGML")
+	case RandomBytes:
+		rng := rand.New(rand.NewPCG(cfg.Seed, 0xbad))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+	case Empty:
+		data = nil
+	case UnknownArchitecture:
+		// general.architecture comes first; its value is the first
+		// length-prefixed "llama".
+		value := appendString(nil, "llama")
+		data = bytes.Replace(data, value, appendString(nil, "lxxma"), 1)
+	default:
+		return fmt.Errorf("ggufgen: unknown corruption %d", int(c))
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,107 @@
+package llamacpp
+
+// The few llama.cpp calls the llama package does not wrap, declared here
+// and resolved at link time against the llama.cpp it compiles.
+
+/*
+struct llama_context;
+typedef void (*kws_log_callback)(int level, const char *text, void *user_data);
+void llama_backend_init(void);
+void llama_free(struct llama_context *ctx);
+void llama_log_set(kws_log_callback callback, void *user_data);
+void ggml_log_set(kws_log_callback callback, void *user_data);
+extern void kwsLlamaLog(int level, char *text, void *user_data);
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ollama/ollama/llama"
+
+	"github.com/kwsdev/kws/sidecar"
+)
+
+// ggml's log levels (enum ggml_log_level).
+const (
+	logError    = 4
+	logContinue = 5
+)
+
+// maxLogLines is how many error lines llamaLog keeps.
+const maxLogLines = 8
+
+// llamaLog keeps llama.cpp's and ggml's recent error lines, for the errors
+// Load returns; the rest of their log (model and context details on every
+// load) is dropped, as it would land on a terminal kws draws on.
+var llamaLog struct {
+	sync.Mutex
+	lines   []string
+	lastErr bool
+}
+
+func init() {
+	C.llama_log_set(C.kws_log_callback(C.kwsLlamaLog), nil)
+	C.ggml_log_set(C.kws_log_callback(C.kwsLlamaLog), nil)
+}
+
+//export kwsLlamaLog
+func kwsLlamaLog(level C.int, text *C.char, _ unsafe.Pointer) {
+	if level != logError && (level != logContinue || !llamaLog.lastErr) {
+		llamaLog.Lock()
+		llamaLog.lastErr = false
+		llamaLog.Unlock()
+		return
+	}
+	s := C.GoString(text)
+	llamaLog.Lock()
+	defer llamaLog.Unlock()
+	if level == logContinue && len(llamaLog.lines) > 0 {
+		llamaLog.lines[len(llamaLog.lines)-1] += s
+	} else {
+		llamaLog.lines = append(llamaLog.lines, s)
+	}
+	if len(llamaLog.lines) > maxLogLines {
+		llamaLog.lines = llamaLog.lines[1:]
+	}
+	llamaLog.lastErr = true
+}
+
+// recentErrors returns the error lines logged since the last call, joined
+// with "; ", and forgets them.
+func recentErrors() string {
+	llamaLog.Lock()
+	defer llamaLog.Unlock()
+	var out []string
+	for _, l := range llamaLog.lines {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	llamaLog.lines = nil
+	return strings.Join(out, "; ")
+}
+
+// loadError is the error of a failed load of path: sidecar.ErrBadModel
+// with llama.cpp's logged reason, or err when it logged none.
+func loadError(path string, err error) error {
+	reason := recentErrors()
+	if reason == "" {
+		reason = err.Error()
+	}
+	return fmt.Errorf("%w: %s: %s", sidecar.ErrBadModel, path, reason)
+}
+
+// backendInit initialises llama.cpp once. The llama package's BackendInit
+// would also look for GPU backend libraries next to an ollama binary and
+// log the CPU features; kws runs on the CPU backend compiled in.
+var backendInit = sync.OnceFunc(func() { C.llama_backend_init() })
+
+// freeContext frees a llama.cpp context, which the llama package (v0.17.4)
+// has no call for: its Context keeps the C pointer in its first field.
+func freeContext(lc *llama.Context) {
+	C.llama_free(*(**C.struct_llama_context)(unsafe.Pointer(lc)))
+}
