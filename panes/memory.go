@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rivo/tview"
@@ -132,13 +133,15 @@ func (p *MemoryPane) Refresh() {
 	p.sel = min(p.sel, max(0, len(p.rows)-1))
 }
 
-// sortNewest orders memories by their last update, newest first.
+// sortNewest orders memories by their last update, newest first, then by
+// text so the order is stable.
 func sortNewest(rows []memRow) {
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && rows[j].mem.Updated.After(rows[j-1].mem.Updated); j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
+	slices.SortFunc(rows, func(a, b memRow) int {
+		if c := b.mem.Updated.Compare(a.mem.Updated); c != 0 {
+			return c
 		}
-	}
+		return strings.Compare(a.mem.Text, b.mem.Text)
+	})
 }
 
 func (p *MemoryPane) move(n int) {

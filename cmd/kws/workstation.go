@@ -21,7 +21,6 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
-	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/memory"
@@ -72,8 +71,10 @@ type workstation struct {
 	memory  *memory.Store
 	sidecar *sidecar.Switch
 	tel     *sidecar.Telemetry
-	// sidecarPath is the model to load in the background, if any.
+	// sidecarPath is the model to load in the background, if any;
+	// sidecarErr says why there is none.
 	sidecarPath string
+	sidecarErr  error
 }
 
 // runWorkstation opens the full-screen workstation; without a terminal it
@@ -133,6 +134,7 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		w.early = append(w.early, "memory off: "+err.Error())
 	}
 	w.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
+	w.sidecarPath, w.sidecarErr = sidecar.Locate(cmp.Or(g.sidecarModel, w.cfg.SidecarModel), g.dataDir)
 	if w.vault, err = g.openVault(); err != nil {
 		w.close()
 		return nil, err
@@ -261,11 +263,7 @@ func (w *workstation) inject(id string) error {
 // newAgent is the swarm's agent factory: one session per agent, all on the
 // one vault and the one permission broker.
 func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
-	if w.cfgErr != nil {
-		return nil, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
-	}
-	client, err := provider.New(provider.Config{BaseURL: w.cfg.BaseURL, APIKey: w.cfg.APIKey, Model: w.cfg.Model,
-		Timeout: w.prof.Timeout.Duration(), NativeTools: w.prof.ToolCalls && w.prof.Envelope != "text"})
+	client, model, prof, err := w.client()
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +279,7 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		return nil, err
 	}
 	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
-	cfg := agent.Config{Name: name, Workspace: w.ws, Client: client, Model: w.cfg.Model, Profile: w.prof,
+	cfg := agent.Config{Name: name, Workspace: w.ws, Client: client, Model: model, Profile: prof,
 		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(w.skills)), OnEvent: onEvent,
 		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar}
@@ -289,37 +287,6 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		cfg.Memory = newAgentMemory(w.memory, w.ws, sess.ID(), w.sidecar, w.log)
 	}
 	return agent.New(cfg)
-}
-
-// loadSidecar loads the sidecar model in the background, showing its
-// progress in the status bar; until it is ready, and if it fails, the
-// heuristic engine answers.
-func (w *workstation) loadSidecar() {
-	path, err := sidecar.Locate(cmp.Or(w.g.sidecarModel, w.cfg.SidecarModel), w.g.dataDir)
-	if err != nil {
-		if !errors.Is(err, sidecar.ErrNoModel) {
-			w.notify(err.Error())
-		}
-		return
-	}
-	w.tel, _ = sidecar.OpenTelemetry(filepath.Join(w.g.dataDir, "sidecar.jsonl"))
-	go func() {
-		last := -1
-		progress := func(f float32) {
-			if pct := int(f * 10); pct != last {
-				last = pct
-				w.notify(fmt.Sprintf("loading the sidecar model %s: %d%%", filepath.Base(path), pct*10))
-			}
-		}
-		e, err := sidecar.Open(path, w.g.dataDir, sidecarLoader, progress, w.tel, w.log)
-		if err != nil {
-			w.log.Warn("sidecar", "error", err)
-			w.notify(err.Error() + " — the heuristic engine answers")
-			return
-		}
-		w.sidecar.Set(e)
-		w.notify("sidecar ready: " + e.Info().Name)
-	}()
 }
 
 // close stops the agents and closes the sessions, the vault and the log.

@@ -12,6 +12,9 @@ import (
 // status feeds the status bar from the swarm.
 func (w *workstation) status() ui.Status {
 	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
+	if w.cfgErr != nil && w.sidecarPath != "" {
+		st.Model = "sidecar (local only)"
+	}
 	for _, in := range w.swarm.Agents() {
 		st.Agents = append(st.Agents, ui.AgentStatus{Name: in.Name, State: string(in.State), Detail: in.Detail, Busy: in.Busy()})
 		st.NaiveTokens += in.Stats.NaiveTokens

@@ -241,3 +241,50 @@ func TestWorkstationRemembersAndRecalls(t *testing.T) {
 		t.Fatalf("the second turn carries no memory hint: %q", turn)
 	}
 }
+
+func TestWorkstationLocalOnlyModeAnswersWithTheSidecar(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	data := t.TempDir()
+	tinyModel(t, data)
+	w, err := openWorkstation(&globals{dataDir: data}, &wsFlags{workspace: t.TempDir(), shell: "/bin/sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ui.NewDriver(w.appConfig(), 160, 48)
+	if err != nil {
+		w.close()
+		t.Fatal(err)
+	}
+	w.attach(d.App)
+	w.loadSidecar()
+	t.Cleanup(func() { _ = d.Stop(); w.close() })
+	if err := d.WaitFor("sidecar ready: kws-tiny"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text(), "sidecar (local only)") || strings.Contains(d.Text(), "offline") {
+		t.Fatalf("status:\n%s", d.Text())
+	}
+	if err := d.Type("hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for {
+		in, _ := w.swarm.Info("agent-1")
+		if in.State != "thinking" && in.State != "tool" || time.Since(start) > time.Minute {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("local turn took %v", time.Since(start))
+	if in, _ := w.swarm.Info("agent-1"); in.Stats.Calls == 0 || in.State != "idle" {
+		t.Fatalf("the local model answered no call: %+v", in)
+	}
+}

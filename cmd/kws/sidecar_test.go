@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
+)
+
+// tinyModel writes the generated test model into dataDir/models.
+func tinyModel(t *testing.T, dataDir string) string {
+	t.Helper()
+	dir := filepath.Join(dataDir, "models")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "kws-tiny.gguf")
+	if err := ggufgen.Write(path, ggufgen.Config{ChatTemplate: ggufgen.ChatML}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSidecarInfoAndBench(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	out, err := run(t, dir, nil, "sidecar", "info")
+	if err != nil || !strings.Contains(out, "heuristic") || !strings.Contains(out, "no GGUF model") {
+		t.Fatalf("info without a model: %q %v", out, err)
+	}
+	tinyModel(t, dir)
+	out, err = run(t, dir, nil, "sidecar", "info")
+	for _, want := range []string{"engine  kws-tiny", "general.architecture", "llama", "chat_template", "from the model", "loading"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Fatalf("info lacks %q: %q %v", want, out, err)
+		}
+	}
+	out, err = run(t, dir, nil, "sidecar", "bench", "--tokens", "16")
+	if err != nil || !strings.Contains(out, "batched gen tok/s") || strings.Count(out, "×") != 3 {
+		t.Fatalf("bench: %q %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sidecar.jsonl")); err != nil {
+		t.Fatalf("no telemetry: %v", err)
+	}
+}
+
+func TestSidecarCorruptModelIsAClearError(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.gguf")
+	if err := ggufgen.WriteCorrupt(bad, ggufgen.Config{}, ggufgen.Truncated); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, nil, "--sidecar-model", bad, "sidecar", "info")
+	if err == nil || !strings.Contains(err.Error(), "cannot load the model") {
+		t.Fatalf("a truncated model: %q %v", out, err)
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/sidecar"
+)
+
+// client is the agents' model: the configured remote one, or with none
+// configured and a sidecar model present, the sidecar (local-only mode).
+func (w *workstation) client() (provider.Client, string, profile.Profile, error) {
+	if w.cfgErr == nil {
+		c, err := provider.New(provider.Config{BaseURL: w.cfg.BaseURL, APIKey: w.cfg.APIKey, Model: w.cfg.Model,
+			Timeout: w.prof.Timeout.Duration(), NativeTools: w.prof.ToolCalls && w.prof.Envelope != "text"})
+		return c, w.cfg.Model, w.prof, err
+	}
+	if w.sidecarPath == "" {
+		return nil, "", profile.Profile{}, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
+	}
+	name := "sidecar:" + strings.TrimSuffix(filepath.Base(w.sidecarPath), filepath.Ext(w.sidecarPath))
+	return provider.NewLocal(w.sidecar.Current), name, localProfile(name), nil
+}
+
+// localProfile is the model profile of the sidecar as the agents' model:
+// the text tool protocol and the context each sequence gets.
+func localProfile(name string) profile.Profile {
+	return profile.Profile{ID: name, ContextWindow: sidecarContext, CompletionReserve: 512, Envelope: "text"}
+}
+
+// loadSidecar loads the sidecar model in the background, showing its
+// progress in the status bar; until it is ready, and if it fails, the
+// heuristic engine answers.
+func (w *workstation) loadSidecar() {
+	path, err := w.sidecarPath, w.sidecarErr
+	if err != nil {
+		if !errors.Is(err, sidecar.ErrNoModel) {
+			w.notify(err.Error())
+		}
+		return
+	}
+	w.tel, _ = sidecar.OpenTelemetry(filepath.Join(w.g.dataDir, "sidecar.jsonl"))
+	go func() {
+		last := -1
+		progress := func(f float32) {
+			if pct := int(f * 10); pct != last {
+				last = pct
+				w.notify(fmt.Sprintf("loading the sidecar model %s: %d%%", filepath.Base(path), pct*10))
+			}
+		}
+		e, err := sidecar.Open(path, w.g.dataDir, sidecarLoader, progress, w.tel, w.log)
+		if err != nil {
+			w.log.Warn("sidecar", "error", err)
+			w.notify(err.Error() + " — the heuristic engine answers")
+			return
+		}
+		w.sidecar.Set(e)
+		w.notify("sidecar ready: " + e.Info().Name)
+	}()
+}
