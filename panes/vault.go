@@ -2,6 +2,7 @@ package panes
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,6 +37,9 @@ type VaultPane struct {
 	src    VaultSource
 	inject func(id string) error
 	keys   *keymap.Table
+	// summarize asks the sidecar for a richer summary of a block; nil
+	// leaves the key without effect.
+	summarize func(ctx context.Context, kind, text string) (string, error)
 
 	all     []vault.Meta // every block, newest first
 	shown   []vault.Meta // the blocks the filter lets through
@@ -65,11 +69,47 @@ func NewVaultPane(env *Env, v VaultSource, inject func(id string) error) *VaultP
 		keymap.Bind("prev-match", "N", "previous match", false, func() { p.step(-1) }),
 		keymap.Bind("reveal", "r", "reveal / mask", true, p.reveal),
 		keymap.Bind("inject", "i", "inject into next turn", true, p.injectSelected),
+		keymap.Bind("summarize", "S", "sidecar summary of the open block (a hint)", false, p.summarizeOpen),
 		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
 		keymap.Bind("back", "q Esc", "back / clear filter", true, p.back),
 	)
 	p.Refresh()
 	return p
+}
+
+// SetSummarizer lets S in the viewer ask fn (the sidecar) for a richer
+// summary of the open block. The summary is a hint shown above the exact
+// bytes; a sensitive block is summarised only once revealed.
+func (p *VaultPane) SetSummarizer(fn func(ctx context.Context, kind, text string) (string, error)) {
+	p.summarize = fn
+}
+
+// summarizeOpen asks for the open block's summary in the background.
+func (p *VaultPane) summarizeOpen() {
+	v := p.view
+	switch {
+	case p.summarize == nil:
+		return
+	case v == nil:
+		p.env.notify("open a block (Enter) first")
+		return
+	case v.sensitive && !v.revealed:
+		p.env.notify("reveal the block (r) before asking for a summary")
+		return
+	}
+	v.hint = "…"
+	kind, text := v.meta.Kind, string(v.data)
+	go func() {
+		sum, err := p.summarize(context.Background(), kind, text)
+		p.env.Update(func() {
+			if err != nil {
+				v.hint = ""
+				p.env.notify("summary: " + err.Error())
+				return
+			}
+			v.hint = sum
+		})
+	}()
 }
 
 // Kind returns "vault".

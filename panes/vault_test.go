@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -288,5 +289,30 @@ func TestVaultAge(t *testing.T) {
 	}
 	if got := vaultBytes(12_595); got != "12.3K" {
 		t.Errorf("vaultBytes(12595) = %q", got)
+	}
+}
+
+func TestVaultViewerAsksTheSidecarForASummaryHint(t *testing.T) {
+	v, _ := vaultTestVault(t)
+	env := testEnv()
+	updates := make(chan func(), 4)
+	env.Update = func(fn func()) { updates <- fn }
+	var notes []string
+	env.Notify = func(m string) { notes = append(notes, m) }
+	p := NewVaultPane(env, v, nil)
+	var asked string
+	p.SetSummarizer(func(_ context.Context, kind, text string) (string, error) {
+		asked = kind
+		return "pytest run: test_refresh fails on an expired token", nil
+	})
+	vaultPress(p, "S")
+	if len(notes) != 1 || !strings.Contains(notes[0], "open a block") {
+		t.Fatalf("S on the list: %v", notes)
+	}
+	vaultPress(p, "Enter", "S")
+	(<-updates)()
+	text := screenText(render(t, p, 120, 20))
+	if asked != "tool:shell" || !strings.Contains(text, "sidecar summary (a hint; the block below is exact): pytest run") || !strings.Contains(text, "$ pytest -q") {
+		t.Fatalf("summary hint (asked %q):\n%s", asked, text)
 	}
 }

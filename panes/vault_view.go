@@ -32,6 +32,8 @@ type vaultView struct {
 	matches   []vaultRow
 	cur       int
 	follow    bool // scroll the current match into view at the next draw
+	// hint is the sidecar's summary of the block, shown above it.
+	hint string
 }
 
 // vaultRow is a byte range [start, end) of one logical line: a wrapped
@@ -202,6 +204,11 @@ func (v *vaultView) reveal() {
 func (v *vaultView) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) {
 	base := th.Base.TCell()
 	body := h - 1
+	bodyY := y + 1
+	if v.hint != "" && h > 3 {
+		put(screen, x, y+1, w, "sidecar summary (a hint; the block below is exact): "+termsafe.OneLine(v.hint), th.ChatSystem.TCell())
+		bodyY, body = y+2, body-1
+	}
 	if v.editing || v.query != "" {
 		body--
 		v.drawSearch(screen, x, y+h-1, w, base)
@@ -231,7 +238,7 @@ func (v *vaultView) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) 
 		put(screen, col, y, end-col, `escaped: \xNN is a byte, \\ a backslash`, base)
 	}
 	for i := 0; i < body && v.top+i < len(v.rows); i++ {
-		v.drawRow(screen, x, y+1+i, w, v.rows[v.top+i], base, th.SearchMatch.TCell())
+		v.drawRow(screen, x, bodyY+i, w, v.rows[v.top+i], base, th.SearchMatch.TCell())
 	}
 }
 

@@ -239,7 +239,9 @@ func (w *workstation) newPane(kind string) (panes.Pane, error) {
 			return id, err
 		})
 	case ui.KindVault:
-		return panes.NewVaultPane(w.env, w.vault, w.inject), nil
+		vp := panes.NewVaultPane(w.env, w.vault, w.inject)
+		vp.SetSummarizer(w.sidecar.Summarize)
+		return vp, nil
 	case ui.KindMemory:
 		if w.memory == nil {
 			return nil, errors.New("memory is off (see DATA/kws.log)")
