@@ -40,6 +40,9 @@ type Config struct {
 	SidecarModel string `toml:"sidecar_model" json:"sidecar_model,omitempty"`
 	// Theme is the workstation's skin.
 	Theme string `toml:"theme" json:"theme,omitempty"`
+	// MemoryEmbedder chooses memory's embedder: "hash" (the default),
+	// "sidecar", or "openai:MODEL" (the /embeddings endpoint of base_url).
+	MemoryEmbedder string `toml:"memory_embedder" json:"memory_embedder,omitempty"`
 }
 
 // Environment variables LoadConfig reads.
@@ -57,7 +60,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder"}
 
 // LoadConfig reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -174,6 +177,7 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	set(&c.DietMode, "diet_mode", f.DietMode)
 	set(&c.SidecarModel, "sidecar_model", f.SidecarModel)
 	set(&c.Theme, "theme", f.Theme)
+	set(&c.MemoryEmbedder, "memory_embedder", f.MemoryEmbedder)
 	if md.IsDefined("yes") {
 		c.Yes = f.Yes
 	}

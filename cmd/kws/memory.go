@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/memory"
+	"github.com/kwsdev/kws/sidecar"
 )
 
 // memFlags are the flags every memory subcommand shares.
@@ -31,9 +34,47 @@ func newMemoryCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// openMemory opens the memory store in the data dir.
+// openMemory opens the memory store of the configured embedder, loading
+// the sidecar model first when it is the embedder.
 func (g *globals) openMemory() (*memory.Store, error) {
-	return memory.Open(filepath.Join(g.dataDir, memory.DirName), memory.Options{Sensitive: diet.IsSensitive})
+	cfg, _ := userConfig()
+	if cfg.MemoryEmbedder == "sidecar" {
+		e, err := g.openSidecar(io.Discard)
+		if err != nil {
+			return nil, fmt.Errorf("memory_embedder = \"sidecar\": %w", err)
+		}
+		return g.openMemoryWith(cfg, e)
+	}
+	return g.openMemoryWith(cfg, nil)
+}
+
+// openMemoryWith opens the memory store for the embedder cfg names:
+// DATA/memory for the hashing embedder (the default), DATA/memory-sidecar
+// or DATA/memory-openai-MODEL for the others, since a store must be read
+// with the embedder that filled it. engine embeds for "sidecar".
+func (g *globals) openMemoryWith(cfg profile.Config, engine sidecar.Engine) (*memory.Store, error) {
+	opts := memory.Options{Sensitive: diet.IsSensitive}
+	dir := memory.DirName
+	switch e := cfg.MemoryEmbedder; {
+	case e == "" || e == "hash":
+	case e == "sidecar" && engine != nil:
+		opts.Embedder, dir = memory.FuncEmbedder(engine.Embed), memory.DirName+"-sidecar"
+	case strings.HasPrefix(e, "openai:") && len(e) > len("openai:"):
+		model := strings.TrimPrefix(e, "openai:")
+		if cfg.BaseURL == "" {
+			return nil, fmt.Errorf("memory_embedder = %q needs base_url (or KWS_BASE_URL)", e)
+		}
+		opts.Embedder = memory.OpenAIEmbedder(cfg.BaseURL, cfg.APIKey, model, nil)
+		dir = memory.DirName + "-openai-" + strings.Map(func(r rune) rune {
+			if r == '/' || r == os.PathSeparator || r == ':' {
+				return '_'
+			}
+			return r
+		}, model)
+	default:
+		return nil, fmt.Errorf("memory_embedder = %q: want hash, sidecar or openai:MODEL", e)
+	}
+	return memory.Open(filepath.Join(g.dataDir, dir), opts)
 }
 
 // scopes resolves --scope: "" means def, "all" means this project and

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +97,39 @@ func TestMemoryCommands(t *testing.T) {
 	}
 	if _, err := mem("add", " "); !errors.Is(err, memory.ErrEmpty) {
 		t.Fatalf("blank add: %v", err)
+	}
+}
+
+func TestMemoryEmbedderFromConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	for _, k := range []string{"KWS_BASE_URL", "OPENAI_BASE_URL", "KWS_API_KEY", "OPENAI_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	write := func(body string) {
+		_ = os.MkdirAll(filepath.Join(home, "kws"), 0o755)
+		if err := os.WriteFile(filepath.Join(home, "kws", "config.toml"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	write(`memory_embedder = "bogus"`)
+	if _, err := run(t, dir, nil, "memory", "ls"); err == nil || !strings.Contains(err.Error(), "want hash, sidecar or openai:MODEL") {
+		t.Fatalf("a bad embedder: %v", err)
+	}
+	write(`memory_embedder = "sidecar"`)
+	if _, err := run(t, dir, nil, "memory", "ls"); err == nil || !strings.Contains(err.Error(), "no GGUF model") {
+		t.Fatalf("the sidecar embedder without a model: %v", err)
+	}
+	tinyModel(t, dir)
+	if out, err := run(t, dir, nil, "memory", "add", "The build uses make, never go build by hand."); err != nil {
+		t.Fatalf("add with the sidecar embedder: %q %v", out, err)
+	}
+	out, err := run(t, dir, nil, "memory", "search", "make")
+	if err != nil || !strings.Contains(out, "never go build") {
+		t.Fatalf("search with the sidecar embedder: %q %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory-sidecar")); err != nil {
+		t.Fatalf("the sidecar's vectors are not kept apart: %v", err)
 	}
 }

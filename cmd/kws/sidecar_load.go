@@ -11,4 +11,4 @@ const sidecarContext = 16384
 
 // sidecarLoader loads GGUF models with llama.cpp in process: two sequences
 // of sidecarContext tokens each, which bounds the key/value cache.
-var sidecarLoader = llamacpp.Loader(llamacpp.Options{ContextSize: sidecarContext, Parallel: 2})
+var sidecarLoader = llamacpp.Loader(llamacpp.Options{ContextSize: sidecarContext, Parallel: 2, Embeddings: true})

@@ -128,13 +128,6 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	w.log = slog.New(slog.NewTextHandler(w.logF, nil))
-	// Memory is a hint store: when it cannot open, kws works without it.
-	if w.memory, err = g.openMemory(); err != nil {
-		w.log.Warn("memory unavailable", "error", err)
-		w.early = append(w.early, "memory off: "+err.Error())
-	}
-	w.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
-	w.sidecarPath, w.sidecarErr = sidecar.Locate(cmp.Or(g.sidecarModel, w.cfg.SidecarModel), g.dataDir)
 	if w.vault, err = g.openVault(); err != nil {
 		w.close()
 		return nil, err
@@ -160,6 +153,14 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if w.theme, err = themes.Load(cmp.Or(f.theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
 		w.close()
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
+	}
+	w.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
+	w.sidecarPath, w.sidecarErr = sidecar.Locate(cmp.Or(g.sidecarModel, w.cfg.SidecarModel), g.dataDir)
+	// Memory is a hint store: when it cannot open, kws works without it.
+	// With the sidecar as its embedder it works once the model has loaded.
+	if w.memory, err = g.openMemoryWith(w.cfg, w.sidecar); err != nil {
+		w.log.Warn("memory unavailable", "error", err)
+		w.early = append(w.early, "memory off: "+err.Error())
 	}
 	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	return w, nil
