@@ -72,7 +72,7 @@ func newSidecarCmd(g *globals) *cobra.Command {
 			return benchSidecar(cmd.OutOrStdout(), g.json, l, tokens)
 		},
 	}
-	bench.Flags().IntVar(&tokens, "tokens", 64, "tokens generated per request")
+	bench.Flags().IntVar(&tokens, "tokens", 256, "tokens generated per request")
 	cmd.AddCommand(info, bench)
 	return cmd
 }
@@ -87,9 +87,13 @@ func (g *globals) openSidecar(w io.Writer) (sidecar.Engine, error) {
 			path = cfg.SidecarModel
 		}
 	}
+	file, err := sidecar.Locate(path, g.dataDir)
+	if err != nil {
+		return sidecar.Heuristic{}, err
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	tel, _ := sidecar.OpenTelemetry(filepath.Join(g.dataDir, "sidecar.jsonl"))
-	return sidecar.Open(path, g.dataDir, sidecarLoader, progressBar(w, filepath.Base(path)), tel, log)
+	return sidecar.Open(file, g.dataDir, sidecarLoader, progressBar(w, filepath.Base(file)), tel, log)
 }
 
 // closeEngine releases a loaded model.
