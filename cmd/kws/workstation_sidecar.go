@@ -55,7 +55,11 @@ func (w *workstation) loadSidecar() {
 		e, err := sidecar.Open(path, w.g.dataDir, sidecarLoader, progress, w.tel, w.log)
 		if err != nil {
 			w.log.Warn("sidecar", "error", err)
-			w.notify(err.Error() + " — the heuristic engine answers")
+			w.notify("the heuristic engine answers: " + err.Error())
+			// The status bar stops promising local-only answers.
+			if a := w.appP.Load(); a != nil {
+				a.Update(func() { w.sidecarPath = "" })
+			}
 			return
 		}
 		w.sidecar.Set(e)

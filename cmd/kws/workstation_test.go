@@ -11,6 +11,8 @@ import (
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 	"github.com/kwsdev/kws/ui"
 )
 
@@ -287,4 +289,25 @@ func TestWorkstationLocalOnlyModeAnswersWithTheSidecar(t *testing.T) {
 	if in, _ := w.swarm.Info("agent-1"); in.Stats.Calls == 0 || in.State != "idle" {
 		t.Fatalf("the local model answered no call: %+v", in)
 	}
+}
+
+func TestWorkstationKeepsWorkingWithACorruptSidecarModel(t *testing.T) {
+	r := newWSRig(t, 120, 40, false)
+	models := filepath.Join(r.w.g.dataDir, "models")
+	if err := os.MkdirAll(models, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ggufgen.WriteCorrupt(filepath.Join(models, "broken.gguf"), ggufgen.Config{}, ggufgen.Truncated); err != nil {
+		t.Fatal(err)
+	}
+	r.w.sidecarPath, r.w.sidecarErr = sidecar.Locate("", r.w.g.dataDir)
+	r.w.loadSidecar()
+	r.waitFor("the heuristic engine answers")
+	if !r.w.sidecar.Info().Heuristic {
+		t.Fatal("a corrupt model replaced the heuristic engine")
+	}
+	r.press("Ctrl-b", "1")
+	r.typeText("echo still-$((40+2))")
+	r.press("Enter")
+	r.waitFor("still-42")
 }
