@@ -130,6 +130,19 @@ func (p *AgentPane) Focus(delegate func(tview.Primitive)) { delegate(p.input) }
 // HasFocus reports whether the pane or its input line has the focus.
 func (p *AgentPane) HasFocus() bool { return p.input.HasFocus() || p.Box.HasFocus() }
 
+// SendTask sends text as the user's turn, as typing it would.
+func (p *AgentPane) SendTask(text string) error {
+	if err := p.agents.Send(p.name, text); err != nil {
+		return err
+	}
+	p.cur, p.scroll = nil, 0
+	p.add(&entry{kind: entryUser, text: text})
+	return nil
+}
+
+// NeedsYou reports whether the agent waits for the user's approval.
+func (p *AgentPane) NeedsYou() bool { return len(p.asks) > 0 }
+
 // Pending returns the permission requests the pane is showing.
 func (p *AgentPane) Pending() []permission.Request {
 	return append([]permission.Request(nil), p.asks...)
@@ -154,14 +167,11 @@ func (p *AgentPane) submit() {
 		p.env.notify("malformed .ctx_get: write .ctx_get id=ctx:<8 to 16 hex digits>")
 		return
 	}
-	if err := p.agents.Send(p.name, text); err != nil {
+	if err := p.SendTask(text); err != nil {
 		p.env.notify(err.Error())
 		return
 	}
 	p.input.SetText("")
-	p.cur = nil
-	p.scroll = 0
-	p.add(&entry{kind: entryUser, text: text})
 }
 
 func (p *AgentPane) openSelected() {

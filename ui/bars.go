@@ -49,6 +49,15 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 	if s.app.pending {
 		put(" "+s.app.prefixName()+" ", th.HintKey.TCell().Reverse(true))
 	}
+	var waiting []string
+	for _, ag := range st.Agents {
+		if ag.State == "approval" {
+			waiting = append(waiting, ag.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+s.app.prefixName()+" n) ", th.StatusAgentWaiting.TCell().Reverse(true))
+	}
 	put(" kws ", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
 	if st.Workspace != "" {
 		put("│ "+filepath.Base(st.Workspace)+" ", bar)

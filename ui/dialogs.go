@@ -1,13 +1,16 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
 )
 
@@ -94,7 +97,7 @@ func (a *App) commands() []string {
 			out = append(out, act.Name)
 		}
 	}
-	out = append(out, "ctx_get ")
+	out = append(out, "ctx_get ", "spawn ")
 	sort.Strings(out)
 	return out
 }
@@ -135,6 +138,62 @@ func (a *App) palette() {
 	a.tv.SetFocus(in)
 }
 
+// tasker is a pane that takes a task (an agent pane).
+type tasker interface{ SendTask(text string) error }
+
+// spawnCommand runs `spawn N "task"`: N new agent panes, tiled, each
+// given the task.
+func (a *App) spawnCommand(arg string) {
+	nText, task, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	n, err := strconv.Atoi(nText)
+	if err != nil || n < 1 || n > 16 {
+		a.Notify(`spawn N "task": N is a number of agents from 1 to 16`)
+		return
+	}
+	task = strings.Trim(strings.TrimSpace(task), `"'`)
+	opened := 0
+	for range n {
+		p, err := a.openTiled(KindAgent)
+		if err != nil {
+			break
+		}
+		opened++
+		if t, ok := p.(tasker); ok && task != "" {
+			if err := t.SendTask(task); err != nil {
+				a.Notify(err.Error())
+			}
+		}
+	}
+	if opened < n {
+		a.Notify(fmt.Sprintf("opened %d of %d agent panes: no space for more (zoom or close panes)", opened, n))
+	}
+}
+
+// openTiled opens a pane by splitting the largest pane along its longer
+// side, so panes opened one after another tile the screen.
+func (a *App) openTiled(kind string) (panes.Pane, error) {
+	var big *leaf
+	for _, lf := range a.layout.tree.leaves() {
+		if big == nil || lf.w*lf.h > big.w*big.h {
+			big = lf
+		}
+	}
+	if big != nil {
+		a.focusLeaf(big)
+	}
+	d := a.splitDir()
+	if !a.roomToSplit(d) {
+		return nil, errors.New("no space")
+	}
+	if err := a.Open(kind, d); err != nil {
+		return nil, err
+	}
+	// Lay out now so the next split sees the new sizes.
+	x, y, w, h := a.layout.GetRect()
+	a.layout.arrange(a.layout.tree.root, x, y, w, h)
+	return a.Focused(), nil
+}
+
 // blockOpener is a pane that shows one vault block (the vault pane).
 type blockOpener interface{ Open(id string) error }
 
@@ -142,8 +201,12 @@ type blockOpener interface{ Open(id string) error }
 // "ctx_get ID".
 func (a *App) Command(cmd string) {
 	name, arg, _ := strings.Cut(cmd, " ")
-	if name == "ctx_get" || name == ".ctx_get" {
+	switch name {
+	case "ctx_get", ".ctx_get":
 		a.OpenBlock(strings.TrimPrefix(strings.TrimSpace(arg), "id="))
+		return
+	case "spawn":
+		a.spawnCommand(arg)
 		return
 	}
 	for _, act := range a.prefix.Actions() {

@@ -36,6 +36,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
 		keymap.Bind("resize-down", "J Alt-Down", "move the pane's border down", false, func() { a.resize(TopBottom, 1) }),
+		keymap.Bind("next-waiting", "n", "focus the next pane waiting for you", true, a.nextWaiting),
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),
 		keymap.Bind("quit", "q", "quit kws (asks while an agent works)", true, a.askQuit),
@@ -131,6 +132,20 @@ func (a *App) splitFocused(d Dir) {
 		kind = KindAgent
 	}
 	_ = a.Open(kind, d)
+}
+
+// nextWaiting focuses the next pane, after the focused one, that waits for
+// the user.
+func (a *App) nextWaiting() {
+	leaves := a.layout.tree.leaves()
+	start := a.layout.number(a.layout.focused)
+	for i := 1; i <= len(leaves); i++ {
+		if lf := leaves[(start+i)%len(leaves)]; needsYou(lf.pane) {
+			a.focusLeaf(lf)
+			return
+		}
+	}
+	a.Notify("no pane is waiting for you")
 }
 
 // Smallest pane a split may leave, in cells including the frame.

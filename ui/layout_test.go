@@ -283,3 +283,61 @@ func TestRebindingThePrefixRenamesIt(t *testing.T) {
 		t.Fatalf("the hints still name C-b:\n%s", text)
 	}
 }
+
+func TestPanesWaitingForYouStandOutAndTheKeyJumpsToThem(t *testing.T) {
+	d, ff := newTestDriver(t, 120, 30, "agent", "agent", "agent")
+	if err := d.Do(func() { ff.made[2].waiting = true }); err != nil {
+		t.Fatal(err)
+	}
+	ff.setAgents(AgentStatus{Name: "agent-3", State: "approval", Busy: true})
+	if err := d.Press("Ctrl-b", "0"); err != nil {
+		t.Fatal(err)
+	}
+	text := d.Text()
+	if !strings.Contains(text, "2 ‼ agent-3") || !strings.Contains(text, "‼ agent-3 needs you (C-b n)") {
+		t.Fatalf("the waiting pane does not stand out:\n%s", text)
+	}
+	if err := d.Press("Ctrl-b", "n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := focusedName(d); got != "agent-3" {
+		t.Fatalf("C-b n focused %q", got)
+	}
+	if err := d.Do(func() { ff.made[2].waiting = false }); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Ctrl-b", "n"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text(), "no pane is waiting for you") {
+		t.Fatalf("C-b n with nothing waiting:\n%s", d.Text())
+	}
+}
+
+func TestSpawnOpensTiledAgentsWithTheTask(t *testing.T) {
+	d, ff := newTestDriver(t, 160, 48, "agent")
+	if err := d.Press("Ctrl-b", ":"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type(`spawn 3 "fix the flaky test"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	ls := leaves(d)
+	if len(ls) != 4 {
+		t.Fatalf("%d panes after spawn 3", len(ls))
+	}
+	for _, p := range ff.made[1:] {
+		if len(p.keys) != 1 || p.keys[0] != "task:fix the flaky test" {
+			t.Fatalf("%s got %v", p.name, p.keys)
+		}
+	}
+	// Tiled: every pane keeps a usable size.
+	for _, l := range ls {
+		if l.w < 40 || l.h < 12 {
+			t.Fatalf("pane %dx%d is not tiled", l.w, l.h)
+		}
+	}
+}

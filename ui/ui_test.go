@@ -26,6 +26,14 @@ type fakePane struct {
 	keys       []string
 	closed     bool
 	table      *keymap.Table
+	waiting    bool
+}
+
+func (f *fakePane) NeedsYou() bool { return f.waiting }
+
+func (f *fakePane) SendTask(text string) error {
+	f.keys = append(f.keys, "task:"+text)
+	return nil
 }
 
 func (f *fakePane) Kind() string        { return f.kind }

@@ -109,8 +109,13 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 	}
 	focused := lf == l.focused
 	border, title := l.theme.Border, l.theme.Title
-	if focused {
+	switch {
+	case focused:
 		border, title = l.theme.BorderFocused, l.theme.TitleFocused
+	case needsYou(lf.pane):
+		// A pane waiting for the user stands out until it is answered.
+		border = l.theme.StatusAgentWaiting
+		title = l.theme.StatusAgentWaiting
 	}
 	lf.frame.SetRect(lf.x, lf.y, lf.w, lf.h)
 	lf.frame.SetBorderStyle(border.TCell())
@@ -123,9 +128,22 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 	lf.pane.Draw(screen)
 }
 
-// label is the frame title: the pane number, its title, and a zoom mark.
+// waiter is a pane that can be waiting for the user (an agent asking for
+// approval).
+type waiter interface{ NeedsYou() bool }
+
+func needsYou(p panes.Pane) bool {
+	w, ok := p.(waiter)
+	return ok && w.NeedsYou()
+}
+
+// label is the frame title: the pane number, a mark when it waits for the
+// user, its title, and a zoom mark.
 func (l *Layout) label(lf *leaf) string {
 	s := strconv.Itoa(l.number(lf)) + " " + lf.pane.Title()
+	if needsYou(lf.pane) {
+		s = strconv.Itoa(l.number(lf)) + " ‼ " + lf.pane.Title()
+	}
 	if l.tree.zoomed == lf {
 		s += " [Z]"
 	}

@@ -68,7 +68,9 @@ type workstation struct {
 	// early holds notices from before the application existed.
 	early []string
 
-	memory  *memory.Store
+	memory *memory.Store
+	// limiter caps the agents' concurrent remote model calls.
+	limiter *swarm.Limiter
 	sidecar *sidecar.Switch
 	tel     *sidecar.Telemetry
 	// sidecarPath is the model to load in the background, if any;
@@ -172,6 +174,7 @@ func (w *workstation) appConfig() ui.Config {
 	if w.cfg.Yes {
 		w.broker = permission.NewBroker(permission.AutoAllow)
 	}
+	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
 	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker})
 	w.swarm.Start()
 	// Panes built while ui.New lays out the first screen may ask for a

@@ -17,7 +17,10 @@ func (w *workstation) client() (provider.Client, string, profile.Profile, error)
 	if w.cfgErr == nil {
 		c, err := provider.New(provider.Config{BaseURL: w.cfg.BaseURL, APIKey: w.cfg.APIKey, Model: w.cfg.Model,
 			Timeout: w.prof.Timeout.Duration(), NativeTools: w.prof.ToolCalls && w.prof.Envelope != "text"})
-		return c, w.cfg.Model, w.prof, err
+		if err != nil {
+			return nil, "", profile.Profile{}, err
+		}
+		return w.limiter.Client(c), w.cfg.Model, w.prof, nil
 	}
 	if w.sidecarPath == "" {
 		return nil, "", profile.Profile{}, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
