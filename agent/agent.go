@@ -102,6 +102,15 @@ type Config struct {
 	// Memory, when set, recalls hints into each user turn and learns from
 	// them.
 	Memory Memory
+	// Mailbox, when set, carries agent_send's messages to the other agents
+	// of the swarm; nil means the agent works alone.
+	Mailbox tools.Mailbox
+	// Notices, when set, is called before each model call; what it returns
+	// (such as "agent-2 edited x.go after you read it") is recorded as one
+	// user-context message starting with NoticePrefix.
+	Notices func() []string
+	// Board, when set, makes the todo tool the swarm's shared task board.
+	Board tools.Board
 }
 
 // Totals are the agent's running counters for the run record.
@@ -177,6 +186,12 @@ func New(cfg Config) (*Agent, error) {
 	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
+	}
+	if cfg.Board != nil {
+		a.env.Board = cfg.Board
+	}
+	if cfg.Mailbox != nil {
+		a.env.Mailbox = cfg.Mailbox
 	}
 	if err := a.rebuildDiet(); err != nil {
 		return nil, err
@@ -275,12 +290,15 @@ func (a *Agent) addDiet(pm provider.Message, dm diet.Message) {
 // dietMessage is how the diet sees a transcript message. Page-in answers
 // (exact blocks the model asked for) are "pagein": never compacted at
 // ingestion, or the model would not get what it asked for; other tool
-// results are tool output; typed user text is a human turn.
+// results are tool output; notices are context, not the human's turn;
+// typed user text is a human turn.
 func dietMessage(m provider.Message) diet.Message {
 	dm := diet.Message{Role: m.Role, Content: m.Content}
 	switch {
 	case strings.HasPrefix(m.Content, "<ctx_exact") || strings.HasPrefix(m.Content, "<ctx_results") || strings.HasPrefix(m.Content, "<ctx_error"):
 		dm.Kind = diet.KindPageIn
+	case m.Role == "user" && strings.HasPrefix(m.Content, NoticePrefix):
+		dm.Kind = kindNotice
 	case m.Role == "tool":
 		dm.Kind = "tool"
 	case m.Role == "user":

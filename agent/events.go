@@ -19,6 +19,9 @@ const (
 	EvUsage      = "usage"
 	EvError      = "error"
 	EvDone       = "done"
+	// EvNotice: a notice (Text, as recorded) joined the history before a
+	// model call.
+	EvNotice = "notice"
 )
 
 // Event is one thing that happened in a turn.
@@ -31,6 +34,9 @@ type Event struct {
 	CallID  string `json:"call_id,omitempty"`
 	Args    string `json:"args,omitempty"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Preview is a tool result's preview: the unified diff of an edit or
+	// a write.
+	Preview string `json:"preview,omitempty"`
 	// Decision is the permission outcome: allow, allow_session, deny.
 	Decision   string           `json:"decision,omitempty"`
 	Diet       *vault.DietEvent `json:"diet,omitempty"`

@@ -137,6 +137,9 @@ func (a *Agent) failCalls(calls []provider.ToolCall, cause error) error {
 // loop calls the model until it answers without tool calls or faults.
 func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 	for step := 0; step < a.cfg.MaxSteps; step++ {
+		if err := a.deliverNotices(); err != nil {
+			return "", err
+		}
 		resp, err := a.call(ctx, direct)
 		if err != nil {
 			a.emit(Event{Type: EvError, Error: err.Error()})
@@ -293,33 +296,34 @@ func (a *Agent) expand(names []string) []string {
 func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
 	a.totals.ToolCalls++
 	a.emit(Event{Type: EvToolCall, Tool: tc.Name, CallID: tc.ID, Args: tc.Arguments})
-	text, isErr, err := a.execute(ctx, tc)
+	res, err := a.execute(ctx, tc)
 	if err != nil {
-		if text != "" {
+		if res.Text != "" {
 			partial := provider.Message{Role: "tool", ToolCallID: tc.ID,
-				Content: text + "\n[kws: the call did not finish: " + diet.EscapeMarkup(err.Error()) + "]"}
+				Content: res.Text + "\n[kws: the call did not finish: " + diet.EscapeMarkup(err.Error()) + "]"}
 			if rerr := a.record(partial); rerr != nil {
 				return errors.Join(err, rerr)
 			}
 		}
 		return err
 	}
-	a.emit(Event{Type: EvToolResult, Tool: tc.Name, CallID: tc.ID, Text: text, IsError: isErr})
-	return a.record(provider.Message{Role: "tool", ToolCallID: tc.ID, Content: text})
+	a.emit(Event{Type: EvToolResult, Tool: tc.Name, CallID: tc.ID, Text: res.Text, IsError: res.IsError, Preview: res.Preview})
+	return a.record(provider.Message{Role: "tool", ToolCallID: tc.ID, Content: res.Text})
 }
 
-func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool, error) {
+// execute runs one tool call; the result's Text is what the model reads.
+func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result, error) {
 	if tc.Name == "ctx_get" || tc.Name == "ctx_search" {
 		var args struct{ ID, Query, Reason string }
 		if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
-			return "error: arguments are not a JSON object: " + err.Error(), true, nil
+			return tools.Result{Text: "error: arguments are not a JSON object: " + err.Error(), IsError: true}, nil
 		}
 		f := diet.Fault{Op: "get", ID: args.ID, Reason: args.Reason}
 		if tc.Name == "ctx_search" {
 			f = diet.Fault{Op: "search", Query: args.Query, Reason: args.Reason}
 		}
 		ans := a.pageFault(f)
-		return ans, strings.HasPrefix(ans, "<ctx_error"), nil
+		return tools.Result{Text: ans, IsError: strings.HasPrefix(ans, "<ctx_error")}, nil
 	}
 	t, ok := a.tools[tc.Name]
 	if !ok {
@@ -328,7 +332,7 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), true, nil
+		return tools.Result{Text: fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), IsError: true}, nil
 	}
 	if t.Access() != tools.ReadOnly {
 		preview := tc.Arguments
@@ -358,18 +362,19 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (string, bool
 		a.emit(Event{Type: EvPermission, Tool: tc.Name, CallID: tc.ID, Decision: decision, Text: reason})
 		a.event("permission", map[string]string{"tool": tc.Name, "call_id": tc.ID, "decision": decision, "reason": reason})
 		if err != nil {
-			return "", false, fmt.Errorf("agent: permission for %s: %w", tc.Name, err)
+			return tools.Result{}, fmt.Errorf("agent: permission for %s: %w", tc.Name, err)
 		}
 		if !allowed {
-			return "permission denied: " + reason, true, nil
+			return tools.Result{Text: "permission denied: " + reason, IsError: true}, nil
 		}
 	}
 	res, err := t.Run(ctx, a.env, []byte(tc.Arguments))
 	if err != nil {
-		return res.Text, true, fmt.Errorf("agent: tool %s: %w", tc.Name, err)
+		res.IsError = true
+		return res, fmt.Errorf("agent: tool %s: %w", tc.Name, err)
 	}
 	a.changed = appendUnique(a.changed, res.Changed...)
-	return res.Text, res.IsError, nil
+	return res, nil
 }
 
 func appendUnique(list []string, items ...string) []string {

@@ -22,6 +22,8 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 				p.showAsk()
 			}
 		}
+	case swarm.EvMessage:
+		p.add(&entry{kind: entryUser, text: e.Text})
 	case swarm.EvInjected:
 		p.add(&entry{kind: entrySystem, text: e.Text + " rides the next turn (exact block)"})
 	case swarm.EvFinished:
@@ -81,6 +83,8 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 			p.add(&entry{kind: entrySystem, text: "compacted older turns (" + c.Reason + "): " +
 				strconv.Itoa(c.BeforeTokens) + " → " + strconv.Itoa(c.AfterTokens) + " tokens; the exact turns stay in the vault"})
 		}
+	case agent.EvNotice:
+		p.add(&entry{kind: entrySystem, text: ev.Text})
 	case agent.EvError:
 		p.add(&entry{kind: entryError, text: ev.Error})
 	}

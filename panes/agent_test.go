@@ -333,3 +333,13 @@ func TestAgentPaneMouseWheelAndRefClick(t *testing.T) {
 		t.Fatalf("wheel scrolled to %d", p.scroll)
 	}
 }
+
+func TestAgentPaneShowsMessagesAndNotices(t *testing.T) {
+	p, _, _ := newAgentPane(t)
+	p.OnEvent(swarm.Event{Type: swarm.EvMessage, Agent: "agent-1", From: "agent-2", Text: "[message from agent-2] I took t1; take t2"})
+	loop(p, agent.Event{Type: agent.EvNotice, Text: "[notice] agent-2 edited x.go after you read it; the diff is ctx:0123456789ab"})
+	text := screenText(render(t, p, 100, 12))
+	if !strings.Contains(text, "› [message from agent-2] I took t1") || !strings.Contains(text, "· [notice] agent-2 edited x.go") {
+		t.Fatalf("message or notice missing:\n%s", text)
+	}
+}

@@ -71,7 +71,7 @@ func (e *Env) notify(msg string) {
 
 // Scopes are the key-table scopes of the panes, as config.toml's [keys]
 // entries name them ("agent.send").
-var Scopes = []string{"agent", "shell", "copy", "vault", "stats", "memory"}
+var Scopes = []string{"agent", "shell", "copy", "vault", "stats", "memory", "board"}
 
 // keys builds a pane's table and applies the user's bindings to it; a
 // binding naming an action the table lacks is reported in the status bar.

@@ -26,12 +26,20 @@ const (
 	EvInjected EventType = "injected"
 	// EvFinished: a turn ended; Text is the answer, Err the failure.
 	EvFinished EventType = "finished"
+	// EvBoard: the shared task board changed; Agent made the change (empty
+	// for the user) and Text is the task's id.
+	EvBoard EventType = "board"
+	// EvMessage: a message from another agent or the user (From) was
+	// queued as the agent's turn (Text, marked with the sender).
+	EvMessage EventType = "message"
 )
 
 // Event is one thing that happened to an agent.
 type Event struct {
-	Type    EventType
-	Agent   string
+	Type  EventType
+	Agent string
+	// From is EvMessage's sender: an agent's name, or "" for the user.
+	From    string
 	Info    Info
 	Text    string
 	Err     string

@@ -95,7 +95,7 @@ func (h *harness) factory(name string, onEvent func(agent.Event)) (Runner, error
 	a, err := agent.New(agent.Config{Name: name, Workspace: ws, Client: client, Model: "test-model",
 		Profile: profile.Profile{ID: "test-model", ContextWindow: 128000, CompletionReserve: 4096},
 		Diet:    diet.Defaults(), Vault: h.vault, Policy: permission.DefaultPolicy(), Broker: h.broker,
-		OnEvent: onEvent})
+		OnEvent: onEvent, Mailbox: h.sw.Mailbox(name), Notices: h.sw.Notices(name)})
 	if err != nil {
 		return nil, err
 	}

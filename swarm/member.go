@@ -85,7 +85,11 @@ func (m *member) setStateLocked(st State, detail string) {
 	m.stateEventLocked()
 }
 
-func (m *member) send(text string) error {
+func (m *member) send(text string) error { return m.enqueue(text, nil) }
+
+// enqueue queues text as a user turn. A non-nil ev is published with the
+// member's figures just before the state event that counts the turn.
+func (m *member) enqueue(text string, ev *Event) error {
 	m.mu.Lock()
 	if m.state == StateOffline {
 		err := m.err
@@ -97,6 +101,11 @@ func (m *member) send(text string) error {
 		return ErrStopped
 	}
 	m.queue = append(m.queue, text)
+	if ev != nil {
+		e := *ev
+		e.Info = m.infoLocked()
+		m.publishLocked(e)
+	}
 	m.stateEventLocked()
 	m.mu.Unlock()
 	select {
@@ -194,7 +203,11 @@ func (m *member) turn(ctx context.Context, text string) {
 
 // onEvent receives the agent loop's events: it keeps the state and the
 // figures and republishes the event.
+//
+// File touches are noted first, outside m.mu: a diff may be stored in the
+// vault, and the agent's own goroutine keeps its events in order.
 func (m *member) onEvent(e agent.Event) {
+	m.s.touch.observe(m.name, e)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.stats.account(e)

@@ -55,6 +55,7 @@ var (
 type Swarm struct {
 	cfg    Config
 	bus    *bus
+	touch  *touches
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -70,7 +71,8 @@ type Swarm struct {
 // New returns a swarm; Start begins carrying permission requests.
 func New(cfg Config) *Swarm {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Swarm{cfg: cfg, bus: newBus(), ctx: ctx, cancel: cancel, members: map[string]*member{}}
+	return &Swarm{cfg: cfg, bus: newBus(), touch: newTouches(cfg.Vault), ctx: ctx, cancel: cancel,
+		members: map[string]*member{}}
 }
 
 // Start forwards the broker's permission requests as EvAsk events until
@@ -230,6 +232,7 @@ func (s *Swarm) Remove(name string) {
 	if m != nil {
 		m.remove()
 	}
+	s.touch.forget(name)
 }
 
 // Answer replies to a permission request. The agent's state follows from

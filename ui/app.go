@@ -21,6 +21,7 @@ const (
 	KindVault  = "vault"
 	KindStats  = "stats"
 	KindMemory = "memory"
+	KindBoard  = "board"
 )
 
 // Factory builds panes of a kind; cmd/kws wires it to the swarm, the vault

@@ -36,6 +36,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
 		keymap.Bind("resize-down", "J Alt-Down", "move the pane's border down", false, func() { a.resize(TopBottom, 1) }),
+		keymap.Bind("board", "b", "show the swarm's task board", true, func() { _, _ = a.Show(KindBoard) }),
 		keymap.Bind("next-waiting", "n", "focus the next pane waiting for you", true, a.nextWaiting),
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),

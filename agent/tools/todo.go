@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -104,27 +105,55 @@ type todoTool struct{ spec }
 type todoArgs struct {
 	Action string `json:"action"`
 	Text   string `json:"text"`
-	ID     int    `json:"id"`
+	ID     todoID `json:"id"`
+	Status string `json:"status"`
+}
+
+// todoID is an item's number. Besides a JSON integer it accepts a string
+// holding the number or a board task's id ("3" or "t3").
+type todoID int
+
+// UnmarshalJSON reads an integer, "3" or "t3".
+func (id *todoID) UnmarshalJSON(raw []byte) error {
+	var n int
+	if err := json.Unmarshal(raw, &n); err == nil {
+		*id = todoID(n)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "t")
+		if n, err := strconv.Atoi(s); err == nil {
+			*id = todoID(n)
+			return nil
+		}
+	}
+	return fmt.Errorf(`argument "id" must be an integer (3 for task t3), not %s`, raw)
 }
 
 func newTodo() Tool {
 	return todoTool{spec{name: "todo", doc: todoDoc, access: ReadOnly, schema: `{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "enum": ["add", "done", "list", "remove"], "description": "what to do"},
-    "text": {"type": "string", "description": "add: the item (one item per line adds several)"},
-    "id": {"type": "integer", "minimum": 1, "description": "done, remove: the item's number"}
+    "action": {"type": "string", "enum": ["add", "create", "claim", "update", "done", "list", "remove"], "description": "what to do"},
+    "text": {"type": "string", "description": "add: the item (one item per line adds several); update: the task's new detail"},
+    "id": {"type": "integer", "minimum": 1, "description": "claim, update, done, remove: the item's number (3 for task t3)"},
+    "status": {"type": "string", "enum": ["open", "claimed", "done"], "description": "update: the task's new status (open releases it)"}
   },
   "required": ["action"],
   "additionalProperties": false
 }`}}
 }
 
-// Run applies one action and returns the whole list.
+// Run applies one action and returns the whole list, or the whole shared
+// board when the session belongs to a swarm.
 func (t todoTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a todoArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return errResult("todo: %v", err), nil
+	}
+	if env != nil && env.Board != nil {
+		return runBoard(env.Board, a), nil
 	}
 	if env == nil || env.Todo == nil {
 		return errResult("todo: this session has no todo list"), nil
@@ -132,7 +161,7 @@ func (t todoTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result,
 	l := env.Todo
 	var err error
 	switch a.Action {
-	case "add":
+	case "add", "create":
 		added := 0
 		for _, line := range strings.Split(a.Text, "\n") {
 			if line = strings.TrimSpace(line); line != "" {
@@ -148,11 +177,13 @@ func (t todoTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result,
 			return errResult("todo: action %q needs the item's \"id\" (a number from the list)", a.Action), nil
 		}
 		if a.Action == "done" {
-			err = l.Done(a.ID)
+			err = l.Done(int(a.ID))
 		} else {
-			err = l.Remove(a.ID)
+			err = l.Remove(int(a.ID))
 		}
 	case "list":
+	case "claim", "update":
+		return errResult("todo: %q works on a swarm's shared board; this session has its own list (add, done, list, remove)", a.Action), nil
 	case "":
 		return errResult(`todo: "action" is required: add, done, list or remove`), nil
 	default:

@@ -24,7 +24,8 @@ func TestTodoTool(t *testing.T) {
 		{`{"action":"add","text":"  "}`, true, `needs a non-empty "text"`},
 		{`{"action":"frob"}`, true, `unknown action "frob"`},
 		{`{}`, true, `"action" is required`},
-		{`{"action":"done","id":"1"}`, true, `argument "id" must be an integer`},
+		{`{"action":"done","id":"one"}`, true, `argument "id" must be an integer`},
+		{`{"action":"claim","id":3}`, true, `works on a swarm's shared board`},
 	}
 	for _, s := range steps {
 		checkResult(t, call(t, env, "todo", s.args), s.isError, s.want)

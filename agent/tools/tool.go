@@ -65,8 +65,13 @@ type Env struct {
 	Vault Vault
 	// Memory serves memory_search and memory_save; nil turns memory off.
 	Memory MemoryStore
-	// Todo is the session's todo list.
+	// Todo is the session's todo list, used when Board is nil.
 	Todo *TodoList
+	// Board is the swarm's shared task board as this agent sees it; when
+	// set, the todo tool works on it instead of Todo.
+	Board Board
+	// Mailbox carries agent_send's messages; nil means there is no swarm.
+	Mailbox Mailbox
 	// Expand is called by tool_expand with the tool names the model asks
 	// for; it returns the names that will be offered from the next call.
 	Expand func(names []string) []string

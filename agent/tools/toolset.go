@@ -21,6 +21,7 @@ var constructors = []func() Tool{
 	newMemorySearch,
 	newMemorySave,
 	newTodo,
+	newAgentSend,
 	newToolExpand,
 }
 

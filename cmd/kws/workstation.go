@@ -71,6 +71,8 @@ type workstation struct {
 	memory *memory.Store
 	// limiter caps the agents' concurrent remote model calls.
 	limiter *swarm.Limiter
+	// board is the swarm's shared task board.
+	board   *swarm.Board
 	sidecar *sidecar.Switch
 	tel     *sidecar.Telemetry
 	// sidecarPath is the model to load in the background, if any;
@@ -176,6 +178,7 @@ func (w *workstation) appConfig() ui.Config {
 	}
 	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
 	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker})
+	w.board = swarm.NewBoard(w.vault, w.swarm)
 	w.swarm.Start()
 	// Panes built while ui.New lays out the first screen may ask for a
 	// redraw before the application exists; the first frame draws them.
@@ -246,6 +249,10 @@ func (w *workstation) newPane(kind string) (panes.Pane, error) {
 		vp := panes.NewVaultPane(w.env, w.vault, w.inject)
 		vp.SetSummarizer(w.sidecar.Summarize)
 		return vp, nil
+	case ui.KindBoard:
+		return panes.NewBoardPane(w.env, w.board, func(agent, text string) error {
+			return w.swarm.Message("", agent, text)
+		}), nil
 	case ui.KindMemory:
 		if w.memory == nil {
 			return nil, errors.New("memory is off (see DATA/kws.log)")
@@ -288,7 +295,8 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	cfg := agent.Config{Name: name, Workspace: w.ws, Client: client, Model: model, Profile: prof,
 		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(w.skills)), OnEvent: onEvent,
-		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar}
+		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar,
+		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
 	if w.memory != nil {
 		cfg.Memory = newAgentMemory(w.memory, w.ws, sess.ID(), w.sidecar, w.log)
 	}

@@ -311,3 +311,38 @@ func TestWorkstationKeepsWorkingWithACorruptSidecarModel(t *testing.T) {
 	r.press("Enter")
 	r.waitFor("still-42")
 }
+
+func TestWorkstationSwarmBoardAndMessages(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.srv.Push(
+		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "todo", Arguments: `{"action":"add","text":"fix the login flow"}`}),
+		providertest.ToolStep(provider.ToolCall{ID: "c2", Name: "todo", Arguments: `{"action":"claim","id":1}`}),
+		providertest.TextStep("claimed t1"),
+		providertest.TextStep("agent-2 here"), providertest.TextStep("agent-3 here"),
+		providertest.TextStep("got your message"))
+	r.typeText("plan the work")
+	r.press("Enter")
+	r.waitFor("claimed t1")
+	r.press("Ctrl-b", ":")
+	r.typeText(`spawn 2 "say hello"`)
+	r.press("Enter")
+	r.waitFor("agent-3 here")
+	r.waitFor("agent-2 ○ idle")
+	r.waitFor("agent-3 ○ idle")
+	r.press("Ctrl-b", "b")
+	r.waitFor("fix the login flow")
+	text := r.d.Text()
+	if !strings.Contains(text, "agent-1") || !strings.Contains(text, "claimed") {
+		t.Fatalf("the board does not show who claimed t1:\n%s", text)
+	}
+	// A message to t1's owner from the board arrives as a marked turn.
+	r.press("m")
+	r.typeText("please hurry")
+	r.press("Enter")
+	r.waitFor("got your message")
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if turn := last[len(last)-1].Content; !strings.Contains(turn, "[message from the user]") || !strings.Contains(turn, "please hurry") {
+		t.Fatalf("the message arrived as %q", turn)
+	}
+}
