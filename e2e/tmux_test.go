@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 )
 
@@ -53,6 +54,14 @@ func TestWorkstation(t *testing.T) {
 		providertest.Step{Text: streamed, ChunkSize: 2, ChunkDelay: 40 * time.Millisecond,
 			Match: lastUser("e2e question one")},
 		providertest.Step{Text: "The build log is " + id + " — open it.", Match: lastUser("e2e question two")},
+		// The swarm: agent-1 puts a task on the board and claims it, then
+		// two spawned agents say hello.
+		providertest.Step{ToolCalls: []provider.ToolCall{{ID: "b1", Name: "todo", Arguments: `{"action":"add","text":"e2e board task"}`}},
+			Match: lastUser("e2e swarm plan")},
+		providertest.Step{ToolCalls: []provider.ToolCall{{ID: "b2", Name: "todo", Arguments: `{"action":"claim","id":1}`}}},
+		providertest.Step{Text: "claimed t1"},
+		providertest.Step{Text: "hello from a spawned agent"},
+		providertest.Step{Text: "hello from a spawned agent"},
 		// The third turn is still thinking when the user quits.
 		providertest.Step{Text: "too late", Delay: time.Minute, Match: lastUser("e2e question three")},
 	)
@@ -168,6 +177,29 @@ func TestWorkstation(t *testing.T) {
 		tm.typeText(".ctx_get id=" + id)
 		tm.keys("Enter")
 		tm.waitFor("the block in the vault pane (.ctx_get)", shows(id))
+	})
+
+	t.Run("swarm", func(t *testing.T) {
+		tm.t = t
+		tm.keys("C-b", "0")
+		tm.typeText("e2e swarm plan")
+		tm.keys("Enter")
+		tm.waitFor("agent-1's answer", func(s string) bool { return strings.Contains(boxText(s, "0 agent-1"), "claimed t1") })
+		tm.keys("C-b", ":")
+		tm.typeText(`spawn 2 "say hello"`)
+		tm.keys("Enter")
+		tm.waitFor("three agents idle in the status bar", func(s string) bool {
+			return strings.Contains(s, "agent-1 ○ idle") && strings.Contains(s, "agent-2 ○ idle") && strings.Contains(s, "agent-3 ○ idle")
+		})
+		tm.keys("C-b", "b")
+		tm.waitFor("the board with agent-1's task", func(s string) bool {
+			for _, row := range strings.Split(s, "\n") {
+				if strings.Contains(row, "t1 ") && strings.Contains(row, "claimed  agent-1") {
+					return true
+				}
+			}
+			return false
+		})
 	})
 
 	t.Run("quit", func(t *testing.T) {
