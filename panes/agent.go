@@ -21,6 +21,9 @@ type Agents interface {
 	Answer(id string, a permission.Answer) error
 	Info(name string) (swarm.Info, error)
 	Remove(name string)
+	Pause(name string) error
+	Resume(name string) error
+	Restart(name string) error
 }
 
 // Listener is a pane that follows the swarm's events; the application
@@ -59,6 +62,10 @@ type AgentPane struct {
 	// total is the transcript's row count at the last draw; a scrolled
 	// view is shifted by what arrived since, so it stays put.
 	total int
+	// branch is the agent's git branch, diff keeps its worktree's diff
+	// in the vault; both are unset without --worktree.
+	branch string
+	diff   func() (id string, err error)
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
@@ -79,6 +86,9 @@ func NewAgentPane(env *Env, name string, agents Agents, openRef func(id string))
 		keymap.Bind("open-ref", "Ctrl-o", "open the selected ref's exact block", false, p.openSelected),
 		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),
 		keymap.Bind("cancel", "Ctrl-c", "stop the running turn", true, p.cancel),
+		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
+		keymap.Bind("pause", "Ctrl-p", "pause or resume the agent's queued turns", false, p.togglePause),
+		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh (new session, same figures)", false, p.restart),
 		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
 		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
 		keymap.Bind("unselect", "Esc", "clear the ref selection", false, func() { p.selected = -1 }),
@@ -108,8 +118,14 @@ func (p *AgentPane) Title() string {
 	if info.State == swarm.StateTool && info.Detail != "" {
 		t += " " + termsafe.OneLine(info.Detail)
 	}
+	if info.Paused {
+		t += " · paused"
+	}
 	if info.Queued > 0 {
 		t += " · " + strconv.Itoa(info.Queued) + " queued"
+	}
+	if p.branch != "" {
+		t += " · " + p.branch
 	}
 	return t
 }
@@ -187,6 +203,29 @@ func (p *AgentPane) toggleCards() {
 			e.expanded, e.rendered = p.expanded, nil
 		}
 	}
+}
+
+func (p *AgentPane) togglePause() {
+	info, err := p.agents.Info(p.name)
+	if err == nil {
+		if info.Paused {
+			err = p.agents.Resume(p.name)
+		} else {
+			err = p.agents.Pause(p.name)
+		}
+	}
+	if err != nil {
+		p.env.notify(err.Error())
+	}
+}
+
+func (p *AgentPane) restart() {
+	if err := p.agents.Restart(p.name); err != nil {
+		p.env.notify(err.Error())
+		return
+	}
+	p.cur = nil
+	p.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
 }
 
 // cancel stops the running turn; on an idle agent it clears the input.

@@ -21,6 +21,7 @@ type fakeAgents struct {
 	answers  map[string]permission.Decision
 	cancels  int
 	removed  []string
+	restarts int
 	info     swarm.Info
 	sendFail error
 }
@@ -42,6 +43,9 @@ func (f *fakeAgents) Answer(id string, a permission.Answer) error {
 }
 func (f *fakeAgents) Info(name string) (swarm.Info, error) { i := f.info; i.Name = name; return i, nil }
 func (f *fakeAgents) Remove(name string)                   { f.removed = append(f.removed, name) }
+func (f *fakeAgents) Pause(string) error                   { f.info.Paused = true; return nil }
+func (f *fakeAgents) Resume(string) error                  { f.info.Paused = false; return nil }
+func (f *fakeAgents) Restart(string) error                 { f.restarts++; return nil }
 
 func newAgentPane(t *testing.T) (*AgentPane, *fakeAgents, *[]string) {
 	t.Helper()
@@ -341,5 +345,21 @@ func TestAgentPaneShowsMessagesAndNotices(t *testing.T) {
 	text := screenText(render(t, p, 100, 12))
 	if !strings.Contains(text, "› [message from agent-2] I took t1") || !strings.Contains(text, "· [notice] agent-2 edited x.go") {
 		t.Fatalf("message or notice missing:\n%s", text)
+	}
+}
+
+func TestAgentPanePausesResumesAndRestarts(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	key(p, tcell.KeyCtrlP, 0, tcell.ModCtrl)
+	if !fa.info.Paused || !strings.Contains(p.Title(), "paused") {
+		t.Fatalf("Ctrl-p did not pause: %q", p.Title())
+	}
+	key(p, tcell.KeyCtrlP, 0, tcell.ModCtrl)
+	if fa.info.Paused {
+		t.Fatal("Ctrl-p again did not resume")
+	}
+	key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
+	if fa.restarts != 1 || !strings.Contains(screenText(render(t, p, 80, 10)), "restarted") {
+		t.Fatal("Ctrl-r did not restart")
 	}
 }

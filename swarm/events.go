@@ -83,7 +83,9 @@ type Info struct {
 	Queued int
 	// Injected counts vault blocks waiting for the next turn.
 	Injected int
-	Stats    Stats
+	// Paused is set while queued turns wait for Resume.
+	Paused bool
+	Stats  Stats
 }
 
 // Busy reports whether the agent is working or has work queued.

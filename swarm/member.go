@@ -30,6 +30,8 @@ type member struct {
 	stats    Stats
 	cancel   context.CancelFunc // cancels the running turn; nil between turns
 	stopped  bool               // quit is closed: no turn runs any more
+	paused   bool               // queued turns wait until Resume
+	looping  bool               // the loop goroutine has been started
 	removed  bool               // EvRemoved is out: nothing more is published
 	wake     chan struct{}
 	quit     chan struct{}
@@ -59,7 +61,7 @@ func (m *member) infoLocked() Info {
 	st := m.stats
 	st.Series = append([]Point(nil), m.stats.Series...)
 	return Info{Name: m.name, State: m.state, Detail: m.detail, Queued: len(m.queue),
-		Injected: len(m.injected), Stats: st}
+		Injected: len(m.injected), Paused: m.paused, Stats: st}
 }
 
 // publishLocked publishes e unless the member was removed; m.mu is held.
@@ -129,11 +131,11 @@ func (m *member) inject(id, block string) {
 // In the same critical section it marks the member thinking and
 // records the turn's cancel function, so Busy never sees a gap between a
 // queued turn and a running one and Cancel always reaches a taken turn.
-func (m *member) next(parent context.Context) (string, context.Context, bool) {
+func (m *member) next(parent context.Context) (string, context.Context, Runner, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.queue) == 0 || m.stopped {
-		return "", nil, false
+	if len(m.queue) == 0 || m.stopped || m.paused {
+		return "", nil, nil, false
 	}
 	text := m.queue[0]
 	m.queue = m.queue[1:]
@@ -146,7 +148,7 @@ func (m *member) next(parent context.Context) (string, context.Context, bool) {
 	m.state, m.detail = StateThinking, ""
 	m.publishLocked(Event{Type: EvTurn, Agent: m.name, Text: text})
 	m.stateEventLocked()
-	return text, ctx, true
+	return text, ctx, m.runner, true
 }
 
 // loop runs queued turns until the swarm stops or the member is removed.
@@ -160,11 +162,11 @@ func (m *member) loop(ctx context.Context) {
 		case <-m.wake:
 		}
 		for {
-			text, tctx, ok := m.next(ctx)
+			text, tctx, r, ok := m.next(ctx)
 			if !ok {
 				break
 			}
-			m.turn(tctx, text)
+			m.turn(tctx, text, r)
 			select {
 			case <-ctx.Done():
 				return
@@ -177,8 +179,8 @@ func (m *member) loop(ctx context.Context) {
 }
 
 // turn runs one user turn taken by next and publishes its end.
-func (m *member) turn(ctx context.Context, text string) {
-	answer, err := m.runner.Run(ctx, text)
+func (m *member) turn(ctx context.Context, text string, r Runner) {
+	answer, err := r.Run(ctx, text)
 	cancelled := ctx.Err() != nil // before the turn's own cancel below
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -162,22 +162,34 @@ func (s *Swarm) Spawn() string {
 		m.offline(err)
 	} else {
 		m.runner = r
-		// The loop is counted under s.mu so that Stop, which sets stopped
-		// under s.mu before it waits, never races this Add.
-		s.mu.Lock()
-		if !s.stopped {
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				m.loop(s.ctx)
-			}()
-		}
-		s.mu.Unlock()
+		s.startLoop(m)
 	}
 	m.mu.Lock()
 	m.publishLocked(Event{Type: EvSpawned, Agent: name, Info: m.infoLocked()})
 	m.mu.Unlock()
 	return name
+}
+
+// startLoop starts the member's loop once. The loop is counted under s.mu
+// so that Stop, which sets stopped under s.mu before it waits, never races
+// this Add.
+func (s *Swarm) startLoop(m *member) {
+	m.mu.Lock()
+	started := m.looping
+	m.looping = true
+	m.mu.Unlock()
+	if started {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.stopped {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			m.loop(s.ctx)
+		}()
+	}
 }
 
 // Send queues a user turn for the agent; it runs after the turns before it.

@@ -23,7 +23,7 @@ type statusBar struct {
 
 // stateMarks are the symbols before an agent's state.
 var stateMarks = map[string]string{
-	"idle": "○", "thinking": "◐", "tool": "⚙", "approval": "‼", "error": "✗", "offline": "∅",
+	"idle": "○", "thinking": "◐", "tool": "⚙", "approval": "‼", "error": "✗", "offline": "∅", "paused": "⏸",
 }
 
 // Draw paints the bar.

@@ -16,7 +16,11 @@ func (w *workstation) status() ui.Status {
 		st.Model = "sidecar (local only)"
 	}
 	for _, in := range w.swarm.Agents() {
-		st.Agents = append(st.Agents, ui.AgentStatus{Name: in.Name, State: string(in.State), Detail: in.Detail, Busy: in.Busy()})
+		state := string(in.State)
+		if in.Paused && in.State == swarm.StateIdle {
+			state = "paused"
+		}
+		st.Agents = append(st.Agents, ui.AgentStatus{Name: in.Name, State: state, Detail: in.Detail, Busy: in.Busy()})
 		st.NaiveTokens += in.Stats.NaiveTokens
 		st.SentTokens += in.Stats.SentTokens
 	}
