@@ -114,7 +114,11 @@ func (p *AgentPane) Title() string {
 	if err != nil {
 		return p.name
 	}
-	t := p.name + " · " + string(info.State)
+	t := p.name
+	if info.Role != "" {
+		t += " (" + termsafe.OneLine(info.Role) + ")"
+	}
+	t += " · " + string(info.State)
 	if info.State == swarm.StateTool && info.Detail != "" {
 		t += " " + termsafe.OneLine(info.Detail)
 	}
@@ -202,54 +206,6 @@ func (p *AgentPane) toggleCards() {
 		if e.kind == entryTool {
 			e.expanded, e.rendered = p.expanded, nil
 		}
-	}
-}
-
-func (p *AgentPane) togglePause() {
-	info, err := p.agents.Info(p.name)
-	if err == nil {
-		if info.Paused {
-			err = p.agents.Resume(p.name)
-		} else {
-			err = p.agents.Pause(p.name)
-		}
-	}
-	if err != nil {
-		p.env.notify(err.Error())
-	}
-}
-
-func (p *AgentPane) restart() {
-	if err := p.agents.Restart(p.name); err != nil {
-		p.env.notify(err.Error())
-		return
-	}
-	p.cur = nil
-	p.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
-}
-
-// cancel stops the running turn; on an idle agent it clears the input.
-func (p *AgentPane) cancel() {
-	if info, err := p.agents.Info(p.name); err == nil && !info.Busy() {
-		p.input.SetText("")
-		return
-	}
-	if err := p.agents.Cancel(p.name); err != nil {
-		p.env.notify(err.Error())
-	}
-}
-
-func (p *AgentPane) answer(d permission.Decision) {
-	if len(p.asks) == 0 {
-		return
-	}
-	req := p.asks[0]
-	p.asks = p.asks[1:]
-	if len(p.asks) > 0 {
-		p.showAsk()
-	}
-	if err := p.agents.Answer(req.ID, permission.Answer{Decision: d}); err != nil {
-		p.env.notify(err.Error())
 	}
 }
 

@@ -85,7 +85,9 @@ type Info struct {
 	Injected int
 	// Paused is set while queued turns wait for Resume.
 	Paused bool
-	Stats  Stats
+	// Role is the role the agent was spawned with, if any.
+	Role  string
+	Stats Stats
 }
 
 // Busy reports whether the agent is working or has work queued.

@@ -19,6 +19,7 @@ import (
 type member struct {
 	s      *Swarm
 	name   string
+	role   string // set before the factory runs, never changed
 	runner Runner
 
 	mu       sync.Mutex
@@ -61,7 +62,7 @@ func (m *member) infoLocked() Info {
 	st := m.stats
 	st.Series = append([]Point(nil), m.stats.Series...)
 	return Info{Name: m.name, State: m.state, Detail: m.detail, Queued: len(m.queue),
-		Injected: len(m.injected), Paused: m.paused, Stats: st}
+		Injected: len(m.injected), Paused: m.paused, Role: m.role, Stats: st}
 }
 
 // publishLocked publishes e unless the member was removed; m.mu is held.

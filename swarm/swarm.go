@@ -144,11 +144,16 @@ func (s *Swarm) Subscribe() (<-chan Event, func()) { return s.bus.subscribe() }
 // the factory fails the agent still exists, offline, with the reason as its
 // error, so its pane can say what to set. After Stop the agent is offline
 // with ErrStopped.
-func (s *Swarm) Spawn() string {
+func (s *Swarm) Spawn() string { return s.SpawnRole("") }
+
+// SpawnRole is Spawn for an agent with a role (planner, coder, …); the
+// factory reads it with Role.
+func (s *Swarm) SpawnRole(role string) string {
 	s.mu.Lock()
 	s.next++
 	name := "agent-" + strconv.Itoa(s.next)
 	m := newMember(s, name)
+	m.role = role
 	s.members[name] = m
 	s.order = append(s.order, name)
 	stopped := s.stopped
@@ -168,6 +173,15 @@ func (s *Swarm) Spawn() string {
 	m.publishLocked(Event{Type: EvSpawned, Agent: name, Info: m.infoLocked()})
 	m.mu.Unlock()
 	return name
+}
+
+// Role returns the role the agent was spawned with ("" for none).
+func (s *Swarm) Role(name string) string {
+	m, err := s.member(name)
+	if err != nil {
+		return ""
+	}
+	return m.role
 }
 
 // startLoop starts the member's loop once. The loop is counted under s.mu

@@ -56,6 +56,9 @@ type Config struct {
 	// Layout is the panes to open at start: "default" (agent, shell, vault
 	// and stats) or a list of kinds split left to right.
 	Layout []string
+	// Roles are the agent roles a new agent may take; the factory builds
+	// "agent:ROLE" for one.
+	Roles []string
 }
 
 // App is the workstation.

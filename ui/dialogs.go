@@ -141,19 +141,81 @@ func (a *App) palette() {
 // tasker is a pane that takes a task (an agent pane).
 type tasker interface{ SendTask(text string) error }
 
-// spawnCommand runs `spawn N "task"`: N new agent panes, tiled, each
-// given the task.
-func (a *App) spawnCommand(arg string) {
-	nText, task, _ := strings.Cut(strings.TrimSpace(arg), " ")
-	n, err := strconv.Atoi(nText)
-	if err != nil || n < 1 || n > 16 {
-		a.Notify(`spawn N "task": N is a number of agents from 1 to 16`)
+// roleAndTask splits "ROLE task…" when the first word names a role, and
+// strips quotes around the task.
+func (a *App) roleAndTask(text string) (role, task string) {
+	text = strings.TrimSpace(text)
+	first, rest, _ := strings.Cut(text, " ")
+	for _, r := range a.cfg.Roles {
+		if first == r {
+			role, text = r, rest
+			break
+		}
+	}
+	return role, strings.Trim(strings.TrimSpace(text), `"'`)
+}
+
+// agentKind is the factory kind of an agent with role.
+func agentKind(role string) string {
+	if role == "" {
+		return KindAgent
+	}
+	return KindAgent + ":" + role
+}
+
+// newAgent asks for a role and a task, then opens the agent pane beside the
+// focused one; with no roles configured it opens a plain agent at once.
+func (a *App) newAgent() {
+	if len(a.cfg.Roles) == 0 {
+		a.openNew(KindAgent)
 		return
 	}
-	task = strings.Trim(strings.TrimSpace(task), `"'`)
+	a.prompt("new agent — role ("+strings.Join(a.cfg.Roles, ", ")+") and task, or Enter: ", func(text string) {
+		role, task := a.roleAndTask(text)
+		d := a.splitDir()
+		if !a.roomToSplit(d) || a.Open(agentKind(role), d) != nil {
+			return
+		}
+		if t, ok := a.Focused().(tasker); ok && task != "" {
+			if err := t.SendTask(task); err != nil {
+				a.Notify(err.Error())
+			}
+		}
+	})
+}
+
+// prompt asks for one line of text at the bottom of the screen; done gets
+// it on Enter (Esc cancels).
+func (a *App) prompt(label string, done func(text string)) {
+	th := a.cfg.Theme
+	in := tview.NewInputField().SetLabel(label)
+	in.SetFieldStyle(th.Dialog.TCell()).SetLabelStyle(th.HintKey.TCell())
+	in.SetBackgroundColor(th.Dialog.Bg)
+	in.SetDoneFunc(func(key tcell.Key) {
+		text := in.GetText()
+		a.closeDialog(pagePalette)
+		if key == tcell.KeyEnter {
+			done(text)
+		}
+	})
+	bar := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(nil, 0, 1, false).AddItem(in, 1, 0, true).AddItem(nil, 2, 0, false)
+	a.pages.AddPage(pagePalette, bar, true, true)
+	a.tv.SetFocus(in)
+}
+
+// spawnCommand runs `spawn N [ROLE] "task"`: N new agent panes, tiled,
+// each with the role and given the task.
+func (a *App) spawnCommand(arg string) {
+	nText, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	n, err := strconv.Atoi(nText)
+	if err != nil || n < 1 || n > 16 {
+		a.Notify(`spawn N [role] "task": N is a number of agents from 1 to 16`)
+		return
+	}
+	role, task := a.roleAndTask(rest)
 	opened := 0
 	for range n {
-		p, err := a.openTiled(KindAgent)
+		p, err := a.openTiled(agentKind(role))
 		if err != nil {
 			break
 		}

@@ -341,3 +341,43 @@ func TestSpawnOpensTiledAgentsWithTheTask(t *testing.T) {
 		}
 	}
 }
+
+func TestNewAgentAsksForARoleAndATask(t *testing.T) {
+	ff := &fakeFactory{}
+	d, err := NewDriver(Config{Factory: ff.make, Layout: []string{"shell"}, Roles: []string{"coder", "tester"}}, 160, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	if err := d.Press("Ctrl-b", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WaitFor("role (coder, tester) and task"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type("coder fix the login bug"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Ctrl-b", ":"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type(`spawn 2 tester "cover the login flow"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	_ = d.Do(func() {
+		for _, p := range ff.made[1:] {
+			got = append(got, p.kind+" "+strings.Join(p.keys, ","))
+		}
+	})
+	want := []string{"agent:coder task:fix the login bug", "agent:tester task:cover the login flow", "agent:tester task:cover the login flow"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("agents opened: %q\nwant %q", got, want)
+	}
+}

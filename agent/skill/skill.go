@@ -44,6 +44,12 @@ type Skill struct {
 	UserInvocable bool
 	// DisableModelInvocation hides the skill from the model's listing.
 	DisableModelInvocation bool
+	// Role marks the skill as an agent role: an agent spawned with it gets
+	// its body in the system prompt.
+	Role bool
+	// Model is the model a role's agents use; empty means the configured
+	// one.
+	Model string
 }
 
 // frontMatter is the TOML between the fences; pointers tell absent keys
@@ -53,6 +59,8 @@ type frontMatter struct {
 	Description            string `toml:"description"`
 	UserInvocable          *bool  `toml:"user_invocable"`
 	DisableModelInvocation bool   `toml:"disable_model_invocation"`
+	Role                   bool   `toml:"role"`
+	Model                  string `toml:"model"`
 }
 
 // Load reads the *.md files of each folder in dirs (hidden files and
@@ -138,6 +146,8 @@ func Parse(defaultName, text string) (Skill, error) {
 		Body:                   body,
 		UserInvocable:          meta.UserInvocable == nil || *meta.UserInvocable,
 		DisableModelInvocation: meta.DisableModelInvocation,
+		Role:                   meta.Role,
+		Model:                  strings.TrimSpace(meta.Model),
 	}
 	if s.Name == "" {
 		s.Name = defaultName

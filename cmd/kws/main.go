@@ -61,6 +61,7 @@ func newRoot() *cobra.Command {
 	root.Flags().StringVar(&wf.theme, "theme", "", "skin: dark, light, high-contrast or one in ~/.config/kws/skins (env KWS_THEME)")
 	root.Flags().StringVar(&wf.workspace, "workspace", ".", "workspace directory the agents and shells work in")
 	root.Flags().StringVar(&wf.shell, "shell", "", "program for shell panes (default $SHELL, else bash)")
+	root.Flags().BoolVar(&wf.worktree, "worktree", false, "give each agent its own git worktree of the workspace (WORKSPACE/.kws/worktrees/NAME, branch kws/NAME)")
 	root.Flags().StringVar(&wf.emulator, "emulator", pty.EmulatorFast, "terminal emulator of shell panes: "+pty.EmulatorFast+" or "+pty.EmulatorVT)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")

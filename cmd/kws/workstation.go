@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
@@ -37,6 +36,8 @@ import (
 // wsFlags are the workstation's flags on the root command.
 type wsFlags struct {
 	theme, workspace, shell, emulator string
+	// worktree gives each agent its own git worktree and branch.
+	worktree bool
 }
 
 // workstation wires the vault, the swarm, the panes and the application.
@@ -79,6 +80,10 @@ type workstation struct {
 	// sidecarErr says why there is none.
 	sidecarPath string
 	sidecarErr  error
+	// useWorktrees gives each agent its own git worktree (--worktree);
+	// worktrees holds them by agent name, under mu.
+	useWorktrees bool
+	worktrees    map[string]worktree
 }
 
 // runWorkstation opens the full-screen workstation; without a terminal it
@@ -126,7 +131,7 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workstation{g: g, ws: ws, shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu}}
+	w := &workstation{g: g, ws: ws, shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu}, useWorktrees: f.worktree}
 	w.logF, err = os.OpenFile(filepath.Join(g.dataDir, "kws.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
@@ -189,7 +194,11 @@ func (w *workstation) appConfig() ui.Config {
 			}
 		},
 		Notify: w.notify, Prefix: prefixName(w.cfg.Keys)}
-	return ui.Config{Theme: w.theme, Factory: w.newPane, Status: w.status, Bindings: w.cfg.Keys}
+	var roles []string
+	for _, r := range skill.Roles(w.skills) {
+		roles = append(roles, r.Name)
+	}
+	return ui.Config{Theme: w.theme, Factory: w.newPane, Status: w.status, Bindings: w.cfg.Keys, Roles: roles}
 }
 
 // attach starts delivering the swarm's events to the application and
@@ -227,80 +236,6 @@ func prefixName(bindings map[string]string) string {
 		}
 	}
 	return "C-b"
-}
-
-// newPane is the application's pane factory.
-func (w *workstation) newPane(kind string) (panes.Pane, error) {
-	switch kind {
-	case ui.KindAgent:
-		name := w.swarm.Spawn()
-		return panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) }), nil
-	case ui.KindShell:
-		return panes.NewShellPane(w.env, w.shell, func(kind string, text []byte) (string, error) {
-			id, err := keep(w.vault, kind, "user", text)
-			if err == nil {
-				// Called on the UI goroutine: the vault pane shows it at once.
-				w.vaultAt = time.Time{}
-				w.refreshVault()
-			}
-			return id, err
-		})
-	case ui.KindVault:
-		vp := panes.NewVaultPane(w.env, w.vault, w.inject)
-		vp.SetSummarizer(w.sidecar.Summarize)
-		return vp, nil
-	case ui.KindBoard:
-		return panes.NewBoardPane(w.env, w.board, func(agent, text string) error {
-			return w.swarm.Message("", agent, text)
-		}), nil
-	case ui.KindMemory:
-		if w.memory == nil {
-			return nil, errors.New("memory is off (see DATA/kws.log)")
-		}
-		return panes.NewMemoryPane(w.env, w.memory, func(id string) { w.app.OpenBlock(id) }), nil
-	case ui.KindStats:
-		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
-	}
-	return nil, fmt.Errorf("unknown pane kind %q", kind)
-}
-
-// inject sends a vault block to the agent whose pane had the focus last.
-func (w *workstation) inject(id string) error {
-	p, ok := w.app.Last(ui.KindAgent).(*panes.AgentPane)
-	if !ok {
-		return errors.New("no agent pane to give the block to (C-b a opens one)")
-	}
-	return w.swarm.Inject(p.Name(), id)
-}
-
-// newAgent is the swarm's agent factory: one session per agent, all on the
-// one vault and the one permission broker.
-func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
-	client, model, prof, err := w.client()
-	if err != nil {
-		return nil, err
-	}
-	sess, err := session.Create(w.g.dataDir, w.ws)
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	w.sessions = append(w.sessions, sess)
-	w.mu.Unlock()
-	policy := permission.DefaultPolicy()
-	if err := policy.Apply(w.cfg.Permissions, w.cfg.ShellAllow); err != nil {
-		return nil, err
-	}
-	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
-	cfg := agent.Config{Name: name, Workspace: w.ws, Client: client, Model: model, Profile: prof,
-		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
-		SystemPrompt: agent.SystemPromptWith(skill.ModelList(w.skills)), OnEvent: onEvent,
-		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar,
-		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
-	if w.memory != nil {
-		cfg.Memory = newAgentMemory(w.memory, w.ws, sess.ID(), w.sidecar, w.log)
-	}
-	return agent.New(cfg)
 }
 
 // close stops the agents and closes the sessions, the vault and the log.

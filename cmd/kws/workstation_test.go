@@ -32,6 +32,13 @@ type wsRig struct {
 // configures a scripted server (steps are pushed to r.srv) as the model.
 func newWSRig(t *testing.T, width, height int, withModel bool) *wsRig {
 	t.Helper()
+	return newWSRigWith(t, width, height, withModel, nil)
+}
+
+// newWSRigWith is newWSRig with setup run on the new workspace and the
+// flags before the workstation opens.
+func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws string, f *wsFlags)) *wsRig {
+	t.Helper()
 	home := t.TempDir()
 	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "KWS_THEME"} {
 		t.Setenv(k, "")
@@ -49,7 +56,11 @@ func newWSRig(t *testing.T, width, height int, withModel bool) *wsRig {
 	if err := os.Mkdir(r.ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := openWorkstation(&globals{dataDir: t.TempDir()}, &wsFlags{workspace: r.ws, shell: "/bin/sh"})
+	f := &wsFlags{workspace: r.ws, shell: "/bin/sh"}
+	if setup != nil {
+		setup(r.ws, f)
+	}
+	w, err := openWorkstation(&globals{dataDir: t.TempDir()}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,5 +355,20 @@ func TestWorkstationSwarmBoardAndMessages(t *testing.T) {
 	last := reqs[len(reqs)-1].Messages
 	if turn := last[len(last)-1].Content; !strings.Contains(turn, "[message from the user]") || !strings.Contains(turn, "please hurry") {
 		t.Fatalf("the message arrived as %q", turn)
+	}
+}
+
+func TestWorkstationSpawnsAnAgentWithARole(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.srv.Push(providertest.TextStep("planning"))
+	r.press("Ctrl-b", "a")
+	r.waitFor("role (coder, planner, reviewer, tester) and task")
+	r.typeText("planner split the login work")
+	r.press("Enter")
+	r.waitFor("agent-2 (planner)")
+	r.waitFor("planning")
+	sys := r.srv.Requests()[0].Messages[0].Content
+	if !strings.Contains(sys, "# Your role: planner") || !strings.Contains(sys, "shared task board") {
+		t.Fatalf("the planner's system prompt lacks its role: %q", sys[max(0, len(sys)-600):])
 	}
 }

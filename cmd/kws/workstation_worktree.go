@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/swarm"
+)
+
+// worktree is an agent's own git worktree (--worktree).
+type worktree struct {
+	dir, branch string
+}
+
+// agentWorkspace is the directory agent name works in: with --worktree
+// its own git worktree of the workspace, else the workspace itself.
+func (w *workstation) agentWorkspace(name string) (string, error) {
+	if !w.useWorktrees {
+		return w.ws, nil
+	}
+	dir, branch, err := swarm.AddWorktree(w.ws, name)
+	if err != nil {
+		return "", err
+	}
+	w.mu.Lock()
+	if w.worktrees == nil {
+		w.worktrees = map[string]worktree{}
+	}
+	w.worktrees[name] = worktree{dir: dir, branch: branch}
+	w.mu.Unlock()
+	return dir, nil
+}
+
+// wireWorktree shows the branch of the pane's agent in its title and lets
+// its diff key keep the worktree's diff in the vault, when the agent has
+// a worktree.
+func (w *workstation) wireWorktree(p *panes.AgentPane) {
+	w.mu.Lock()
+	wt, ok := w.worktrees[p.Name()]
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	p.SetBranch(wt.branch)
+	p.SetDiff(func() (string, error) {
+		diff, err := swarm.WorktreeDiff(wt.dir)
+		if err != nil {
+			return "", err
+		}
+		if diff == "" {
+			return "", fmt.Errorf("no changes on %s yet", wt.branch)
+		}
+		id, err := keep(w.vault, "worktree:diff", p.Name(), []byte(diff))
+		if err != nil {
+			return "", err
+		}
+		w.env.Update(func() {
+			w.vaultAt = time.Time{}
+			w.refreshVault()
+		})
+		return id, nil
+	})
+}

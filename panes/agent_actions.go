@@ -1,0 +1,51 @@
+package panes
+
+import "github.com/kwsdev/kws/agent/permission"
+
+func (p *AgentPane) togglePause() {
+	info, err := p.agents.Info(p.name)
+	if err == nil {
+		if info.Paused {
+			err = p.agents.Resume(p.name)
+		} else {
+			err = p.agents.Pause(p.name)
+		}
+	}
+	if err != nil {
+		p.env.notify(err.Error())
+	}
+}
+
+func (p *AgentPane) restart() {
+	if err := p.agents.Restart(p.name); err != nil {
+		p.env.notify(err.Error())
+		return
+	}
+	p.cur = nil
+	p.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
+}
+
+// cancel stops the running turn; on an idle agent it clears the input.
+func (p *AgentPane) cancel() {
+	if info, err := p.agents.Info(p.name); err == nil && !info.Busy() {
+		p.input.SetText("")
+		return
+	}
+	if err := p.agents.Cancel(p.name); err != nil {
+		p.env.notify(err.Error())
+	}
+}
+
+func (p *AgentPane) answer(d permission.Decision) {
+	if len(p.asks) == 0 {
+		return
+	}
+	req := p.asks[0]
+	p.asks = p.asks[1:]
+	if len(p.asks) > 0 {
+		p.showAsk()
+	}
+	if err := p.agents.Answer(req.ID, permission.Answer{Decision: d}); err != nil {
+		p.env.notify(err.Error())
+	}
+}
