@@ -3,6 +3,7 @@ package swarm
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -260,5 +261,47 @@ func TestStatsAccount(t *testing.T) {
 	}
 	if p := (Stats{}).SavedPercent(); p != 0 {
 		t.Fatalf("SavedPercent of nothing = %v", p)
+	}
+}
+
+// TestParallelAgentsLoseNoBlockAndStoreSharedOutputOnce has three agents
+// run, at once, a big command of their own and the same big command: the
+// vault ends with one block per distinct output, each exact.
+func TestParallelAgentsLoseNoBlockAndStoreSharedOutputOnce(t *testing.T) {
+	h := newHarness(t, permission.AutoAllow)
+	var names []string
+	for i := range 3 {
+		name, _ := h.spawn(
+			providertest.ToolStep(call("own", "shell", map[string]any{"command": fmt.Sprintf("seq %d 9000", i+1)})),
+			providertest.ToolStep(call("shared", "shell", map[string]any{"command": "seq 100 9100"})),
+			providertest.TextStep("done"))
+		names = append(names, name)
+	}
+	w := h.watch()
+	for _, n := range names {
+		h.send(n, "run the commands")
+	}
+	finished := map[string]bool{}
+	w.until("three EvFinished", func(e Event) bool {
+		if e.Type == EvFinished {
+			if e.Err != "" {
+				t.Errorf("%s: %s", e.Agent, e.Err)
+			}
+			finished[e.Agent] = true
+		}
+		return len(finished) == 3
+	})
+	var metas []vault.Meta
+	if err := h.vault.List(func(m vault.Meta) error { metas = append(metas, m); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(metas) != 4 {
+		t.Fatalf("%d blocks in the vault, want 3 own outputs and 1 shared", len(metas))
+	}
+	for _, m := range metas {
+		data, err := h.vault.Get(m.ID)
+		if err != nil || vault.IDFor(data) != m.ID && !strings.HasPrefix(m.ID, vault.IDFor(data)) {
+			t.Fatalf("block %s is not exact: %v", m.ID, err)
+		}
 	}
 }
