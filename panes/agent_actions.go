@@ -49,3 +49,11 @@ func (p *AgentPane) answer(d permission.Decision) {
 		p.env.notify(err.Error())
 	}
 }
+
+// CloseWarning says when closing the pane would stop the agent's work.
+func (p *AgentPane) CloseWarning() string {
+	if info, err := p.agents.Info(p.name); err == nil && info.Busy() {
+		return p.name + " is working; closing stops its turn (its session is saved)."
+	}
+	return ""
+}

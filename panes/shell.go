@@ -116,6 +116,17 @@ func (p *ShellPane) Keys() *keymap.Table {
 // Close ends the shell session.
 func (p *ShellPane) Close() error { return p.sess.Close() }
 
+// CloseWarning says when closing the pane would kill a running job.
+func (p *ShellPane) CloseWarning() string {
+	if p.sess.Job() == 0 {
+		return ""
+	}
+	if t := termsafe.OneLine(p.sess.Title()); t != "" {
+		return "The shell is running a job (" + t + ")."
+	}
+	return "The shell is running a job."
+}
+
 // exited reports whether the shell has exited.
 func (p *ShellPane) exited() bool {
 	select {

@@ -265,3 +265,20 @@ func TestShellGolden120x40(t *testing.T) {
 	h.run(t, "printf 'a\\tb\\n'", "a       b")
 	golden(t, "shell_120x40", screenText(render(t, h.p, 120, 40)))
 }
+
+func TestShellCloseWarnsAboutARunningJob(t *testing.T) {
+	h := newShellHarness(t)
+	h.run(t, "echo idle", "idle")
+	if w := h.p.CloseWarning(); w != "" {
+		t.Fatalf("a shell at its prompt warns: %q", w)
+	}
+	h.typeKeys("sleep 30")
+	h.press(tcell.KeyEnter, 0, tcell.ModNone)
+	deadline := time.Now().Add(10 * time.Second)
+	for h.p.CloseWarning() == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("no warning while sleep runs")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

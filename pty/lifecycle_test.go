@@ -221,3 +221,17 @@ func TestUpdatesClosedByClose(t *testing.T) {
 		}
 	}
 }
+
+func TestJobReportsAForegroundProgram(t *testing.T) {
+	needBinary(t, "sleep")
+	s := startShell(t, Options{})
+	run(t, s, "echo ready")
+	waitLine(t, s, "ready")
+	if j := s.Job(); j != 0 {
+		t.Fatalf("Job() = %d at the prompt", j)
+	}
+	run(t, s, "sleep 30")
+	waitFor(t, "sleep in the foreground", func() bool { return s.Job() != 0 })
+	_ = s.SendKey(RuneKey('c', ModCtrl))
+	waitFor(t, "the prompt again", func() bool { return s.Job() == 0 })
+}

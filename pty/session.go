@@ -266,6 +266,21 @@ func signalGroups(groups []int, sig syscall.Signal) {
 	}
 }
 
+// Job returns the process group id of the job running in the terminal's
+// foreground when it is not the shell itself (a build, vim, a pager), or 0
+// when the shell is at its prompt, has exited, or the group cannot be read.
+func (s *Session) Job() int {
+	select {
+	case <-s.done:
+		return 0
+	default:
+	}
+	if fg := foregroundGroup(s.master); fg > 0 && fg != s.cmd.Process.Pid {
+		return fg
+	}
+	return 0
+}
+
 // foregroundGroup returns the terminal's foreground process group (the
 // job the shell is running), or 0 when it cannot be read.
 func foregroundGroup(master *os.File) int {

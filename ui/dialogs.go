@@ -306,13 +306,19 @@ func (a *App) askQuit() {
 		a.Quit()
 		return
 	}
+	a.confirm(fmt.Sprintf("%s still working. Quit anyway? Their turns stop; the sessions are saved.", strings.Join(busy, ", ")), "Quit", a.Quit)
+}
+
+// confirm asks a yes/no question in a modal; the first button, yes, runs
+// onYes.
+func (a *App) confirm(text, yes string, onYes func()) {
 	th := a.cfg.Theme
-	m := tview.NewModal().SetText(fmt.Sprintf("%s still working. Quit anyway? Their turns stop; the sessions are saved.", strings.Join(busy, ", "))).
-		AddButtons([]string{"Quit", "Cancel"}).
+	m := tview.NewModal().SetText(text).
+		AddButtons([]string{yes, "Cancel"}).
 		SetDoneFunc(func(_ int, label string) {
 			a.closeDialog(pageQuit)
-			if label == "Quit" {
-				a.Quit()
+			if label == yes {
+				onYes()
 			}
 		})
 	m.SetBackgroundColor(th.Dialog.Bg)

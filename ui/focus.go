@@ -38,6 +38,22 @@ func (a *App) focusLeaf(lf *leaf) {
 	a.tv.SetFocus(lf.pane)
 }
 
+// closeWarner is a pane that would lose work when closed (a shell running
+// a job, an agent mid-turn) and says what.
+type closeWarner interface{ CloseWarning() string }
+
+// askClose closes the focused pane, first asking, as tmux does, when it
+// would end running work.
+func (a *App) askClose() {
+	if w, ok := a.Focused().(closeWarner); ok {
+		if msg := w.CloseWarning(); msg != "" {
+			a.confirm(msg+" Close it anyway?", "Close", a.close)
+			return
+		}
+	}
+	a.close()
+}
+
 // close removes the focused pane and focuses its neighbour; closing the
 // last pane quits.
 func (a *App) close() {

@@ -381,3 +381,28 @@ func TestNewAgentAsksForARoleAndATask(t *testing.T) {
 		t.Fatalf("agents opened: %q\nwant %q", got, want)
 	}
 }
+
+func TestClosingABusyPaneAsksFirst(t *testing.T) {
+	d, ff := newTestDriver(t, 100, 30, "shell", "shell")
+	if err := d.Do(func() { ff.made[1].waiting = true }); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Ctrl-b", "1", "Ctrl-b", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WaitFor("shell-2 is busy. Close it anyway?"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Right", "Enter"); err != nil { // Cancel
+		t.Fatal(err)
+	}
+	if ff.made[1].closed || len(leaves(d)) != 2 {
+		t.Fatal("Cancel closed the pane")
+	}
+	if err := d.Press("Ctrl-b", "x", "Enter"); err != nil { // Close
+		t.Fatal(err)
+	}
+	if !ff.made[1].closed || len(leaves(d)) != 1 {
+		t.Fatal("Close did not close the busy pane")
+	}
+}

@@ -31,6 +31,13 @@ type fakePane struct {
 
 func (f *fakePane) NeedsYou() bool { return f.waiting }
 
+func (f *fakePane) CloseWarning() string {
+	if f.waiting {
+		return f.name + " is busy."
+	}
+	return ""
+}
+
 func (f *fakePane) SendTask(text string) error {
 	f.keys = append(f.keys, "task:"+text)
 	return nil
