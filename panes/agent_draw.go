@@ -137,7 +137,7 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	}
 	var preview []string
 	for _, l := range strings.Split(strings.TrimRight(req.Preview, "\n"), "\n") {
-		preview = append(preview, expandTabs(termsafe.Strip(l)))
+		preview = append(preview, expandTabs(termsafe.Strip(l), 4))
 	}
 	room := max(0, min(dialogRows-3, h-3-len(note)))
 	more := 0
@@ -177,26 +177,6 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 		col += put(screen, col, row, x+w-col, b[1], th.DialogButton.TCell())
 	}
 	return rows
-}
-
-// expandTabs replaces tabs with spaces to the next multiple of 4 columns.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
 }
 
 // diffStyle colours one preview line like a unified diff.

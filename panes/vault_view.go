@@ -56,7 +56,7 @@ func (v *vaultView) build() {
 	text, v.escaped = vaultExactText(data)
 	v.lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	for i, l := range v.lines {
-		v.lines[i] = vaultExpandTabs(l)
+		v.lines[i] = expandTabs(l, 8)
 	}
 	v.width = 0
 	v.search(v.query)
@@ -98,9 +98,9 @@ func vaultControl(r rune) bool {
 	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
 }
 
-// vaultExpandTabs replaces tabs with spaces up to the next multiple of 8
+// expandTabs replaces tabs with spaces up to the next multiple of width
 // columns.
-func vaultExpandTabs(s string) string {
+func expandTabs(s string, width int) string {
 	if !strings.Contains(s, "\t") {
 		return s
 	}
@@ -108,7 +108,7 @@ func vaultExpandTabs(s string) string {
 	col := 0
 	for _, r := range s {
 		if r == '\t' {
-			n := 8 - col%8
+			n := width - col%width
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
 			continue

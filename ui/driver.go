@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/kwsdev/kws/internal/screentest"
 	"github.com/kwsdev/kws/panes/keymap"
 )
 
@@ -120,35 +121,15 @@ func (d *Driver) inject(code tcell.Key, r rune, mod tcell.ModMask) error {
 // reads the screen on the UI goroutine, between draws.
 func (d *Driver) Text() string {
 	ch := make(chan string, 1)
-	go d.App.tv.QueueUpdate(func() { ch <- screenText(d.Screen) })
+	go d.App.tv.QueueUpdate(func() { ch <- screentest.Text(d.Screen) })
 	select {
 	case s := <-ch:
 		return s
 	case <-d.done:
-		return screenText(d.Screen)
+		return screentest.Text(d.Screen)
 	case <-time.After(driverTimeout):
 		return "(the application did not answer)"
 	}
-}
-
-// screenText renders a simulation screen's cells as text.
-func screenText(s tcell.SimulationScreen) string {
-	cells, w, h := s.GetContents()
-	var b strings.Builder
-	for y := range h {
-		var row strings.Builder
-		for x := range w {
-			c := cells[y*w+x]
-			if len(c.Runes) == 0 {
-				row.WriteByte(' ')
-				continue
-			}
-			row.WriteString(string(c.Runes))
-		}
-		b.WriteString(strings.TrimRight(row.String(), " "))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // WaitFor waits until the screen contains want.

@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,12 +9,11 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/internal/goldentest"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/themes"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // fakePane is a pane that draws its name and records the keys it gets.
 type fakePane struct {
@@ -98,27 +94,6 @@ func newTestDriver(t *testing.T, w, h int, layout ...string) (*Driver, *fakeFact
 	return d, ff
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("screen differs from %s (go test -update rewrites it):\n--- got ---\n%s--- want ---\n%s", path, got, want)
-	}
-}
-
 func focusedName(d *Driver) string {
 	name := ""
 	_ = d.Do(func() {
@@ -155,3 +130,6 @@ func TestDefaultLayoutOpensAgentShellVaultStats(t *testing.T) {
 		golden(t, fmt.Sprintf("default_%dx%d", size[0], size[1]), text)
 	}
 }
+
+// golden compares got with testdata/<name>.golden; -update rewrites it.
+func golden(t *testing.T, name, got string) { goldentest.Check(t, name, got) }

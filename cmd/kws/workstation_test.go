@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,12 +10,11 @@ import (
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/internal/goldentest"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 	"github.com/kwsdev/kws/ui"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // wsRig is the whole workstation on a simulation screen, its agents
 // talking to a scripted server.
@@ -102,27 +100,6 @@ func (r *wsRig) waitFor(s string) {
 	}
 }
 
-func goldenFile(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("screen differs from %s (go test -update rewrites it):\n--- got ---\n%s--- want ---\n%s", path, got, want)
-	}
-}
-
 func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -134,7 +111,7 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 					t.Errorf("%q missing:\n%s", want, text)
 				}
 			}
-			goldenFile(t, fmt.Sprintf("workstation_%dx%d", size[0], size[1]), text)
+			goldentest.Check(t, fmt.Sprintf("workstation_%dx%d", size[0], size[1]), text)
 			// The shell works without a model.
 			r.press("Ctrl-b", "1")
 			r.typeText("echo $((6*7))sh")
