@@ -65,7 +65,7 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 				}
 				refIndex++
 			}
-			col += put(screen, col, y+row, x+w-col, s.text, st)
+			col += Put(screen, col, y+row, x+w-col, s.text, st)
 		}
 	}
 	p.input.SetRect(x, y+h-1, w, 1)
@@ -127,7 +127,7 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 		keys = "(y/A/n answer in a moment: typing goes to the input line)"
 	}
 	if h < 4 {
-		put(screen, x, y+h-1, w, "‼ "+req.Tool+": "+keys, th.StatusAgentWaiting.TCell())
+		Put(screen, x, y+h-1, w, "‼ "+req.Tool+": "+keys, th.StatusAgentWaiting.TCell())
 		return 1
 	}
 	var note []string
@@ -152,29 +152,29 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	}
 	top := y + h - rows
 	fill(screen, x, top, w, rows, th.Dialog.TCell())
-	put(screen, x, top, w, "‼ "+req.Agent+" wants to run "+req.Tool+":", th.StatusAgentWaiting.TCell())
+	Put(screen, x, top, w, "‼ "+req.Agent+" wants to run "+req.Tool+":", th.StatusAgentWaiting.TCell())
 	row := top + 1
 	for _, l := range note {
-		put(screen, x+1, row, w-1, l, th.ChatToolError.TCell())
+		Put(screen, x+1, row, w-1, l, th.ChatToolError.TCell())
 		row++
 	}
 	for _, l := range preview {
-		put(screen, x+1, row, w-1, l, diffStyle(p.env, l))
+		Put(screen, x+1, row, w-1, l, diffStyle(p.env, l))
 		row++
 	}
 	if more > 0 {
-		put(screen, x+1, row, w-1, "… "+strconv.Itoa(more)+" more lines", th.Dialog.TCell())
+		Put(screen, x+1, row, w-1, "… "+strconv.Itoa(more)+" more lines", th.Dialog.TCell())
 		row++
 	}
 	row++
 	if !p.armed() {
-		put(screen, x, row, w, keys, th.ChatSystem.TCell())
+		Put(screen, x, row, w, keys, th.ChatSystem.TCell())
 		return rows
 	}
 	col := x
 	for _, b := range [][2]string{{"y", " allow once  "}, {"A", " allow for the session  "}, {"n", " deny"}} {
-		col += put(screen, col, row, x+w-col, b[0], th.DialogButtonFocused.TCell())
-		col += put(screen, col, row, x+w-col, b[1], th.DialogButton.TCell())
+		col += Put(screen, col, row, x+w-col, b[0], th.DialogButtonFocused.TCell())
+		col += Put(screen, col, row, x+w-col, b[1], th.DialogButton.TCell())
 	}
 	return rows
 }

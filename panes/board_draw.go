@@ -22,16 +22,16 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 	}
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
-	put(screen, x, y, w, fmt.Sprintf(boardRow, "id", "status", "owner", "age", "task"), th.Title.TCell())
+	Put(screen, x, y, w, fmt.Sprintf(boardRow, "id", "status", "owner", "age", "task"), th.Title.TCell())
 	rows := h - 2
 	if rows <= 0 {
 		return
 	}
 	switch {
 	case p.err != nil:
-		put(screen, x, y+1, w, "board: "+p.err.Error(), th.ChatToolError.TCell())
+		Put(screen, x, y+1, w, "board: "+p.err.Error(), th.ChatToolError.TCell())
 	case len(p.tasks) == 0:
-		put(screen, x, y+1, w, "No tasks yet: n adds one; agents add and claim theirs with the todo tool.", th.ChatSystem.TCell())
+		Put(screen, x, y+1, w, "No tasks yet: n adds one; agents add and claim theirs with the todo tool.", th.ChatSystem.TCell())
 	}
 	if p.sel < p.top {
 		p.top = p.sel
@@ -48,7 +48,7 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 		case t.Status == vault.TaskDone:
 			st = th.ChatSystem.TCell()
 		}
-		put(screen, x, y+1+i, w, p.rowText(t), st)
+		Put(screen, x, y+1+i, w, p.rowText(t), st)
 	}
 	if p.typing != inputNone {
 		p.input.SetRect(x, y+h-1, w, 1)
@@ -68,7 +68,7 @@ func (p *BoardPane) rowText(t vault.Task) string {
 	if t.Detail != "" {
 		text += " — " + termsafe.OneLine(t.Detail)
 	}
-	return fmt.Sprintf(boardRow, t.ID, t.Status, owner, memAge(p.env.now().Sub(t.Updated)), text)
+	return fmt.Sprintf(boardRow, t.ID, t.Status, owner, Age(p.env.now().Sub(t.Updated)), text)
 }
 
 // InputHandler edits the input line, or runs the pane's keys.

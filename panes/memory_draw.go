@@ -2,7 +2,6 @@ package panes
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -20,18 +19,18 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 	}
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
-	put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
+	Put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
 	rows := h - 2
 	if rows <= 0 {
 		return
 	}
 	switch {
 	case p.err != nil:
-		put(screen, x, y+1, w, "memory: "+p.err.Error(), th.ChatToolError.TCell())
+		Put(screen, x, y+1, w, "memory: "+p.err.Error(), th.ChatToolError.TCell())
 	case len(p.rows) == 0 && p.candidates:
-		put(screen, x, y+1, w, "No candidates wait for approval.", th.ChatSystem.TCell())
+		Put(screen, x, y+1, w, "No candidates wait for approval.", th.ChatSystem.TCell())
 	case len(p.rows) == 0:
-		put(screen, x, y+1, w, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
+		Put(screen, x, y+1, w, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
 	}
 	if p.sel < p.top {
 		p.top = p.sel
@@ -44,7 +43,7 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 			st = th.Selection.TCell()
 			fill(screen, x, y+1+i, w, 1, st)
 		}
-		put(screen, x, y+1+i, w, p.rowText(p.rows[p.top+i]), st)
+		Put(screen, x, y+1+i, w, p.rowText(p.rows[p.top+i]), st)
 	}
 	bottom := y + h - 1
 	switch {
@@ -52,7 +51,7 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 		p.editor.SetRect(x, bottom, w, 1)
 		p.editor.Draw(screen)
 	case p.searching || p.query != "":
-		put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
+		Put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
 	}
 }
 
@@ -68,20 +67,7 @@ func (p *MemoryPane) rowText(r memRow) string {
 	if memory.IsProject(m.Scope) {
 		scope = "project"
 	}
-	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, scope, memAge(p.env.now().Sub(m.Updated)), termsafe.OneLine(m.Text))
-}
-
-// memAge formats an age as 5s, 3m, 2h or 4d.
-func memAge(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
+	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, scope, Age(p.env.now().Sub(m.Updated)), termsafe.OneLine(m.Text))
 }
 
 // InputHandler edits, searches as you type, or runs the pane's keys.

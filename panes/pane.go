@@ -92,10 +92,10 @@ func fill(screen tcell.Screen, x, y, w, h int, st tcell.Style) {
 	}
 }
 
-// put draws s at x, y in style st, clipped to width w, and returns the
+// Put draws s at x, y in style st, clipped to width w, and returns the
 // number of columns used. s is drawn literally (no colour tags); control
 // characters show as "?".
-func put(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+func Put(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
 	used := 0
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {

@@ -175,7 +175,7 @@ func (p *ShellPane) Draw(screen tcell.Screen) {
 		row = max(0, min(row, h-1))
 		st := p.env.Theme.HintKey.TCell()
 		fill(screen, x, y+row, w, 1, st)
-		put(screen, x, y+row, w, p.exitText(), st)
+		Put(screen, x, y+row, w, p.exitText(), st)
 		return
 	}
 	c := sc.Cursor

@@ -157,7 +157,7 @@ func (p *ShellPane) drawCopy(screen tcell.Screen, x, y, w, h int) {
 	}
 	pos := fmt.Sprintf("[%d/%d]", c.cur.Line+1, c.hist.Len())
 	if len(pos) <= w {
-		put(screen, x+w-len(pos), y, len(pos), pos, th.HintKey.TCell())
+		Put(screen, x+w-len(pos), y, len(pos), pos, th.HintKey.TCell())
 	}
 	if !c.typing {
 		return
@@ -167,7 +167,7 @@ func (p *ShellPane) drawCopy(screen tcell.Screen, x, y, w, h int) {
 		prompt = "?"
 	}
 	fill(screen, x, y+h-1, w, 1, th.Base.TCell())
-	used := put(screen, x, y+h-1, w, prompt+string(c.input), th.Base.TCell())
+	used := Put(screen, x, y+h-1, w, prompt+string(c.input), th.Base.TCell())
 	if p.HasFocus() && used < w {
 		screen.ShowCursor(x+used, y+h-1)
 	}

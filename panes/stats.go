@@ -117,7 +117,7 @@ func (p *StatsPane) Draw(screen tcell.Screen) {
 	for i := 0; i < h && p.top+i < len(lines); i++ {
 		col := x
 		for _, sp := range lines[p.top+i] {
-			col += put(screen, col, y+i, x+w-col, sp.text, sp.st)
+			col += Put(screen, col, y+i, x+w-col, sp.text, sp.st)
 		}
 	}
 }

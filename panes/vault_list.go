@@ -78,11 +78,11 @@ func (p *VaultPane) Draw(screen tcell.Screen) {
 	cols.draw(screen, x, y, w, vaultHeader(th.Title.TCell()), nil)
 	switch {
 	case p.loadErr != nil:
-		put(screen, x, y+1, w, "vault: "+termsafe.OneLine(p.loadErr.Error()), base)
+		Put(screen, x, y+1, w, "vault: "+termsafe.OneLine(p.loadErr.Error()), base)
 	case len(p.all) == 0:
-		put(screen, x, y+1, w, "The vault is empty: old context the diet moves out of prompts lands here.", base)
+		Put(screen, x, y+1, w, "The vault is empty: old context the diet moves out of prompts lands here.", base)
 	case len(p.shown) == 0:
-		put(screen, x, y+1, w, "No block matches the filter (Esc clears it).", base)
+		Put(screen, x, y+1, w, "No block matches the filter (Esc clears it).", base)
 	}
 	now := p.env.now()
 	for i := 0; i < rows && p.top+i < len(p.shown); i++ {
@@ -93,19 +93,19 @@ func (p *VaultPane) Draw(screen tcell.Screen) {
 			sel = &st
 			fill(screen, x, y+1+i, w, 1, st)
 		}
-		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, vaultAge(now.Sub(m.Created))), sel)
+		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, Age(now.Sub(m.Created))), sel)
 	}
 }
 
 func (p *VaultPane) drawFilter(screen tcell.Screen, x, y, w int, st tcell.Style) {
 	if p.editing {
-		n := put(screen, x, y, w, "/"+p.filter, st)
+		n := Put(screen, x, y, w, "/"+p.filter, st)
 		if p.HasFocus() {
 			screen.ShowCursor(x+n, y)
 		}
 		return
 	}
-	put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %d blocks (/ edits, Esc clears)", p.filter, len(p.shown), len(p.all)), st)
+	Put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %d blocks (/ edits, Esc clears)", p.filter, len(p.shown), len(p.all)), st)
 }
 
 // vaultColumns are the widths of the list's columns (id, kind, agent,
@@ -167,14 +167,14 @@ func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, 
 			cell.st = *sel
 		}
 		if i == len(c) {
-			put(screen, x, y, end-x, cell.text, cell.st)
+			Put(screen, x, y, end-x, cell.text, cell.st)
 			return
 		}
 		at := x
 		if pad := c[i] - runewidth.StringWidth(cell.text); i >= 3 && pad > 0 {
 			at += pad
 		}
-		put(screen, at, y, min(c[i], end-at), cell.text, cell.st)
+		Put(screen, at, y, min(c[i], end-at), cell.text, cell.st)
 		x += c[i] + 2
 	}
 }
@@ -199,8 +199,9 @@ func vaultTokens(m vault.Meta) string {
 	return s
 }
 
-// vaultAge formats an age in its largest whole unit: 5s, 3m, 2h, 4d.
-func vaultAge(d time.Duration) string {
+// Age formats an age in its largest whole unit: 5s, 3m, 2h, 4d; the
+// vault, memory and board panes and kws vault ls show ages so.
+func Age(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", max(int(d/time.Second), 0))

@@ -283,8 +283,8 @@ func TestVaultAge(t *testing.T) {
 		d    time.Duration
 		want string
 	}{{-time.Second, "0s"}, {5 * time.Second, "5s"}, {3*time.Minute + 59*time.Second, "3m"}, {2 * time.Hour, "2h"}, {100 * time.Hour, "4d"}} {
-		if got := vaultAge(c.d); got != c.want {
-			t.Errorf("vaultAge(%v) = %q, want %q", c.d, got, c.want)
+		if got := Age(c.d); got != c.want {
+			t.Errorf("Age(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 	if got := vaultBytes(12_595); got != "12.3K" {

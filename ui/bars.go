@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
@@ -153,19 +154,7 @@ func fillRow(screen tcell.Screen, x, y, w int, st tcell.Style) {
 // drawText draws s literally (control characters and escape sequences
 // removed) clipped to w columns and returns the columns used.
 func drawText(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
-	used := 0
-	for _, r := range termsafe.OneLine(s) {
-		rw := runewidth.RuneWidth(r)
-		if rw == 0 {
-			continue
-		}
-		if used+rw > w {
-			break
-		}
-		screen.SetContent(x+used, y, r, nil, st)
-		used += rw
-	}
-	return used
+	return panes.Put(screen, x, y, w, termsafe.OneLine(s), st)
 }
 
 // human formats a count as 950, 12.3k or 4.56M.

@@ -10,12 +10,14 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/memory"
+	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/sidecar"
 )
 
@@ -268,7 +270,7 @@ func printMemories(w io.Writer, asJSON bool, hits []memory.Hit, withScore bool) 
 		if memory.IsProject(h.Scope) {
 			scope = "project"
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, scope, h.Kind, h.Provenance.Source, age(h.Updated), oneLine(h.Text, 100))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, scope, h.Kind, h.Provenance.Source, panes.Age(time.Since(h.Updated)), oneLine(h.Text, 100))
 		if withScore {
 			line = fmt.Sprintf("%.3f\t", h.Score) + line
 		}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/panes"
 )
 
 func newSessionsCmd(g *globals) *cobra.Command {
@@ -34,7 +36,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tMESSAGES\tCALLS\tUPDATED\tTITLE")
 			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.Status, s.Messages, s.Calls, age(s.Updated), oneLine(s.Title, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.Status, s.Messages, s.Calls, panes.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
 			}
 			return tw.Flush()
 		},

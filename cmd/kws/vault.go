@@ -14,6 +14,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
@@ -156,7 +157,7 @@ func printMetas(w io.Writer, asJSON bool, metas []vault.Meta, scores []float64) 
 		if m.Sensitive {
 			sum = "[sensitive] " + sum
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s", m.ID, m.Kind, m.Chars, m.Tokens, age(m.Created), oneLine(sum, 100))
+		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s", m.ID, m.Kind, m.Chars, m.Tokens, panes.Age(time.Since(m.Created)), oneLine(sum, 100))
 		if scores != nil {
 			line = fmt.Sprintf("%.3f\t", scores[i]) + line
 		}
@@ -173,19 +174,6 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
-}
-
-func age(t time.Time) string {
-	d := time.Since(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 func newVaultStats(g *globals) *cobra.Command {
