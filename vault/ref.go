@@ -170,7 +170,9 @@ func parseElement(text string, at int) (Ref, int, bool) {
 		if k < 0 {
 			return r, 0, false
 		}
-		r.Body = body[1:k]
+		if k > 0 { // k == 0 is "<il…>\n</il>": an empty body
+			r.Body = body[1:k]
+		}
 		p += k + len("\n</il>")
 	}
 	return r, p, true

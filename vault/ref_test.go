@@ -43,6 +43,19 @@ func TestRefAttributeEscaping(t *testing.T) {
 	}
 }
 
+// TestParseRefsEmptyInlineBody covers an inline block with nothing between
+// its lines: both the formatted form and the shorter "<il…>\n</il>" parse to
+// an empty body (the short one once sliced out of range).
+func TestParseRefsEmptyInlineBody(t *testing.T) {
+	formatted := Ref{Tag: TagIL, ID: "ctx:5f2a9c1e7b3d", Chars: 0}.String()
+	for _, s := range []string{formatted, `<il:v1 id="ctx:5f2a9c1e7b3d" n=0>` + "\n</il>"} {
+		got := ParseRefs(s)
+		if len(got) != 1 || got[0].Body != "" || got[0].ID != "ctx:5f2a9c1e7b3d" {
+			t.Errorf("ParseRefs(%q) = %+v, want one ref with an empty body", s, got)
+		}
+	}
+}
+
 func TestParseRefsRejectsMalformed(t *testing.T) {
 	for _, s := range []string{
 		`<ctx id="ctx:zz" n=1/>`,
