@@ -31,6 +31,7 @@ type copyMode struct {
 	typing     bool        // the search line is open
 	input      []rune      // the search line's text
 	inputBack  bool        // the search line searches backward
+	byWheel    bool        // the mouse wheel opened it: wheeling to the bottom leaves
 }
 
 // hitsOn returns the search matches on line.
@@ -82,6 +83,9 @@ func (c *copyMode) scroll(n int) {
 	c.top += n
 	c.move(n, 0)
 }
+
+// atBottom reports whether the view shows the newest lines.
+func (c *copyMode) atBottom() bool { return c.top >= c.hist.Len()-c.rows }
 
 // goTo puts the cursor at pos.
 func (c *copyMode) goTo(pos pty.Pos) {

@@ -157,6 +157,10 @@ type InputModes struct {
 	AppCursor bool
 	// BracketedPaste wraps pasted text in ESC[200~ … ESC[201~.
 	BracketedPaste bool
+	// Mouse is the mouse reporting the program asked for; MouseSGR
+	// (mode 1006) reports it in the SGR encoding instead of the legacy one.
+	Mouse    MouseTracking
+	MouseSGR bool
 }
 
 // Emulator turns a program's output into a grid of cells and turns key

@@ -93,9 +93,12 @@ func (e *FastEmulator) setANSIMode(n int, on bool) {
 	}
 }
 
-// setDECMode sets or resets a DEC private mode. Modes not listed, mouse
-// tracking among them, are ignored.
+// setDECMode sets or resets a DEC private mode. Modes not listed are
+// ignored.
 func (e *FastEmulator) setDECMode(n int, on bool) {
+	if e.modes.setMouseMode(n, on) {
+		return
+	}
 	switch n {
 	case 1:
 		e.modes.AppCursor = on
@@ -123,6 +126,9 @@ func (e *FastEmulator) setDECMode(n int, on bool) {
 // decMode returns the state of a DEC private mode for DECRQM, and false
 // when the mode is not recognized.
 func (e *FastEmulator) decMode(n int) (on, known bool) {
+	if on, known := e.modes.mouseModeState(n); known {
+		return on, true
+	}
 	switch n {
 	case 1:
 		return e.modes.AppCursor, true

@@ -197,12 +197,12 @@ func TestFastEmulatorState(t *testing.T) {
 		{"title cancelled by CAN", "\x1b]2;a\x18b", func(e *testEmu) bool { return e.Title() == "" }},
 		{"title stack", "\x1b]2;one\x07\x1b[22;0;0t\x1b]2;two\x07\x1b[23;0;0t", func(e *testEmu) bool { return e.Title() == "one" }},
 		{"title survives RIS", "\x1b]2;t\x07\x1bc", func(e *testEmu) bool { return e.Title() == "t" }},
-		{"RIS resets modes", "\x1b[?1h\x1b[?2004h\x1b[?25l\x1bc", func(e *testEmu) bool {
+		{"RIS resets modes", "\x1b[?1h\x1b[?2004h\x1b[?1002;1006h\x1b[?25l\x1bc", func(e *testEmu) bool {
 			return e.Modes() == InputModes{} && e.Cursor().Visible
 		}},
 		{"RIS leaves the alternate screen", "\x1b[?1049h\x1bc", func(e *testEmu) bool { return !e.AltScreen() }},
 		{"DECSTR resets application cursor", "\x1b[?1h\x1b[!p", func(e *testEmu) bool { return !e.Modes().AppCursor }},
-		{"mouse modes ignored", "\x1b[?1000h\x1b[?1006hx", func(e *testEmu) bool { return screenText(e) == "x" }},
+		{"mouse modes print nothing", "\x1b[?1000h\x1b[?1006hx", func(e *testEmu) bool { return screenText(e) == "x" }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

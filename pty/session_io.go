@@ -98,6 +98,23 @@ func (s *Session) SendKey(k Key) error {
 	return nil
 }
 
+// SendMouse reports a mouse event to the program in the encoding it asked
+// for, through the emulator like every other input, and reports whether
+// the program wanted it.
+func (s *Session) SendMouse(ev Mouse) (bool, error) {
+	if s.closed.Load() {
+		return false, ErrClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := EncodeMouse(ev, s.emu.Modes())
+	if b == nil {
+		return false, nil
+	}
+	s.emu.SendText(string(b))
+	return true, nil
+}
+
 // Paste sends text as a paste: bracketed when the program enabled
 // bracketed paste, so a shell does not run pasted lines on its own.
 func (s *Session) Paste(text string) error {

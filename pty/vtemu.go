@@ -95,6 +95,8 @@ func (e *VTEmulator) setMode(m ansi.Mode, on bool) {
 		e.modes.AppCursor = on
 	case ansi.ModeBracketedPaste:
 		e.modes.BracketedPaste = on
+	case ansi.ModeMouseX10, ansi.ModeMouseNormal, ansi.ModeMouseButtonEvent, ansi.ModeMouseAnyEvent, ansi.ModeMouseExtSgr:
+		e.modes.setMouseMode(m.Mode(), on)
 	}
 }
 

@@ -1,0 +1,108 @@
+package panes
+
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/pty"
+)
+
+// wheelLines is how many lines one step of the mouse wheel scrolls, as in
+// tmux.
+const wheelLines = 3
+
+// MouseHandler gives the program the mouse when it asked for it (vim with
+// mouse=a, htop, less --mouse), as tmux does. Otherwise the wheel scrolls:
+// on the alternate screen it sends arrow keys, so that less and man
+// scroll; on the normal screen a wheel step up enters copy mode, and
+// scrolling down past the newest line leaves it again.
+func (p *ShellPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return p.WrapMouseHandler(func(action tview.MouseAction, ev *tcell.EventMouse, _ func(tview.Primitive)) (bool, tview.Primitive) {
+		x, y := ev.Position()
+		ix, iy, w, h := p.GetInnerRect()
+		if x < ix || y < iy || x >= ix+w || y >= iy+h {
+			return false, nil
+		}
+		if p.copy == nil && !p.exited() {
+			if m, ok := ptyMouse(action, ev, x-ix, y-iy); ok {
+				sent, err := p.sess.SendMouse(m)
+				p.report(err)
+				if sent {
+					return true, nil
+				}
+			}
+		}
+		switch action {
+		case tview.MouseScrollUp:
+			p.wheel(-1)
+		case tview.MouseScrollDown:
+			p.wheel(1)
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// wheel scrolls by one wheel step up (dir < 0) or down.
+func (p *ShellPane) wheel(dir int) {
+	switch {
+	case p.copy != nil:
+		c := p.copy
+		c.scroll(dir * wheelLines)
+		if dir > 0 && c.byWheel && c.sel == selNone && !c.typing && c.atBottom() {
+			p.leaveCopyMode()
+		}
+	case p.exited():
+	case p.sess.AltScreen():
+		k := pty.Key{Key: pty.KeyUp}
+		if dir > 0 {
+			k.Key = pty.KeyDown
+		}
+		for range wheelLines {
+			p.report(p.sess.SendKey(k))
+		}
+	case dir < 0:
+		p.EnterCopyMode()
+		p.copy.byWheel = true
+		p.copy.scroll(-wheelLines)
+	}
+}
+
+// ptyMouse converts a tview mouse event at column x, row y of the pane to
+// the program's terminal. Clicks and double clicks are not events of their
+// own on a terminal: the presses and releases they are made of are sent.
+func ptyMouse(action tview.MouseAction, ev *tcell.EventMouse, x, y int) (pty.Mouse, bool) {
+	m := pty.Mouse{X: x, Y: y, Mod: ptyMods(ev.Modifiers())}
+	switch action {
+	case tview.MouseLeftDown:
+		m.Button = pty.MouseLeft
+	case tview.MouseMiddleDown:
+		m.Button = pty.MouseMiddle
+	case tview.MouseRightDown:
+		m.Button = pty.MouseRight
+	case tview.MouseLeftUp:
+		m.Button, m.Action = pty.MouseLeft, pty.MouseRelease
+	case tview.MouseMiddleUp:
+		m.Button, m.Action = pty.MouseMiddle, pty.MouseRelease
+	case tview.MouseRightUp:
+		m.Button, m.Action = pty.MouseRight, pty.MouseRelease
+	case tview.MouseScrollUp:
+		m.Button = pty.MouseWheelUp
+	case tview.MouseScrollDown:
+		m.Button = pty.MouseWheelDown
+	case tview.MouseMove:
+		m.Action = pty.MouseMotion
+		switch b := ev.Buttons(); {
+		case b&tcell.Button1 != 0:
+			m.Button = pty.MouseLeft
+		case b&tcell.Button3 != 0:
+			m.Button = pty.MouseMiddle
+		case b&tcell.Button2 != 0:
+			m.Button = pty.MouseRight
+		}
+	default:
+		return pty.Mouse{}, false
+	}
+	return m, true
+}

@@ -1,0 +1,88 @@
+package panes
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// mouse sends one mouse event at x, y through the pane's mouse handler and
+// reports whether the pane took it.
+func (h *shellHarness) mouse(action tview.MouseAction, x, y int, btn tcell.ButtonMask) bool {
+	took, _ := h.p.MouseHandler()(action, tcell.NewEventMouse(x, y, btn, tcell.ModNone), func(tview.Primitive) {})
+	return took
+}
+
+func TestShellWheelScrollsIntoCopyModeAndBack(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.run(t, "seq 1 300", "300")
+	first := func() int {
+		// Copy mode shows its position at the end of the first row.
+		n, err := strconv.Atoi(strings.Fields(screenText(render(t, h.p, 80, 24)))[0])
+		if err != nil {
+			t.Fatalf("the first row is not a number: %v", err)
+		}
+		return n
+	}
+	before := first()
+	if !h.mouse(tview.MouseScrollUp, 10, 10, tcell.WheelUp) || h.p.copy == nil {
+		t.Fatal("wheel up did not enter copy mode")
+	}
+	if got := first(); got != before-wheelLines {
+		t.Errorf("after one wheel step up the first row is %d, want %d", got, before-wheelLines)
+	}
+	h.mouse(tview.MouseScrollUp, 10, 10, tcell.WheelUp)
+	h.mouse(tview.MouseScrollDown, 10, 10, tcell.WheelDown)
+	if h.p.copy == nil || first() != before-wheelLines {
+		t.Fatal("wheel down one step did not scroll back one step in copy mode")
+	}
+	h.mouse(tview.MouseScrollDown, 10, 10, tcell.WheelDown)
+	if h.p.copy != nil {
+		t.Error("wheeling back to the newest line did not leave copy mode")
+	}
+	if h.mouse(tview.MouseScrollUp, 80, 10, tcell.WheelUp) || h.p.copy != nil {
+		t.Error("a wheel step outside the pane was taken")
+	}
+}
+
+func TestShellCopyModeByKeyStaysAtTheBottom(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.run(t, "seq 1 100", "100")
+	h.p.EnterCopyMode()
+	h.mouse(tview.MouseScrollDown, 10, 10, tcell.WheelDown)
+	if h.p.copy == nil {
+		t.Error("wheel down left a copy mode the prefix key opened")
+	}
+}
+
+func TestShellWheelOnTheAlternateScreenSendsArrows(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.typeKeys(`printf '\033[?1049h'; stty raw -echo; head -c 9 | tr '\033' E; sleep 30`)
+	h.press(tcell.KeyEnter, 0, tcell.ModNone)
+	h.wait(t, "the alternate screen", func(string) bool { return h.p.sess.AltScreen() })
+	h.mouse(tview.MouseScrollUp, 3, 3, tcell.WheelUp)
+	h.wait(t, "three arrows up", func(text string) bool { return strings.Contains(text, "E[AE[AE[A") })
+	if h.p.copy != nil {
+		t.Error("the wheel entered copy mode on the alternate screen")
+	}
+}
+
+func TestShellMouseGoesToAProgramThatAskedForIt(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.typeKeys(`printf '\033[?1000;1006h'; stty raw -echo; head -c 29 | tr '\033' E; sleep 30`)
+	h.press(tcell.KeyEnter, 0, tcell.ModNone)
+	h.wait(t, "mouse reporting", func(string) bool { return h.p.sess.Modes().MouseSGR })
+	h.mouse(tview.MouseLeftDown, 4, 2, tcell.Button1)
+	h.mouse(tview.MouseLeftUp, 4, 2, tcell.ButtonNone)
+	if !h.mouse(tview.MouseScrollUp, 9, 0, tcell.WheelUp) || h.p.copy != nil {
+		t.Fatal("the wheel was not given to the program")
+	}
+	h.wait(t, "the reports", func(text string) bool { return strings.Contains(text, "E[<0;5;3ME[<0;5;3mE[<64;10;1M") })
+}
