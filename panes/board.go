@@ -28,40 +28,62 @@ type boardInput int
 const (
 	inputNone    boardInput = iota
 	inputTask               // the title of a new task
-	inputMessage            // a message to the selected task's owner
+	inputMessage            // a message to an agent or to the whole team
 )
 
+// lineKind is what a row of the board pane shows.
+type lineKind int
+
+const (
+	lineNote  lineKind = iota // a hint or a heading; it cannot be selected
+	lineTask                  // a task
+	lineAgent                 // an agent of the team, or the whole team
+)
+
+// boardLine is one row below the pane's header.
+type boardLine struct {
+	kind  lineKind
+	task  *vault.Task // lineTask
+	agent swarm.Info  // lineAgent; the name swarm.Everyone is the whole team
+	text  string      // lineNote
+}
+
 // BoardPane shows the swarm's shared task board: every task grouped by
-// status (claimed, open, done) with its owner and age. The user adds tasks,
-// marks them done and writes to the agent holding one; the user never
-// claims a task.
+// status (claimed, open, done) with its owner and age, then the team: each
+// agent with its role, its state and the tasks it holds. The user adds
+// tasks, marks them done and writes to any agent, to the one holding a
+// task, or to the whole team; the user never claims a task.
 type BoardPane struct {
 	*tview.Box
 	env     *Env
 	board   TaskBoard
+	team    func() []swarm.Info
 	message func(agent, text string) error
 	keys    *keymap.Table
 
 	tasks    []vault.Task
-	sel, top int
+	agents   []swarm.Info
+	sel, top int // the selected row and the first row shown, in lines()
 	input    *tview.InputField
 	typing   boardInput
-	target   vault.Task // the task a message is about
+	target   string      // the agent a message goes to
+	about    *vault.Task // the task a message is about, if any
 	err      error
 }
 
-// NewBoardPane returns the board pane of board; message delivers the
-// user's text to an agent (the mailbox). A nil message makes the message
-// key say that messages are not available.
-func NewBoardPane(env *Env, board TaskBoard, message func(agent, text string) error) *BoardPane {
-	p := &BoardPane{Box: tview.NewBox(), env: env, board: board, message: message}
+// NewBoardPane returns the board pane of board. team lists the agents (a
+// nil team shows none); message delivers the user's text to an agent or to
+// swarm.Everyone (the mailbox), and a nil message makes the message key
+// say that messages are not available.
+func NewBoardPane(env *Env, board TaskBoard, team func() []swarm.Info, message func(agent, text string) error) *BoardPane {
+	p := &BoardPane{Box: tview.NewBox(), env: env, board: board, team: team, message: message}
 	p.input = tview.NewInputField()
 	p.input.SetFieldStyle(env.Theme.Selection.TCell()).SetLabelStyle(env.Theme.HintKey.TCell())
 	p.keys = env.keys("board",
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
 		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
 		keymap.Bind("new", "n", "new task", true, p.startTask),
-		keymap.Bind("message", "m", "write to the task's owner", true, p.startMessage),
+		keymap.Bind("message", "m", "write to the agent, or the task's owner", true, p.startMessage),
 		keymap.Bind("done", "d", "mark the task done", true, p.markDone),
 		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
 	)
@@ -87,27 +109,74 @@ func (p *BoardPane) Keys() *keymap.Table { return p.keys }
 // Close does nothing: the board outlives the pane.
 func (p *BoardPane) Close() error { return nil }
 
-// OnEvent refreshes the pane when the board changed.
+// OnEvent reloads the tasks when the board changed and the team when an
+// agent came, went or changed state.
 func (p *BoardPane) OnEvent(e swarm.Event) {
-	if e.Type == swarm.EvBoard {
+	switch e.Type {
+	case swarm.EvBoard:
 		p.Refresh()
+	case swarm.EvSpawned, swarm.EvRemoved, swarm.EvState:
+		p.reload(false)
 	}
 }
 
-// Refresh reloads the tasks, keeping the selection on the same task.
-func (p *BoardPane) Refresh() {
-	var keep string
-	if t := p.current(); t != nil {
-		keep = t.ID
+// Refresh reloads the tasks and the team, keeping the selection on the
+// same task or agent.
+func (p *BoardPane) Refresh() { p.reload(true) }
+
+func (p *BoardPane) reload(tasks bool) {
+	var keepTask, keepAgent string
+	switch l, ok := p.selected(); {
+	case !ok:
+	case l.kind == lineTask:
+		keepTask = l.task.ID
+	case l.kind == lineAgent:
+		keepAgent = l.agent.Name
 	}
-	p.tasks, p.err = p.board.List()
-	sortTasks(p.tasks)
-	p.sel = min(p.sel, max(0, len(p.tasks)-1))
-	for i, t := range p.tasks {
-		if t.ID == keep {
+	if tasks {
+		p.tasks, p.err = p.board.List()
+		sortTasks(p.tasks)
+	}
+	p.agents = nil
+	if p.team != nil {
+		p.agents = p.team()
+	}
+	lines := p.lines()
+	p.sel = min(p.sel, len(lines)-1)
+	for i, l := range lines {
+		if (l.kind == lineTask && l.task.ID == keepTask) || (l.kind == lineAgent && l.agent.Name == keepAgent) {
 			p.sel = i
 		}
 	}
+	if p.sel < 0 || lines[p.sel].kind == lineNote {
+		p.sel = -1
+		p.move(1)
+	}
+}
+
+// lines returns the rows below the header: the tasks (or a hint when there
+// are none), then the team and a row for all of it.
+func (p *BoardPane) lines() []boardLine {
+	var out []boardLine
+	switch {
+	case p.err != nil:
+		out = append(out, boardLine{text: "board: " + p.err.Error()})
+	case len(p.tasks) == 0:
+		out = append(out, boardLine{text: "No tasks yet: n adds one; agents add and claim theirs with the todo tool."})
+	}
+	for i := range p.tasks {
+		out = append(out, boardLine{kind: lineTask, task: &p.tasks[i]})
+	}
+	if len(p.agents) > 0 {
+		out = append(out, boardLine{text: ""}, boardLine{text: "team"})
+		for _, a := range p.agents {
+			out = append(out, boardLine{kind: lineAgent, agent: a})
+		}
+		if len(p.agents) > 1 {
+			out = append(out, boardLine{kind: lineAgent, agent: swarm.Info{Name: swarm.Everyone}})
+		}
+	}
+	return out
 }
 
 // statusRank orders the groups: work in progress, then open, then done.
@@ -130,15 +199,43 @@ func taskNumber(id string) int {
 	return n
 }
 
+// move selects the next selectable row n rows down (up when n < 0),
+// staying put when there is none.
 func (p *BoardPane) move(n int) {
-	p.sel = min(max(p.sel+n, 0), max(0, len(p.tasks)-1))
+	lines := p.lines()
+	step := 1
+	if n < 0 {
+		step, n = -1, -n
+	}
+	for ; n > 0; n-- {
+		i := p.sel + step
+		for i >= 0 && i < len(lines) && lines[i].kind == lineNote {
+			i += step
+		}
+		if i < 0 || i >= len(lines) {
+			break
+		}
+		p.sel = i
+	}
+	p.sel = max(p.sel, 0)
 }
 
-func (p *BoardPane) current() *vault.Task {
-	if p.sel < 0 || p.sel >= len(p.tasks) {
-		return nil
+// selected returns the selected row.
+func (p *BoardPane) selected() (boardLine, bool) {
+	lines := p.lines()
+	if p.sel < 0 || p.sel >= len(lines) || lines[p.sel].kind == lineNote {
+		return boardLine{}, false
 	}
-	return &p.tasks[p.sel]
+	return lines[p.sel], true
+}
+
+// current returns the selected task, or nil when the selection is not a
+// task.
+func (p *BoardPane) current() *vault.Task {
+	if l, ok := p.selected(); ok && l.kind == lineTask {
+		return l.task
+	}
+	return nil
 }
 
 func (p *BoardPane) startTask() {
@@ -146,22 +243,33 @@ func (p *BoardPane) startTask() {
 	p.typing = inputTask
 }
 
-// startMessage opens the input line for a message to the owner of the
-// selected task.
+// startMessage opens the input line for a message to the selected agent,
+// to the whole team, or to the owner of the selected task.
 func (p *BoardPane) startMessage() {
-	t := p.current()
+	l, ok := p.selected()
 	switch {
-	case t == nil:
+	case !ok:
 		return
 	case p.message == nil:
 		p.env.notify("messages to agents are not available here")
 		return
-	case t.Owner == "":
-		p.env.notify(t.ID + " is open: no agent holds it")
+	case l.kind == lineTask && l.task.Owner == "":
+		p.env.notify(l.task.ID + " is open: no agent holds it")
 		return
 	}
-	p.target = *t
-	p.input.SetLabel(fmt.Sprintf("to %s about %s: ", t.Owner, t.ID)).SetText("")
+	if l.kind == lineTask {
+		t := *l.task
+		p.target, p.about = t.Owner, &t
+		p.input.SetLabel(fmt.Sprintf("to %s about %s: ", t.Owner, t.ID))
+	} else {
+		p.target, p.about = l.agent.Name, nil
+		label := "to " + l.agent.Name + ": "
+		if l.agent.Name == swarm.Everyone {
+			label = "to every agent: "
+		}
+		p.input.SetLabel(label)
+	}
+	p.input.SetText("")
 	p.typing = inputMessage
 }
 
@@ -177,9 +285,14 @@ func (p *BoardPane) finishInput(save bool) {
 		t, err := p.board.Add("", text, "")
 		p.report("added "+t.ID, err)
 	case inputMessage:
-		t := p.target
-		msg := fmt.Sprintf("About board task %s %q: %s", t.ID, t.Title, text)
-		p.report("sent to "+t.Owner, p.message(t.Owner, msg))
+		if t := p.about; t != nil {
+			text = fmt.Sprintf("About board task %s %q: %s", t.ID, t.Title, text)
+		}
+		to := p.target
+		if to == swarm.Everyone {
+			to = "every agent"
+		}
+		p.report("sent to "+to, p.message(p.target, text))
 	}
 }
 

@@ -2,10 +2,12 @@ package panes
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
@@ -13,7 +15,7 @@ import (
 // boardRow is the layout of the header and of every task row.
 const boardRow = "%-5s %-8s %-12s %-5s %s"
 
-// Draw paints the header, one row per task and the input line.
+// Draw paints the header, the rows that fit and the input line.
 func (p *BoardPane) Draw(screen tcell.Screen) {
 	p.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
@@ -27,33 +29,70 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 	if rows <= 0 {
 		return
 	}
-	switch {
-	case p.err != nil:
-		Put(screen, x, y+1, w, "board: "+p.err.Error(), th.ChatToolError.TCell())
-	case len(p.tasks) == 0:
-		Put(screen, x, y+1, w, "No tasks yet: n adds one; agents add and claim theirs with the todo tool.", th.ChatSystem.TCell())
-	}
+	lines := p.lines()
 	if p.sel < p.top {
 		p.top = p.sel
 	} else if p.sel >= p.top+rows {
 		p.top = p.sel - rows + 1
 	}
-	for i := 0; i < rows && p.top+i < len(p.tasks); i++ {
-		t := p.tasks[p.top+i]
-		st := th.Base.TCell()
-		switch {
-		case p.top+i == p.sel:
+	p.top = max(0, min(p.top, len(lines)-rows))
+	for i := 0; i < rows && p.top+i < len(lines); i++ {
+		l := lines[p.top+i]
+		text, st := p.lineText(l)
+		if p.top+i == p.sel && l.kind != lineNote {
 			st = th.Selection.TCell()
 			fill(screen, x, y+1+i, w, 1, st)
-		case t.Status == vault.TaskDone:
-			st = th.ChatSystem.TCell()
 		}
-		Put(screen, x, y+1+i, w, p.rowText(t), st)
+		Put(screen, x, y+1+i, w, text, st)
 	}
 	if p.typing != inputNone {
 		p.input.SetRect(x, y+h-1, w, 1)
 		p.input.Draw(screen)
 	}
+}
+
+// lineText returns a row's text and style.
+func (p *BoardPane) lineText(l boardLine) (string, tcell.Style) {
+	th := p.env.Theme
+	switch {
+	case l.kind == lineTask && l.task.Status == vault.TaskDone:
+		return p.rowText(*l.task), th.ChatSystem.TCell()
+	case l.kind == lineTask:
+		return p.rowText(*l.task), th.Base.TCell()
+	case l.kind == lineAgent:
+		return p.agentText(l.agent), th.Base.TCell()
+	case l.text == "team":
+		return l.text, th.Title.TCell()
+	case p.err != nil && l.text != "":
+		return l.text, th.ChatToolError.TCell()
+	}
+	return l.text, th.ChatSystem.TCell()
+}
+
+// agentText is one agent on one line: its state, its name, then its role
+// and the tasks it holds; or the row that writes to the whole team.
+func (p *BoardPane) agentText(a swarm.Info) string {
+	if a.Name == swarm.Everyone {
+		return fmt.Sprintf(boardRow, "", "", swarm.Everyone, "", "every agent (m writes to all)")
+	}
+	var held []string
+	for _, t := range p.tasks {
+		if t.Owner == a.Name && t.Status == vault.TaskClaimed {
+			held = append(held, t.ID)
+		}
+	}
+	var about []string
+	if a.Role != "" {
+		about = append(about, termsafe.OneLine(a.Role))
+	}
+	if len(held) > 0 {
+		about = append(about, "holds "+strings.Join(held, ", "))
+	}
+	state := string(a.State)
+	if a.Paused {
+		state = "paused"
+	}
+	return fmt.Sprintf(boardRow, "", state, a.Name, "", strings.Join(about, " · "))
 }
 
 // rowText is one task on one line: id, status, owner, age, and the title

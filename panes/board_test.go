@@ -44,6 +44,7 @@ func (b *fakeBoard) Done(id, agent string) (vault.Task, error) {
 type boardRig struct {
 	p     *BoardPane
 	board *fakeBoard
+	team  []swarm.Info
 	sent  []string
 	notes []string
 }
@@ -70,7 +71,11 @@ func newBoardRig(t *testing.T, withMessages bool) *boardRig {
 			return nil
 		}
 	}
-	r.p = NewBoardPane(env, r.board, message)
+	r.team = []swarm.Info{
+		{Name: "agent-1", Role: "coder", State: swarm.StateThinking},
+		{Name: "agent-2", Role: "tester", State: swarm.StateApproval},
+	}
+	r.p = NewBoardPane(env, r.board, func() []swarm.Info { return slices.Clone(r.team) }, message)
 	return r
 }
 
@@ -164,9 +169,60 @@ func TestBoardPaneMessage(t *testing.T) {
 	}
 }
 
+func TestBoardPaneTeam(t *testing.T) {
+	r := newBoardRig(t, true)
+	text := screenText(render(t, r.p, 100, 14))
+	for _, want := range []string{
+		"team",
+		"      thinking agent-1            coder · holds t4",
+		"      approval agent-2            tester · holds t2",
+		"               all                every agent",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no row %q in:\n%s", want, text)
+		}
+	}
+	r.typeText("jjjj") // past t4, t3, t1 and the team's heading
+	r.typeText("m")
+	r.typeText("rebase on main")
+	if text := screenText(render(t, r.p, 100, 14)); !strings.Contains(text, "to agent-1: rebase on main") {
+		t.Fatalf("no input line for agent-1:\n%s", text)
+	}
+	r.key(tcell.KeyEnter, 0)
+	r.typeText("jj") // agent-2, then the whole team
+	r.typeText("jj") // the last row stays selected
+	r.typeText("m")
+	r.typeText("stand by")
+	r.key(tcell.KeyEnter, 0)
+	want := []string{"agent-1: rebase on main", "all: stand by"}
+	if !slices.Equal(r.sent, want) {
+		t.Fatalf("sent %q, want %q", r.sent, want)
+	}
+	if !slices.Contains(r.notes, "sent to every agent") {
+		t.Errorf("notes %v", r.notes)
+	}
+	r.typeText("d")
+	if r.board.tasks[2].Status != vault.TaskOpen {
+		t.Error("d on a team row finished a task")
+	}
+
+	r.team[1].State = swarm.StateIdle
+	r.team = append(r.team, swarm.Info{Name: "agent-3", State: swarm.StateIdle, Paused: true})
+	r.p.OnEvent(swarm.Event{Type: swarm.EvSpawned, Agent: "agent-3"})
+	text = screenText(render(t, r.p, 100, 14))
+	for _, want := range []string{"      idle     agent-2", "      paused   agent-3"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("after the event no row %q in:\n%s", want, text)
+		}
+	}
+	if l, ok := r.p.selected(); !ok || l.agent.Name != swarm.Everyone {
+		t.Errorf("the selection left the whole team's row: %+v", l)
+	}
+}
+
 func TestBoardPaneFollowsSwarmBoard(t *testing.T) {
 	b := swarm.NewBoard(vaulttest.MustOpen(t), nil)
-	p := NewBoardPane(testEnv(), b, nil)
+	p := NewBoardPane(testEnv(), b, nil, nil)
 	if _, err := b.For("agent-1").Add("Shared work", ""); err != nil {
 		t.Fatal(err)
 	}

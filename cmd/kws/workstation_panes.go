@@ -43,7 +43,7 @@ func (w *workstation) newPane(kind string) (panes.Pane, error) {
 		vp.SetSummarizer(w.sidecar.Summarize)
 		return vp, nil
 	case ui.KindBoard:
-		return panes.NewBoardPane(w.env, w.board, func(agent, text string) error {
+		return panes.NewBoardPane(w.env, w.board, w.swarm.Agents, func(agent, text string) error {
 			return w.swarm.Message("", agent, text)
 		}), nil
 	case ui.KindMemory:
