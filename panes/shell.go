@@ -113,6 +113,10 @@ func (p *ShellPane) Keys() *keymap.Table {
 	return p.keys
 }
 
+// ModeKeys returns copy mode's table, so that the help lists its keys
+// before copy mode is entered.
+func (p *ShellPane) ModeKeys() []*keymap.Table { return []*keymap.Table{p.copyKeys} }
+
 // Close ends the shell session.
 func (p *ShellPane) Close() error { return p.sess.Close() }
 

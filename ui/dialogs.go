@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,12 @@ const (
 	pagePalette = "palette"
 	pageQuit    = "quit"
 )
+
+// modeKeys is a pane with modes of its own, such as a shell pane's copy
+// mode, whose key tables the help lists after the pane's own.
+type modeKeys interface {
+	ModeKeys() []*keymap.Table
+}
 
 // helpText is the help screen, generated from the key tables: the prefix
 // table first, then each open pane kind's table.
@@ -41,20 +48,32 @@ func (a *App) helpText() string {
 		b.WriteByte('\n')
 	}
 	seen := map[string]bool{}
-	pane := func(t *keymap.Table) {
+	table := func(t *keymap.Table, title string) {
 		if seen[t.Scope] || len(t.Actions()) == 0 {
 			return
 		}
 		seen[t.Scope] = true
-		section("In the "+t.Scope+" pane:", t)
+		section(title, t)
+	}
+	pane := func(p panes.Pane) {
+		var modes []*keymap.Table
+		if m, ok := p.(modeKeys); ok {
+			modes = m.ModeKeys()
+		}
+		if own := p.Keys(); !slices.Contains(modes, own) {
+			table(own, "In the "+own.Scope+" pane:")
+		}
+		for _, t := range modes {
+			table(t, "In "+t.Scope+" mode:")
+		}
 	}
 	if f := a.Focused(); f != nil {
-		pane(f.Keys())
+		pane(f)
 	}
 	pk := a.global.Actions()[0].KeyNames()
 	section("After the prefix "+pk+":", a.prefix)
 	for _, lf := range a.layout.tree.leaves() {
-		pane(lf.pane.Keys())
+		pane(lf.pane)
 	}
 	b.WriteString("Rebind any action in config.toml:  [keys]  \"prefix.split-right\" = \"|\"\n")
 	b.WriteString("q or Esc closes this help.")

@@ -130,6 +130,11 @@ func TestHelpIsGeneratedFromTheTables(t *testing.T) {
 			}
 		}
 		golden(t, fmt.Sprintf("help_%dx%d", size[0], size[1]), text)
+		var full string
+		_ = d.Do(func() { full = d.App.helpText() })
+		if !strings.Contains(full, "In the shell pane:") || !strings.Contains(full, "In copy mode:\n  q              quit           leave copy mode") {
+			t.Errorf("the help does not list a pane's modes after its own keys:\n%s", full)
+		}
 		if err := d.Press("q"); err != nil {
 			t.Fatal(err)
 		}

@@ -22,8 +22,11 @@ type fakePane struct {
 	keys       []string
 	closed     bool
 	table      *keymap.Table
+	modes      []*keymap.Table
 	waiting    bool
 }
+
+func (f *fakePane) ModeKeys() []*keymap.Table { return f.modes }
 
 func (f *fakePane) NeedsYou() bool { return f.waiting }
 
@@ -72,6 +75,9 @@ func (ff *fakeFactory) make(kind string) (panes.Pane, error) {
 	ff.n[kind]++
 	p := &fakePane{Box: tview.NewBox(), kind: kind, name: kind + "-" + string(rune('0'+ff.n[kind])),
 		table: keymap.New(kind, keymap.Bind("poke", "Ctrl-p", "poke the "+kind, true, nil))}
+	if kind == "shell" {
+		p.modes = []*keymap.Table{keymap.New("copy", keymap.Bind("quit", "q", "leave copy mode", true, nil))}
+	}
 	ff.made = append(ff.made, p)
 	return p, nil
 }
