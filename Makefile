@@ -57,8 +57,12 @@ $(MINIAUDIO): go.mod
 env:
 	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)'"
 
+# bin/kws runs where it is built, so its llama.cpp is compiled for this CPU
+# (-march=native: SIMD the portable build leaves out). MARCH=x86-64-v2, say,
+# builds a binary for other machines. Tests keep the portable flags.
+MARCH ?= native
 build: setup
-	$(GO) build -o $(BIN) ./cmd/kws
+	CGO_CFLAGS="-O2 -g -march=$(MARCH)" CGO_CXXFLAGS="-O2 -g -march=$(MARCH)" $(GO) build -o $(BIN) ./cmd/kws
 
 run: build
 	./$(BIN)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/sidecar"
@@ -103,10 +104,14 @@ func closeEngine(e sidecar.Engine) {
 	}
 }
 
-// progressBar draws a loading bar on w, finished with a newline.
+// progressBar draws a loading bar on w, finished with a newline. When w
+// is not a terminal, a log or a pipe, it writes one line instead of the
+// redrawn bar.
 func progressBar(w io.Writer, name string) sidecar.LoadProgress {
 	var mu sync.Mutex
 	last := -1
+	f, ok := w.(*os.File)
+	bar := ok && term.IsTerminal(int(f.Fd()))
 	return func(f float32) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -114,7 +119,17 @@ func progressBar(w io.Writer, name string) sidecar.LoadProgress {
 		if pct == last {
 			return
 		}
+		first := last < 0
 		last = pct
+		if !bar {
+			if first {
+				fmt.Fprintf(w, "loading %s…", name)
+			}
+			if pct >= 100 {
+				fmt.Fprintln(w, " done")
+			}
+			return
+		}
 		n := pct / 5
 		fmt.Fprintf(w, "\rloading %s [%s%s] %3d%%", name, strings.Repeat("█", n), strings.Repeat(" ", 20-n), pct)
 		if pct >= 100 {

@@ -32,10 +32,13 @@ func TestSidecarInfoAndBench(t *testing.T) {
 	}
 	tinyModel(t, dir)
 	out, err = run(t, dir, nil, "sidecar", "info")
-	for _, want := range []string{"engine  kws-tiny", "general.architecture", "llama", "chat_template", "from the model", "loading"} {
+	for _, want := range []string{"engine  kws-tiny", "general.architecture", "llama", "chat_template", "from the model", "loading kws-tiny.gguf… done\n"} {
 		if err != nil || !strings.Contains(out, want) {
 			t.Fatalf("info lacks %q: %q %v", want, out, err)
 		}
+	}
+	if strings.Contains(out, "\r") {
+		t.Errorf("a loading bar was redrawn on output that is not a terminal: %q", out)
 	}
 	out, err = run(t, dir, nil, "sidecar", "bench", "--tokens", "16")
 	if err != nil || !strings.Contains(out, "batched gen tok/s") || strings.Count(out, "×") != 3 {
