@@ -67,8 +67,9 @@ type Memory interface {
 	// Recall returns the hint block for the turn, or "" when nothing is
 	// relevant.
 	Recall(ctx context.Context, turn string) (string, error)
-	// Observe offers a user turn as a source of memories.
-	Observe(ctx context.Context, turn string)
+	// Observe offers a user turn as a source of memories; index is the
+	// turn's number in the session, from 1.
+	Observe(ctx context.Context, turn string, index int)
 }
 
 // Config wires one agent.

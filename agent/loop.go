@@ -40,9 +40,21 @@ func (a *Agent) Run(ctx context.Context, userText string) (string, error) {
 		return "", err
 	}
 	if m := a.cfg.Memory; m != nil {
-		m.Observe(ctx, userText)
+		m.Observe(ctx, userText, a.userTurns())
 	}
 	return a.loop(ctx, a.direct(ctx, userText))
+}
+
+// userTurns counts the user turns in the history, messages from other
+// agents included.
+func (a *Agent) userTurns() int {
+	n := 0
+	for _, m := range a.history {
+		if m.Role == "user" && dietMessage(m).Kind == "user" {
+			n++
+		}
+	}
+	return n
 }
 
 // direct asks the router whether the turn wants a direct answer; a router

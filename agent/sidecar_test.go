@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -75,10 +76,10 @@ func (m *recallMemory) Search(context.Context, string, string, int) ([]tools.Mem
 func (m *recallMemory) Save(context.Context, string, string, string) (string, string, error) {
 	return "add", "mem:2", nil
 }
-func (m *recallMemory) Observe(_ context.Context, turn string) {
+func (m *recallMemory) Observe(_ context.Context, turn string, index int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.observed = append(m.observed, turn)
+	m.observed = append(m.observed, fmt.Sprintf("%d:%s", index, turn))
 }
 
 func TestMemoryHintRidesAfterTheTurn(t *testing.T) {
@@ -88,7 +89,7 @@ func TestMemoryHintRidesAfterTheTurn(t *testing.T) {
 	if got := r.lastMessage(0).Content; got != "indent this please\n\n"+mem.hint {
 		t.Fatalf("user turn sent as %q", got)
 	}
-	if len(mem.observed) != 1 || mem.observed[0] != "indent this please" {
+	if len(mem.observed) != 1 || mem.observed[0] != "1:indent this please" {
 		t.Fatalf("observed %q", mem.observed)
 	}
 	mem.hint = ""
@@ -96,6 +97,9 @@ func TestMemoryHintRidesAfterTheTurn(t *testing.T) {
 	r.run("thanks; how do I indent?")
 	if got := r.lastMessage(1).Content; got != "thanks; how do I indent?" {
 		t.Fatalf("with nothing recalled the turn is %q", got)
+	}
+	if len(mem.observed) != 2 || mem.observed[1] != "2:thanks; how do I indent?" {
+		t.Fatalf("the second turn was observed as %q", mem.observed)
 	}
 	if got := r.lastMessage(2).Content; !strings.Contains(got, "mem:1") || !strings.Contains(got, "tabs") {
 		t.Fatalf("memory_search through the agent's memory answered %q", got)

@@ -177,7 +177,10 @@ func (p *MemoryPane) provenance() {
 	}
 	where := "from " + cmp.Or(prov.Source, "unknown")
 	if prov.Session != "" {
-		where += fmt.Sprintf(", session %s turn %d", prov.Session, prov.Turn)
+		where += ", session " + prov.Session
+	}
+	if prov.Turn > 0 {
+		where += fmt.Sprintf(" turn %d", prov.Turn)
 	}
 	p.env.notify(where + " (no vault block backs it)")
 }

@@ -128,3 +128,18 @@ func TestMemoryPaneApprovesAndRejectsCandidates(t *testing.T) {
 		t.Fatalf("reject: %d pending, %d memories", len(r.store.Pending()), r.store.Count())
 	}
 }
+
+func TestMemoryPaneProvenanceWithoutABlock(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"deploys make release", "from user, session s1 turn 3 (no vault block backs it)"},
+		{"short answers", "from manual (no vault block backs it)"},
+	} {
+		r := newMemoryRig(t)
+		r.typeText("/" + tc.query)
+		r.key(tcell.KeyEnter, 0) // ends the search
+		r.key(tcell.KeyEnter, 0) // provenance
+		if len(r.opened) != 0 || len(r.notes) == 0 || r.notes[len(r.notes)-1] != tc.want {
+			t.Errorf("%s: opened %v, notes %q; want the note %q", tc.query, r.opened, r.notes, tc.want)
+		}
+	}
+}

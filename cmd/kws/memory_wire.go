@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
+	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/vault"
 )
 
 // recallBudget is the most tokens a <memory> hint block takes.
@@ -21,6 +25,11 @@ type agentMemory struct {
 	store   *memory.Store
 	project string
 	session string
+	agent   string
+	// vault keeps the exact turn a memory came from, its provenance.
+	vault turnKeeper
+	// turn is the number of the turn observed last, for memory_save.
+	turn atomic.Int64
 	// extract proposes candidates: the sidecar when it has a model, the
 	// store's rules otherwise.
 	engine sidecar.Engine
@@ -29,8 +38,15 @@ type agentMemory struct {
 	pending sync.WaitGroup
 }
 
-func newAgentMemory(store *memory.Store, workspace, session string, engine sidecar.Engine, log *slog.Logger) *agentMemory {
-	return &agentMemory{store: store, project: memory.ProjectScope(workspace), session: session, engine: engine, log: log}
+// turnKeeper is the part of the vault that keeps a turn; *vault.Vault is
+// one.
+type turnKeeper interface {
+	Put(data []byte, m vault.Meta) (string, error)
+}
+
+func newAgentMemory(store *memory.Store, v turnKeeper, workspace, agentName, session string, engine sidecar.Engine, log *slog.Logger) *agentMemory {
+	return &agentMemory{store: store, vault: v, project: memory.ProjectScope(workspace), agent: agentName,
+		session: session, engine: engine, log: log}
 }
 
 // Recall returns the hint block for the turn.
@@ -42,8 +58,11 @@ func (m *agentMemory) Recall(ctx context.Context, turn string) (string, error) {
 
 // Observe proposes memories from a user turn and promotes them, in the
 // background: a slow sidecar never delays the turn. Low-confidence
-// candidates wait in the memory pane's approval queue.
-func (m *agentMemory) Observe(ctx context.Context, turn string) {
+// candidates wait in the memory pane's approval queue. A turn that yields
+// candidates is kept in the vault, exactly, and its id is their
+// provenance.
+func (m *agentMemory) Observe(ctx context.Context, turn string, index int) {
+	m.turn.Store(int64(index))
 	m.pending.Add(1)
 	go func() {
 		defer m.pending.Done()
@@ -53,7 +72,15 @@ func (m *agentMemory) Observe(ctx context.Context, turn string) {
 			m.log.Warn("memory: extraction failed", "error", err)
 			return
 		}
-		prov := memory.Provenance{Session: m.session, Source: memory.SourceUser}
+		if len(cands) == 0 {
+			return
+		}
+		prov := memory.Provenance{Session: m.session, Turn: index, Source: memory.SourceUser}
+		if id, err := m.keepTurn(turn, index); err != nil {
+			m.log.Warn("memory: keeping the turn in the vault failed", "error", err)
+		} else {
+			prov.VaultIDs = []string{id}
+		}
 		for _, c := range cands {
 			if act, mem, err := m.store.Promote(ctx, c, m.project, prov); err != nil {
 				m.log.Warn("memory: promotion failed", "error", err)
@@ -62,6 +89,17 @@ func (m *agentMemory) Observe(ctx context.Context, turn string) {
 			}
 		}
 	}()
+}
+
+// keepTurn stores the user turn in the vault as a block of kind "user".
+func (m *agentMemory) keepTurn(turn string, index int) (string, error) {
+	if m.vault == nil {
+		return "", errors.New("no vault")
+	}
+	c := tokens.Default().Count(turn)
+	meta := diet.Describe("user", turn).Meta("user", -1, c.Tokens, !c.Exact)
+	meta.Agent, meta.Session, meta.Turn = m.agent, m.session, index
+	return m.vault.Put([]byte(turn), meta)
 }
 
 // Wait returns when every observation has been promoted.
@@ -114,6 +152,6 @@ func (m *agentMemory) Save(ctx context.Context, text, kind, scope string) (strin
 		sc = memory.GlobalScope
 	}
 	act, mem, err := m.store.Promote(ctx, memory.Candidate{Text: text, Kind: kind, Confidence: 0.7}, sc,
-		memory.Provenance{Session: m.session, Source: memory.SourceTool})
+		memory.Provenance{Session: m.session, Turn: int(m.turn.Load()), Source: memory.SourceTool})
 	return string(act), mem.ID, err
 }

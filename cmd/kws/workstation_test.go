@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwsdev/kws/vault"
+
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/internal/goldentest"
@@ -221,6 +223,11 @@ func TestWorkstationRemembersAndRecalls(t *testing.T) {
 		}
 		r.press("R")
 	}
+	// Enter on the memory opens its provenance: the exact turn, kept in
+	// the vault.
+	turn := "Remember that deploys always go through make release."
+	r.press("Enter")
+	r.waitFor("vault: " + vault.IDFor([]byte(turn)))
 	r.press("Ctrl-b", "0")
 	r.typeText("how do deploys work here?")
 	r.press("Enter")
