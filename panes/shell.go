@@ -31,6 +31,7 @@ type ShellPane struct {
 	keys     *keymap.Table
 	copyKeys *keymap.Table
 	copy     *copyMode
+	held     tcell.ButtonMask // the mouse buttons down over the pane
 }
 
 // NewShellPane starts the shell described by opts and returns the pane
@@ -113,9 +114,9 @@ func (p *ShellPane) Keys() *keymap.Table {
 	return p.keys
 }
 
-// ModeKeys returns copy mode's table, so that the help lists its keys
-// before copy mode is entered.
-func (p *ShellPane) ModeKeys() []*keymap.Table { return []*keymap.Table{p.copyKeys} }
+// KeyTables returns the shell's table and copy mode's, in or out of copy
+// mode, so that the help lists both.
+func (p *ShellPane) KeyTables() []*keymap.Table { return []*keymap.Table{p.keys, p.copyKeys} }
 
 // Close ends the shell session.
 func (p *ShellPane) Close() error { return p.sess.Close() }

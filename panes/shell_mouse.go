@@ -20,14 +20,37 @@ func (p *ShellPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, fu
 	return p.WrapMouseHandler(func(action tview.MouseAction, ev *tcell.EventMouse, _ func(tview.Primitive)) (bool, tview.Primitive) {
 		x, y := ev.Position()
 		ix, iy, w, h := p.GetInnerRect()
+		held := p.held
+		switch action {
+		case tview.MouseLeftDown:
+			p.held |= tcell.Button1
+		case tview.MouseMiddleDown:
+			p.held |= tcell.Button3
+		case tview.MouseRightDown:
+			p.held |= tcell.Button2
+		case tview.MouseLeftUp:
+			p.held &^= tcell.Button1
+		case tview.MouseMiddleUp:
+			p.held &^= tcell.Button3
+		case tview.MouseRightUp:
+			p.held &^= tcell.Button2
+		}
 		if x < ix || y < iy || x >= ix+w || y >= iy+h {
-			return false, nil
+			if held == 0 {
+				return false, nil
+			}
+			// A drag that leaves the pane stays the program's, at its edge,
+			// until the button comes up.
+			x, y = min(max(x, ix), ix+w-1), min(max(y, iy), iy+h-1)
 		}
 		if p.copy == nil && !p.exited() {
-			if m, ok := ptyMouse(action, ev, x-ix, y-iy); ok {
+			if m, ok := ptyMouse(action, ev.Modifiers(), held, x-ix, y-iy); ok {
 				sent, err := p.sess.SendMouse(m)
 				p.report(err)
 				if sent {
+					if p.held != 0 {
+						return true, p // keep the mouse until the release
+					}
 					return true, nil
 				}
 			}
@@ -70,10 +93,13 @@ func (p *ShellPane) wheel(dir int) {
 }
 
 // ptyMouse converts a tview mouse event at column x, row y of the pane to
-// the program's terminal. Clicks and double clicks are not events of their
-// own on a terminal: the presses and releases they are made of are sent.
-func ptyMouse(action tview.MouseAction, ev *tcell.EventMouse, x, y int) (pty.Mouse, bool) {
-	m := pty.Mouse{X: x, Y: y, Mod: ptyMods(ev.Modifiers())}
+// the program's terminal; held are the buttons down before it. Clicks and
+// double clicks are not events of their own on a terminal: the presses and
+// releases they are made of are sent. Motion takes its button from held,
+// not from the event: tview reports a move to where a button goes down
+// before the press itself, and that is not a drag.
+func ptyMouse(action tview.MouseAction, mods tcell.ModMask, held tcell.ButtonMask, x, y int) (pty.Mouse, bool) {
+	m := pty.Mouse{X: x, Y: y, Mod: ptyMods(mods)}
 	switch action {
 	case tview.MouseLeftDown:
 		m.Button = pty.MouseLeft
@@ -93,7 +119,7 @@ func ptyMouse(action tview.MouseAction, ev *tcell.EventMouse, x, y int) (pty.Mou
 		m.Button = pty.MouseWheelDown
 	case tview.MouseMove:
 		m.Action = pty.MouseMotion
-		switch b := ev.Buttons(); {
+		switch b := held; {
 		case b&tcell.Button1 != 0:
 			m.Button = pty.MouseLeft
 		case b&tcell.Button3 != 0:

@@ -12,8 +12,14 @@ import (
 // mouse sends one mouse event at x, y through the pane's mouse handler and
 // reports whether the pane took it.
 func (h *shellHarness) mouse(action tview.MouseAction, x, y int, btn tcell.ButtonMask) bool {
-	took, _ := h.p.MouseHandler()(action, tcell.NewEventMouse(x, y, btn, tcell.ModNone), func(tview.Primitive) {})
+	took, _ := h.mouseCapture(action, x, y, btn)
 	return took
+}
+
+// mouseCapture is mouse, also returning the primitive that captures the
+// mouse from then on.
+func (h *shellHarness) mouseCapture(action tview.MouseAction, x, y int, btn tcell.ButtonMask) (bool, tview.Primitive) {
+	return h.p.MouseHandler()(action, tcell.NewEventMouse(x, y, btn, tcell.ModNone), func(tview.Primitive) {})
 }
 
 func TestShellWheelScrollsIntoCopyModeAndBack(t *testing.T) {
@@ -85,4 +91,28 @@ func TestShellMouseGoesToAProgramThatAskedForIt(t *testing.T) {
 		t.Fatal("the wheel was not given to the program")
 	}
 	h.wait(t, "the reports", func(text string) bool { return strings.Contains(text, "E[<0;5;3ME[<0;5;3mE[<64;10;1M") })
+}
+
+func TestShellDragStaysWithTheProgram(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.typeKeys(`printf '\033[?1002;1006h'; stty raw -echo; head -c 30 | tr '\033' E; sleep 30`)
+	h.press(tcell.KeyEnter, 0, tcell.ModNone)
+	h.wait(t, "mouse reporting", func(string) bool { return h.p.sess.Modes().MouseSGR })
+	// tview reports a move to the spot first, with the button already
+	// down: not a drag.
+	h.mouse(tview.MouseMove, 4, 2, tcell.Button1)
+	if took, capture := h.mouseCapture(tview.MouseLeftDown, 4, 2, tcell.Button1); !took || capture != h.p {
+		t.Fatalf("a press the program took did not capture the mouse: %v %v", took, capture)
+	}
+	h.mouse(tview.MouseMove, 100, 2, tcell.Button1) // off the pane's right edge
+	if took, capture := h.mouseCapture(tview.MouseLeftUp, 100, 2, tcell.ButtonNone); !took || capture != nil {
+		t.Fatalf("the release outside the pane: took %v, capture %v", took, capture)
+	}
+	h.wait(t, "press, drag and release at the edge", func(text string) bool {
+		return strings.Contains(text, "E[<0;5;3ME[<32;80;3ME[<0;80;3m")
+	})
+	if h.mouse(tview.MouseMove, 100, 2, tcell.ButtonNone) {
+		t.Error("a move off the pane with no button held was taken")
+	}
 }

@@ -11,7 +11,8 @@ type MouseTracking int
 const (
 	// MouseOff reports nothing: the terminal keeps the mouse.
 	MouseOff MouseTracking = iota
-	// MouseX10 (mode 9) reports button presses only, without modifiers.
+	// MouseX10 (mode 9) reports plain button presses only: no releases, no
+	// wheel, nothing with a modifier held.
 	MouseX10
 	// MouseNormal (mode 1000) reports presses, releases and the wheel.
 	MouseNormal
@@ -107,10 +108,11 @@ type Mouse struct {
 }
 
 // EncodeMouse returns the bytes that report ev to a program in the given
-// modes, or nil when the program did not ask for such events or, in the
-// legacy encoding, the position is beyond column or row 223.
+// modes, or nil when the program did not ask for such events. The legacy
+// encoding cannot go past column or row 223, where positions stop, as in
+// xterm.
 func EncodeMouse(ev Mouse, modes InputModes) []byte {
-	if !mouseWanted(ev, modes.Mouse) || ev.X < 0 || ev.Y < 0 {
+	if !mouseWanted(ev, modes) || ev.X < 0 || ev.Y < 0 {
 		return nil
 	}
 	var cb int
@@ -133,16 +135,14 @@ func EncodeMouse(ev Mouse, modes InputModes) []byte {
 	if ev.Action == MouseMotion {
 		cb += 32
 	}
-	if modes.Mouse != MouseX10 {
-		if ev.Mod&ModShift != 0 {
-			cb += 4
-		}
-		if ev.Mod&(ModAlt|ModMeta) != 0 {
-			cb += 8
-		}
-		if ev.Mod&ModCtrl != 0 {
-			cb += 16
-		}
+	if ev.Mod&ModShift != 0 {
+		cb += 4
+	}
+	if ev.Mod&(ModAlt|ModMeta) != 0 {
+		cb += 8
+	}
+	if ev.Mod&ModCtrl != 0 {
+		cb += 16
 	}
 	if modes.MouseSGR {
 		final := byte('M')
@@ -160,18 +160,18 @@ func EncodeMouse(ev Mouse, modes InputModes) []byte {
 	if ev.Action == MouseRelease {
 		cb = cb&^3 | 3 // the legacy encoding does not say which button rose
 	}
-	const limit = 255 - 32
-	if ev.X+1 > limit || ev.Y+1 > limit {
-		return nil
-	}
-	return []byte{0x1b, '[', 'M', byte(32 + cb), byte(32 + ev.X + 1), byte(32 + ev.Y + 1)}
+	const limit = 255 - 32 - 1 // the last position a byte can carry, from 0
+	x, y := min(ev.X, limit), min(ev.Y, limit)
+	return []byte{0x1b, '[', 'M', byte(32 + cb), byte(32 + x + 1), byte(32 + y + 1)}
 }
 
-// mouseWanted reports whether a program in tracking mode t asked for ev.
-func mouseWanted(ev Mouse, t MouseTracking) bool {
-	switch t {
+// mouseWanted reports whether a program in the given modes asked for ev.
+// X10 mode reports plain presses: xterm keeps a press with a modifier for
+// itself.
+func mouseWanted(ev Mouse, modes InputModes) bool {
+	switch modes.Mouse {
 	case MouseX10:
-		return ev.Action == MousePress
+		return ev.Action == MousePress && ev.Mod == 0
 	case MouseNormal:
 		return ev.Action != MouseMotion
 	case MouseButtonEvent:

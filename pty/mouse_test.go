@@ -15,7 +15,7 @@ func TestEncodeMouse(t *testing.T) {
 		{"legacy press", Mouse{Button: MouseLeft, X: 4, Y: 2}, normal, "\x1b[M %#"},
 		{"legacy release names no button", Mouse{Button: MouseRight, Action: MouseRelease, X: 0, Y: 0}, normal, "\x1b[M#!!"},
 		{"legacy wheel down with ctrl", Mouse{Button: MouseWheelDown, X: 0, Y: 0, Mod: ModCtrl}, normal, "\x1b[Mq!!"},
-		{"legacy beyond column 223", Mouse{Button: MouseLeft, X: 223, Y: 0}, normal, ""},
+		{"legacy stops at column 223", Mouse{Button: MouseLeft, X: 300, Y: 222}, normal, "\x1b[M \xff\xff"},
 		{"sgr press", Mouse{Button: MouseLeft, X: 4, Y: 2}, sgr, "\x1b[<0;5;3M"},
 		{"sgr release keeps the button", Mouse{Button: MouseRight, Action: MouseRelease, X: 4, Y: 2}, sgr, "\x1b[<2;5;3m"},
 		{"sgr wheel up", Mouse{Button: MouseWheelUp, X: 9, Y: 0}, sgr, "\x1b[<64;10;1M"},
@@ -25,7 +25,8 @@ func TestEncodeMouse(t *testing.T) {
 		{"button event: no bare motion", Mouse{Action: MouseMotion}, InputModes{Mouse: MouseButtonEvent, MouseSGR: true}, ""},
 		{"any event: bare motion", Mouse{Action: MouseMotion}, InputModes{Mouse: MouseAnyEvent, MouseSGR: true}, "\x1b[<35;1;1M"},
 		{"x10: presses only", Mouse{Button: MouseLeft, Action: MouseRelease}, InputModes{Mouse: MouseX10}, ""},
-		{"x10: no modifiers", Mouse{Button: MouseLeft, Mod: ModCtrl}, InputModes{Mouse: MouseX10}, "\x1b[M !!"},
+		{"x10: plain press", Mouse{Button: MouseLeft}, InputModes{Mouse: MouseX10}, "\x1b[M !!"},
+		{"x10: no press with a modifier", Mouse{Button: MouseLeft, Mod: ModCtrl}, InputModes{Mouse: MouseX10}, ""},
 		{"negative position", Mouse{Button: MouseLeft, X: -1}, sgr, ""},
 	}
 	for _, tc := range cases {
