@@ -61,8 +61,9 @@ type BoardPane struct {
 	message func(agent, text string) error
 	keys    *keymap.Table
 
-	tasks    []vault.Task
-	agents   []swarm.Info
+	tasks     []vault.Task
+	agents    []swarm.Info
+	teamStale bool // an agent event came since the team was listed
 	sel, top int // the selected row and the first row shown, in lines()
 	input    *tview.InputField
 	typing   boardInput
@@ -109,14 +110,15 @@ func (p *BoardPane) Keys() *keymap.Table { return p.keys }
 // Close does nothing: the board outlives the pane.
 func (p *BoardPane) Close() error { return nil }
 
-// OnEvent reloads the tasks when the board changed and the team when an
-// agent came, went or changed state.
+// OnEvent reloads the tasks when the board changed, and marks the team
+// for reloading at the next draw when an agent came, went or changed
+// state: a burst of events costs one reload.
 func (p *BoardPane) OnEvent(e swarm.Event) {
 	switch e.Type {
 	case swarm.EvBoard:
 		p.Refresh()
 	case swarm.EvSpawned, swarm.EvRemoved, swarm.EvState:
-		p.reload(false)
+		p.teamStale = true
 	}
 }
 
@@ -137,7 +139,7 @@ func (p *BoardPane) reload(tasks bool) {
 		p.tasks, p.err = p.board.List()
 		sortTasks(p.tasks)
 	}
-	p.agents = nil
+	p.agents, p.teamStale = nil, false
 	if p.team != nil {
 		p.agents = p.team()
 	}

@@ -29,11 +29,19 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 	if rows <= 0 {
 		return
 	}
+	if p.teamStale {
+		p.reload(false)
+	}
 	lines := p.lines()
 	if p.sel < p.top {
 		p.top = p.sel
 	} else if p.sel >= p.top+rows {
 		p.top = p.sel - rows + 1
+	}
+	// The headings and hints just above the selection stay in sight when
+	// there is room, though they cannot be selected.
+	for p.top > 0 && lines[p.top-1].kind == lineNote && p.sel-(p.top-1) < rows {
+		p.top--
 	}
 	p.top = max(0, min(p.top, len(lines)-rows))
 	for i := 0; i < rows && p.top+i < len(lines); i++ {

@@ -201,14 +201,19 @@ func TestBoardPaneTeam(t *testing.T) {
 	if !slices.Contains(r.notes, "sent to every agent") {
 		t.Errorf("notes %v", r.notes)
 	}
+	before := slices.Clone(r.board.tasks)
+	notes := len(r.notes)
 	r.typeText("d")
-	if r.board.tasks[2].Status != vault.TaskOpen {
-		t.Error("d on a team row finished a task")
+	if !slices.Equal(r.board.tasks, before) || len(r.notes) != notes {
+		t.Errorf("d on a team row changed a task: %+v, notes %q", r.board.tasks, r.notes[notes:])
 	}
 
 	r.team[1].State = swarm.StateIdle
 	r.team = append(r.team, swarm.Info{Name: "agent-3", State: swarm.StateIdle, Paused: true})
 	r.p.OnEvent(swarm.Event{Type: swarm.EvSpawned, Agent: "agent-3"})
+	if len(r.p.agents) != 2 {
+		t.Error("the team was reloaded before the pane was drawn")
+	}
 	text = screenText(render(t, r.p, 100, 14))
 	for _, want := range []string{"      idle     agent-2", "      paused   agent-3"} {
 		if !strings.Contains(text, want) {
@@ -236,5 +241,23 @@ func TestBoardPaneFollowsSwarmBoard(t *testing.T) {
 	}
 	if text := screenText(render(t, p, 80, 6)); !strings.Contains(text, "t1    open     -") {
 		t.Errorf("row:\n%s", text)
+	}
+}
+
+func TestBoardPaneKeepsHeadingsInSight(t *testing.T) {
+	r := newBoardRig(t, true)
+	r.board.tasks = nil
+	for i := 3; i <= 6; i++ {
+		r.team = append(r.team, swarm.Info{Name: fmt.Sprintf("agent-%d", i), State: swarm.StateIdle})
+	}
+	r.p.Refresh()
+	// A header, 4 rows and the input line: the hint, a blank line and the
+	// heading sit above agent-1.
+	r.typeText("jjjjjjj") // down to the whole team's row
+	render(t, r.p, 100, 6)
+	r.typeText("kkkkkkk") // back to agent-1
+	text := screenText(render(t, r.p, 100, 6))
+	if !strings.Contains(text, "No tasks yet") || !strings.Contains(text, "agent-1") {
+		t.Errorf("scrolling back up hid the rows above the first agent:\n%s", text)
 	}
 }
