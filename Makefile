@@ -59,10 +59,17 @@ env:
 
 # bin/kws runs where it is built, so its llama.cpp is compiled for this CPU
 # (-march=native: SIMD the portable build leaves out). MARCH=x86-64-v2, say,
-# builds a binary for other machines. Tests keep the portable flags.
-MARCH ?= native
+# builds a binary for other machines. Tests keep the portable flags. Go's
+# build cache is keyed on the flags' text, so with native a checksum of what
+# the compiler enables here joins them (a define nothing reads): a cache
+# shared with another CPU never hands it this build. Flags already set in
+# CGO_CFLAGS and CGO_CXXFLAGS are kept.
+MARCH   ?= native
+CPUKEY   = $(if $(filter native,$(MARCH)),-DKWS_CPU=$(shell $(CC) -march=native -Q --help=target 2>/dev/null | cksum | cut -d' ' -f1))
 build: setup
-	CGO_CFLAGS="-O2 -g -march=$(MARCH)" CGO_CXXFLAGS="-O2 -g -march=$(MARCH)" $(GO) build -o $(BIN) ./cmd/kws
+	CGO_CFLAGS="$(or $(CGO_CFLAGS),-O2 -g) -march=$(MARCH) $(CPUKEY)" \
+	CGO_CXXFLAGS="$(or $(CGO_CXXFLAGS),-O2 -g) -march=$(MARCH) $(CPUKEY)" \
+	$(GO) build -o $(BIN) ./cmd/kws
 
 run: build
 	./$(BIN)

@@ -187,6 +187,9 @@ func TestShellCopyMode(t *testing.T) {
 	if got := h.p.Keys().Scope; got != "copy" {
 		t.Fatalf("Keys() in copy mode has scope %q", got)
 	}
+	if ts := h.p.KeyTables(); len(ts) != 2 || ts[0].Scope != "shell" || ts[1].Scope != "copy" {
+		t.Fatalf("KeyTables() in copy mode: %v", ts)
+	}
 	h.typeKeys("?150")
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
 	s := render(t, h.p, 80, 24)

@@ -3,7 +3,6 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,10 +21,11 @@ const (
 	pageQuit    = "quit"
 )
 
-// modeKeys is a pane with modes of its own, such as a shell pane's copy
-// mode, whose key tables the help lists after the pane's own.
-type modeKeys interface {
-	ModeKeys() []*keymap.Table
+// keyTables is a pane with modes of its own, such as a shell pane's copy
+// mode: KeyTables returns its own table, then one per mode, whichever is
+// in force. The help lists them all.
+type keyTables interface {
+	KeyTables() []*keymap.Table
 }
 
 // helpText is the help screen, generated from the key tables: the prefix
@@ -56,15 +56,16 @@ func (a *App) helpText() string {
 		section(title, t)
 	}
 	pane := func(p panes.Pane) {
-		var modes []*keymap.Table
-		if m, ok := p.(modeKeys); ok {
-			modes = m.ModeKeys()
+		tables := []*keymap.Table{p.Keys()}
+		if m, ok := p.(keyTables); ok {
+			tables = m.KeyTables()
 		}
-		if own := p.Keys(); !slices.Contains(modes, own) {
-			table(own, "In the "+own.Scope+" pane:")
-		}
-		for _, t := range modes {
-			table(t, "In "+t.Scope+" mode:")
+		for i, t := range tables {
+			if i == 0 {
+				table(t, "In the "+t.Scope+" pane:")
+			} else {
+				table(t, "In "+t.Scope+" mode:")
+			}
 		}
 	}
 	if f := a.Focused(); f != nil {

@@ -26,7 +26,7 @@ type fakePane struct {
 	waiting    bool
 }
 
-func (f *fakePane) ModeKeys() []*keymap.Table { return f.modes }
+func (f *fakePane) KeyTables() []*keymap.Table { return append([]*keymap.Table{f.table}, f.modes...) }
 
 func (f *fakePane) NeedsYou() bool { return f.waiting }
 

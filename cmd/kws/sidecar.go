@@ -94,7 +94,9 @@ func (g *globals) openSidecar(w io.Writer) (sidecar.Engine, error) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	tel, _ := sidecar.OpenTelemetry(filepath.Join(g.dataDir, "sidecar.jsonl"))
-	return sidecar.Open(file, g.dataDir, sidecarLoader, progressBar(w, filepath.Base(file)), tel, log)
+	progress, end := progressBar(w, filepath.Base(file))
+	defer end()
+	return sidecar.Open(file, g.dataDir, sidecarLoader, progress, tel, log)
 }
 
 // closeEngine releases a loaded model.
@@ -104,14 +106,22 @@ func closeEngine(e sidecar.Engine) {
 	}
 }
 
-// progressBar draws a loading bar on w, finished with a newline. When w
-// is not a terminal, a log or a pipe, it writes one line instead of the
-// redrawn bar.
-func progressBar(w io.Writer, name string) sidecar.LoadProgress {
+// progressBar draws a loading bar on w, finished with a newline; end
+// finishes the line of a load that stopped short. When w is not a
+// terminal, a log or a pipe, it writes one line instead of the redrawn bar.
+func progressBar(w io.Writer, name string) (progress sidecar.LoadProgress, end func()) {
 	var mu sync.Mutex
 	last := -1
 	f, ok := w.(*os.File)
 	bar := ok && term.IsTerminal(int(f.Fd()))
+	end = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if last >= 0 && last < 100 {
+			fmt.Fprintln(w)
+			last = 100
+		}
+	}
 	return func(f float32) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -135,7 +145,7 @@ func progressBar(w io.Writer, name string) sidecar.LoadProgress {
 		if pct >= 100 {
 			fmt.Fprintln(w)
 		}
-	}
+	}, end
 }
 
 // benchRow is one line of kws sidecar bench.

@@ -61,3 +61,23 @@ func TestSidecarCorruptModelIsAClearError(t *testing.T) {
 		t.Fatalf("a truncated model: %q %v", out, err)
 	}
 }
+
+func TestProgressLineEndsWhenLoadingStopsShort(t *testing.T) {
+	var b strings.Builder
+	progress, end := progressBar(&b, "m.gguf")
+	progress(0.3)
+	progress(0.6)
+	end()
+	end()
+	if b.String() != "loading m.gguf…\n" {
+		t.Errorf("a load that stopped at 60%%: %q", b.String())
+	}
+	b.Reset()
+	progress, end = progressBar(&b, "m.gguf")
+	progress(0.5)
+	progress(1)
+	end()
+	if b.String() != "loading m.gguf… done\n" {
+		t.Errorf("a finished load: %q", b.String())
+	}
+}
