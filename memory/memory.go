@@ -76,9 +76,12 @@ type Options struct {
 	Sensitive func(string) bool
 	// MinConfidence is the promotion threshold; 0 means 0.6.
 	MinConfidence float64
-	// Review queues candidates below MinConfidence as pending instead of
-	// dropping them.
+	// Review queues candidates below MinConfidence, from ReviewFloor up,
+	// as pending instead of dropping them.
 	Review bool
+	// ReviewFloor is the least confidence a candidate needs to wait for
+	// review; 0 means 0.3. Below it a candidate is dropped.
+	ReviewFloor float64
 	// DuplicateSimilarity is the similarity from which a candidate counts
 	// as a duplicate of a memory; 0 means 0.92.
 	DuplicateSimilarity float64
@@ -110,6 +113,7 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	def(&o.MinConfidence, 0.6)
+	def(&o.ReviewFloor, 0.3)
 	def(&o.DuplicateSimilarity, 0.92)
 	def(&o.UpdateSimilarity, 0.6)
 	def(&o.DeleteSimilarity, 0.5)

@@ -73,7 +73,7 @@ func TestPendingQueue(t *testing.T) {
 func TestApproveRefusesASecretEdit(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, t.TempDir(), Options{Review: true})
-	_, m, _ := s.Promote(ctx, Candidate{"the staging host is db-staging", "remember", 0.2}, GlobalScope, Provenance{Source: SourceUser})
+	_, m, _ := s.Promote(ctx, Candidate{"the staging host is db-staging", "remember", 0.4}, GlobalScope, Provenance{Source: SourceUser})
 	if _, _, err := s.Approve(ctx, m.ID, "the staging password is hunter22"); !errors.Is(err, ErrSensitive) {
 		t.Fatalf("Approve with a secret: %v", err)
 	}

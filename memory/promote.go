@@ -29,8 +29,8 @@ const (
 //
 //   - blank text or a secret: noop;
 //   - confidence below Options.MinConfidence: noop, or pending when
-//     Options.Review is set (the returned Memory then carries the pending
-//     id);
+//     Options.Review is set and the confidence reaches Options.ReviewFloor
+//     (the returned Memory then carries the pending id);
 //   - forget: delete the most similar memory if it reaches
 //     Options.DeleteSimilarity, else noop;
 //   - rename ("OLD was renamed to NEW"): rewrite every memory of the scope
@@ -49,7 +49,7 @@ func (s *Store) Promote(ctx context.Context, cand Candidate, scope string, prov 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cand.Confidence < s.opts.MinConfidence {
-		if !s.opts.Review || !s.acceptable(cand.Text) {
+		if !s.opts.Review || cand.Confidence < s.opts.ReviewFloor || !s.acceptable(cand.Text) {
 			return ActionNoop, Memory{}, nil
 		}
 		p, err := s.queue(cand, scope, prov)

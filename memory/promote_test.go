@@ -56,7 +56,9 @@ func TestPromote(t *testing.T) {
 		}},
 		{"review queues", Options{Review: true, MinConfidence: 0.7}, []step{
 			{Candidate{"I like short commit messages", "preference", 0.65}, ActionPending, 0, "short"},
-			{Candidate{"my password is hunter22", "remember", 0.1}, ActionNoop, 0, ""},
+			{Candidate{"my password is hunter22", "remember", 0.5}, ActionNoop, 0, ""},
+			{Candidate{"I like snake case for test names", "preference", 0.3}, ActionPending, 0, "snake"},
+			{Candidate{"I dislike long functions", "preference", 0.29}, ActionNoop, 0, ""},
 		}},
 		{"no secrets, no blanks", Options{}, []step{
 			{Candidate{"the deploy key is AKIAABCDEFGHIJKLMNOP", "remember", 0.95}, ActionNoop, 0, ""},

@@ -55,7 +55,9 @@ func (g *globals) openMemory() (*memory.Store, error) {
 // or DATA/memory-openai-MODEL for the others, since a store must be read
 // with the embedder that filled it. engine embeds for "sidecar".
 func (g *globals) openMemoryWith(cfg profile.Config, engine sidecar.Engine) (*memory.Store, error) {
-	opts := memory.Options{Sensitive: diet.IsSensitive}
+	// Candidates under the promotion threshold wait in the memory pane's
+	// approval queue.
+	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true}
 	dir := memory.DirName
 	switch e := cfg.MemoryEmbedder; {
 	case e == "" || e == "hash":

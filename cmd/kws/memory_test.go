@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/memory"
 )
 
@@ -131,5 +134,75 @@ func TestMemoryEmbedderFromConfig(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "memory-sidecar")); err != nil {
 		t.Fatalf("the sidecar's vectors are not kept apart: %v", err)
+	}
+}
+
+// TestRunLearnsRenamesFromShellCommands runs an agent whose shell command
+// renames a package with git mv and a scratch file with mv: the memory
+// naming the old package is rewritten, with the command kept in the vault
+// as its provenance, and the plain mv waits for approval.
+func TestRunLearnsRenamesFromShellCommands(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	runEnv(t)
+	data, ws := t.TempDir(), t.TempDir()
+	for _, f := range []string{"internal/parse/parse.go", "scratch.txt"} {
+		p := filepath.Join(ws, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package parse\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "init"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if out, err := run(t, data, nil, "memory", "--workspace", ws, "add", "--scope", "project", "the parser lives in internal/parse"); err != nil {
+		t.Fatalf("memory add: %q %v", out, err)
+	}
+	command := "git mv internal/parse internal/parser && mv scratch.txt notes.txt && mv missing.txt gone.txt || true"
+	args, _ := json.Marshal(map[string]string{"command": command})
+	srv := providertest.New(t,
+		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "shell", Arguments: string(args)}),
+		providertest.TextStep("renamed"))
+	if out, err := run(t, data, nil, "run", "--yes", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "rename the parser package"); err != nil {
+		t.Fatalf("run: %q %v", out, err)
+	}
+
+	out, err := run(t, data, nil, "memory", "--workspace", ws, "--json", "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []memory.Memory
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m memory.Memory
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("memory ls --json: %v\n%s", err, out)
+		}
+		got = append(got, m)
+	}
+	if len(got) != 1 || got[0].Text != "the parser lives in internal/parser" {
+		t.Fatalf("memories after the rename: %+v", got)
+	}
+	prov := got[0].Provenance
+	if prov.Source != memory.SourceTool || prov.Turn != 1 || len(prov.VaultIDs) != 1 {
+		t.Fatalf("provenance %+v", prov)
+	}
+	block, err := run(t, data, nil, "vault", "get", prov.VaultIDs[0])
+	if err != nil || !strings.HasPrefix(block, "$ "+command+"\n") || !strings.Contains(block, "EXIT CODE: 0") {
+		t.Fatalf("the provenance block: %q %v", block, err)
+	}
+
+	store, err := memory.Open(filepath.Join(data, memory.DirName), memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := store.Pending()
+	if len(pending) != 1 || pending[0].Candidate.Text != "`scratch.txt` was renamed to `notes.txt`" {
+		t.Fatalf("pending after the plain mv (the failed one proposes nothing): %+v", pending)
 	}
 }

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/agent/tools"
@@ -24,6 +29,8 @@ const recallBudget = 600
 type agentMemory struct {
 	store   *memory.Store
 	project string
+	// dir is where the agent's shell commands run (its worktree, if any).
+	dir     string
 	session string
 	agent   string
 	// vault keeps the exact turn a memory came from, its provenance.
@@ -44,9 +51,86 @@ type turnKeeper interface {
 	Put(data []byte, m vault.Meta) (string, error)
 }
 
-func newAgentMemory(store *memory.Store, v turnKeeper, workspace, agentName, session string, engine sidecar.Engine, log *slog.Logger) *agentMemory {
-	return &agentMemory{store: store, vault: v, project: memory.ProjectScope(workspace), agent: agentName,
+func newAgentMemory(store *memory.Store, v turnKeeper, workspace, dir, agentName, session string, engine sidecar.Engine, log *slog.Logger) *agentMemory {
+	return &agentMemory{store: store, vault: v, project: memory.ProjectScope(workspace), dir: dir, agent: agentName,
 		session: session, engine: engine, log: log}
+}
+
+// Confidence of a rename seen in a shell command: git mv renames tracked
+// files and is promoted; a plain mv as often moves scratch files, so it
+// waits in the approval queue.
+const (
+	gitMvConfidence = 0.75
+	mvConfidence    = 0.5
+)
+
+// watch returns an event handler that learns from the agent's tool
+// activity, then passes each event on to next: a shell command that
+// succeeded and renamed files proposes each rename, and promotion then
+// rewrites the memories that name the old path.
+func (m *agentMemory) watch(next func(agent.Event)) func(agent.Event) {
+	return func(e agent.Event) {
+		if e.Type == agent.EvToolResult && e.Tool == "shell" && !e.IsError && strings.Contains(e.Text, "EXIT CODE: 0") {
+			if rs := memory.RenamesIn(e.Preview); len(rs) > 0 {
+				m.observeRenames(rs, e.Preview, e.Text)
+			}
+		}
+		if next != nil {
+			next(e)
+		}
+	}
+}
+
+// observeRenames promotes the renames that happened, in the background:
+// the old path is gone and the new one exists. Moving a file into a
+// directory renames it to the directory's entry. The command and its
+// output are kept in the vault as the memories' provenance.
+func (m *agentMemory) observeRenames(rs []memory.Rename, command, output string) {
+	turn := int(m.turn.Load())
+	m.pending.Add(1)
+	go func() {
+		defer m.pending.Done()
+		ctx := context.Background()
+		var prov memory.Provenance
+		for _, r := range rs {
+			if !m.renamed(&r) {
+				continue
+			}
+			if prov.Source == "" {
+				prov = memory.Provenance{Session: m.session, Turn: turn, Source: memory.SourceTool}
+				if id, err := m.keep("shell", "$ "+command+"\n"+output, turn); err == nil {
+					prov.VaultIDs = []string{id}
+				}
+			}
+			conf := mvConfidence
+			if r.Git {
+				conf = gitMvConfidence
+			}
+			if act, mem, err := m.store.Promote(ctx, memory.RenameCandidate(r, conf), m.project, prov); err != nil {
+				m.log.Warn("memory: promotion failed", "error", err)
+			} else {
+				m.log.Info("memory", "action", act, "id", mem.ID, "rename", r.Old+" → "+r.New)
+			}
+		}
+	}()
+}
+
+// renamed reports whether r happened in the agent's directory, and points
+// r.New at the moved entry when r.New is a directory it was moved into.
+func (m *agentMemory) renamed(r *memory.Rename) bool {
+	exists := func(p string) bool {
+		_, err := os.Lstat(filepath.Join(m.dir, filepath.FromSlash(p)))
+		return err == nil
+	}
+	if m.dir == "" || exists(r.Old) || !exists(r.New) {
+		return false
+	}
+	if inside := path.Join(r.New, path.Base(r.Old)); exists(inside) {
+		if fi, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(r.New))); err == nil && fi.IsDir() {
+			r.New = inside
+		}
+	}
+	return true
 }
 
 // Recall returns the hint block for the turn.
@@ -76,7 +160,7 @@ func (m *agentMemory) Observe(ctx context.Context, turn string, index int) {
 			return
 		}
 		prov := memory.Provenance{Session: m.session, Turn: index, Source: memory.SourceUser}
-		if id, err := m.keepTurn(turn, index); err != nil {
+		if id, err := m.keep("user", turn, index); err != nil {
 			m.log.Warn("memory: keeping the turn in the vault failed", "error", err)
 		} else {
 			prov.VaultIDs = []string{id}
@@ -91,15 +175,16 @@ func (m *agentMemory) Observe(ctx context.Context, turn string, index int) {
 	}()
 }
 
-// keepTurn stores the user turn in the vault as a block of kind "user".
-func (m *agentMemory) keepTurn(turn string, index int) (string, error) {
+// keep stores text in the vault as a block of the given kind, from this
+// agent's session and turn.
+func (m *agentMemory) keep(kind, text string, turn int) (string, error) {
 	if m.vault == nil {
 		return "", errors.New("no vault")
 	}
-	c := tokens.Default().Count(turn)
-	meta := diet.Describe("user", turn).Meta("user", -1, c.Tokens, !c.Exact)
-	meta.Agent, meta.Session, meta.Turn = m.agent, m.session, index
-	return m.vault.Put([]byte(turn), meta)
+	c := tokens.Default().Count(text)
+	meta := diet.Describe(kind, text).Meta(kind, -1, c.Tokens, !c.Exact)
+	meta.Agent, meta.Session, meta.Turn = m.agent, m.session, turn
+	return m.vault.Put([]byte(text), meta)
 }
 
 // Wait returns when every observation has been promoted.

@@ -141,9 +141,9 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print,
 		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv), Router: engine, Critic: engine}
 	if store, err := g.openMemory(); err == nil {
-		mem := newAgentMemory(store, v, ws, "agent", sess.ID(), engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		mem := newAgentMemory(store, v, ws, ws, "agent", sess.ID(), engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		defer mem.Wait()
-		acfg.Memory = mem
+		acfg.Memory, acfg.OnEvent = mem, mem.watch(acfg.OnEvent)
 	} else {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %v\n", err)
 	}

@@ -108,7 +108,8 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar,
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
 	if w.memory != nil {
-		cfg.Memory = newAgentMemory(w.memory, w.vault, w.ws, name, sess.ID(), w.sidecar, w.log)
+		mem := newAgentMemory(w.memory, w.vault, w.ws, dir, name, sess.ID(), w.sidecar, w.log)
+		cfg.Memory, cfg.OnEvent = mem, mem.watch(onEvent)
 	}
 	return agent.New(cfg)
 }

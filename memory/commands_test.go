@@ -1,0 +1,51 @@
+package memory
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestRenamesIn(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want []Rename
+	}{
+		{"git mv internal/parse internal/parser", []Rename{{"internal/parse", "internal/parser", true}}},
+		{"mv old.go new.go", []Rename{{"old.go", "new.go", false}}},
+		{"cd x && git mv -f a.go b.go && go build ./...", []Rename{{"a.go", "b.go", true}}},
+		{"mv -v -- 'my file.txt' \"your file.txt\"; mv c d", []Rename{{"my file.txt", "your file.txt", false}, {"c", "d", false}}},
+		{"GIT_TRACE=1 git mv ./a/ b", []Rename{{"a", "b", true}}},
+		{"mv a\\ b c", []Rename{{"a b", "c", false}}},
+		{"mv -fv a b\nmv e f", []Rename{{"a", "b", false}, {"e", "f", false}}},
+		// Not renames, or not knowable before the command runs.
+		{"git mv -n a b", nil},
+		{"git mv --dry-run a b", nil},
+		{"mv a b c", nil},
+		{"mv a", nil},
+		{"mv /tmp/a b", nil},
+		{"mv a ../b", nil},
+		{"mv ~/a b", nil},
+		{"mv a a/", nil},
+		{"mv $OLD b", nil},
+		{"mv \"$OLD\" b", nil},
+		{"mv *.go src", nil},
+		{"mv -t dir a", nil},
+		{"mv $(ls) x", nil},
+		{"mv 'unterminated b", nil},
+		{"echo mv a b", nil},
+		{"git commit -m 'mv a b'", nil},
+		{"mv a b > log", nil},
+	}
+	for _, tc := range cases {
+		if got := RenamesIn(tc.cmd); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("RenamesIn(%q) = %+v, want %+v", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+func TestRenameCandidateIsReadAsARename(t *testing.T) {
+	c := RenameCandidate(Rename{Old: "README", New: "docs/README.md"}, 0.75)
+	if old, repl, ok := parseRename(c.Text); !ok || old != "README" || repl != "docs/README.md" || c.Kind != KindRename {
+		t.Fatalf("%+v parses as %q → %q (%v)", c, old, repl, ok)
+	}
+}
