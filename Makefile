@@ -93,6 +93,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzILRoundTrip$$' -fuzztime $$((100000 * $(FUZZX)))x ./vault
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFaults$$' -fuzztime $$((100000 * $(FUZZX)))x ./agent/diet
 	$(GO) test -run '^$$' -fuzz '^FuzzFastEmulator$$' -fuzztime $$((20000 * $(FUZZX)))x ./pty
+	$(GO) test -run '^$$' -fuzz '^FuzzRenamesIn$$' -fuzztime $$((100000 * $(FUZZX)))x ./memory
 
 # The Go benchmarks, then the workstation in tmux against plain tmux.
 bench: build

@@ -49,3 +49,18 @@ func TestRenameCandidateIsReadAsARename(t *testing.T) {
 		t.Fatalf("%+v parses as %q → %q (%v)", c, old, repl, ok)
 	}
 }
+
+// FuzzRenamesIn checks that any command line parses without panicking
+// and yields only renames between distinct plain relative paths.
+func FuzzRenamesIn(f *testing.F) {
+	for _, s := range []string{"git mv a b", "mv -fv -- 'x y' \"z\\\"\" && mv c d", "mv a\\", "mv 'a", "x=1 mv a b; git mv -n c d\nmv e/ f/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		for _, r := range RenamesIn(cmd) {
+			if !plainPath(r.Old) || !plainPath(r.New) || r.Old == r.New {
+				t.Fatalf("RenamesIn(%q) gave %+v", cmd, r)
+			}
+		}
+	})
+}
