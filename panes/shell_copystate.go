@@ -32,6 +32,8 @@ type copyMode struct {
 	input      []rune      // the search line's text
 	inputBack  bool        // the search line searches backward
 	byWheel    bool        // the mouse wheel opened it: wheeling to the bottom leaves
+	byClick    bool        // a click opened it: a click that selects nothing leaves
+	dragging   bool        // the left button is down on it, selecting
 }
 
 // hitsOn returns the search matches on line.

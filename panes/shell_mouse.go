@@ -15,7 +15,8 @@ const wheelLines = 3
 // mouse=a, htop, less --mouse), as tmux does. Otherwise the wheel scrolls:
 // on the alternate screen it sends arrow keys, so that less and man
 // scroll; on the normal screen a wheel step up enters copy mode, and
-// scrolling down past the newest line leaves it again.
+// scrolling down past the newest line leaves it again. A drag selects
+// text in copy mode, as in tmux.
 func (p *ShellPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
 	return p.WrapMouseHandler(func(action tview.MouseAction, ev *tcell.EventMouse, _ func(tview.Primitive)) (bool, tview.Primitive) {
 		x, y := ev.Position()
@@ -35,11 +36,12 @@ func (p *ShellPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, fu
 		case tview.MouseRightUp:
 			p.held &^= tcell.Button2
 		}
+		rawY := y
 		if x < ix || y < iy || x >= ix+w || y >= iy+h {
 			if held == 0 {
 				return false, nil
 			}
-			// A drag that leaves the pane stays the program's, at its edge,
+			// A drag that leaves the pane stays with the pane, at its edge,
 			// until the button comes up.
 			x, y = min(max(x, ix), ix+w-1), min(max(y, iy), iy+h-1)
 		}
@@ -60,11 +62,69 @@ func (p *ShellPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, fu
 			p.wheel(-1)
 		case tview.MouseScrollDown:
 			p.wheel(1)
+		case tview.MouseLeftDown:
+			p.pressCopy(x-ix, y-iy)
+			return true, p
+		case tview.MouseMove:
+			if held&tcell.Button1 == 0 || p.copy == nil || !p.copy.dragging {
+				return false, nil
+			}
+			p.dragCopy(x-ix, rawY-iy)
+			return true, p
+		case tview.MouseLeftUp:
+			p.releaseCopy()
 		default:
 			return false, nil
 		}
 		return true, nil
 	})
+}
+
+// pressCopy starts a mouse selection at column x, row y of the pane,
+// entering copy mode as tmux does; a click that drags nothing leaves a
+// copy mode it entered.
+func (p *ShellPane) pressCopy(x, y int) {
+	if p.exited() {
+		return
+	}
+	if p.copy == nil {
+		p.EnterCopyMode()
+		p.copy.byClick = true
+	}
+	c := p.copy
+	c.sel, c.typing = selNone, false
+	c.goTo(pty.Pos{Line: c.top + y, Col: x})
+	c.anchor, c.dragging = c.cur, true
+}
+
+// dragCopy extends the mouse selection to column x, row y, scrolling when
+// the pointer is above or below the pane.
+func (p *ShellPane) dragCopy(x, y int) {
+	c := p.copy
+	c.sel = selChars
+	switch {
+	case y < 0:
+		c.scroll(-1)
+	case y >= c.rows:
+		c.scroll(1)
+	}
+	c.goTo(pty.Pos{Line: c.top + max(0, min(y, c.rows-1)), Col: x})
+}
+
+// releaseCopy ends a mouse selection: the selection stays for y to keep,
+// and a plain click leaves a copy mode it opened.
+func (p *ShellPane) releaseCopy() {
+	c := p.copy
+	if c == nil || !c.dragging {
+		return
+	}
+	c.dragging = false
+	switch {
+	case c.sel == selNone && c.byClick:
+		p.leaveCopyMode()
+	case c.sel != selNone:
+		p.env.notify("shell: selected; y keeps it in the vault, q leaves")
+	}
 }
 
 // wheel scrolls by one wheel step up (dir < 0) or down.

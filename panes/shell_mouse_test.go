@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,5 +115,51 @@ func TestShellDragStaysWithTheProgram(t *testing.T) {
 	})
 	if h.mouse(tview.MouseMove, 100, 2, tcell.ButtonNone) {
 		t.Error("a move off the pane with no button held was taken")
+	}
+}
+
+func TestShellDragSelectsInCopyMode(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.run(t, "seq 1 300", "300")
+	first, err := strconv.Atoi(strings.SplitN(screenText(render(t, h.p, 80, 24)), "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A click alone selects nothing and leaves no copy mode behind.
+	h.mouse(tview.MouseLeftDown, 1, 5, tcell.Button1)
+	h.mouse(tview.MouseLeftUp, 1, 5, tcell.ButtonNone)
+	if h.p.copy != nil {
+		t.Fatal("a click left the pane in copy mode")
+	}
+	if took, capture := h.mouseCapture(tview.MouseLeftDown, 0, 5, tcell.Button1); !took || capture != h.p || h.p.copy == nil {
+		t.Fatalf("a press did not start a selection: took %v, capture %v", took, capture)
+	}
+	h.mouse(tview.MouseMove, 1, 6, tcell.Button1)
+	h.mouse(tview.MouseMove, 2, 7, tcell.Button1)
+	h.mouse(tview.MouseLeftUp, 2, 7, tcell.ButtonNone)
+	if h.p.copy == nil || h.p.copy.sel != selChars {
+		t.Fatal("the drag left no selection")
+	}
+	h.typeKeys("y")
+	want := fmt.Sprintf("%d\n%d\n%d", first+5, first+6, first+7)
+	if len(h.kept) != 1 || h.kept[0] != (kept{"shell:selection", want}) {
+		t.Fatalf("kept %q, want %q", h.kept, want)
+	}
+}
+
+func TestShellDragAboveThePaneScrollsBack(t *testing.T) {
+	h := newShellHarness(t)
+	render(t, h.p, 80, 24)
+	h.run(t, "seq 1 300", "300")
+	h.mouse(tview.MouseLeftDown, 0, 2, tcell.Button1)
+	top := h.p.copy.top
+	h.mouse(tview.MouseMove, 0, -1, tcell.Button1)
+	h.mouse(tview.MouseMove, 0, -1, tcell.Button1)
+	if got := h.p.copy.top; got != top-2 {
+		t.Errorf("two moves above the pane: top %d, want %d", got, top-2)
+	}
+	if h.p.copy.cur.Line != h.p.copy.top {
+		t.Errorf("the selection does not follow to the first row: cursor line %d, top %d", h.p.copy.cur.Line, h.p.copy.top)
 	}
 }
