@@ -38,6 +38,7 @@ type harness struct {
 	nextServer *providertest.Server // the model of the next Spawn; nil fails it
 	nextErr    error                // the factory error when nextServer is nil
 	workspaces map[string]string
+	shared     string // the workspace every agent gets, when set
 }
 
 // newHarness starts a swarm whose broker answers in mode.
@@ -45,7 +46,7 @@ func newHarness(t *testing.T, mode permission.Mode) *harness {
 	t.Helper()
 	h := &harness{t: t, vault: vaulttest.MustOpen(t), broker: permission.NewBroker(mode),
 		done: make(chan struct{}), workspaces: map[string]string{}}
-	h.sw = New(Config{Factory: h.factory, Vault: h.vault, Broker: h.broker})
+	h.sw = New(Config{Factory: h.factory, Vault: h.vault, Broker: h.broker, Dir: h.workspace})
 	h.sw.Start()
 	t.Cleanup(h.stop)
 	return h
@@ -83,9 +84,14 @@ func (h *harness) factory(name string, onEvent func(agent.Event)) (Runner, error
 		}
 		return nil, failure
 	}
-	ws, err := filepath.EvalSymlinks(h.t.TempDir())
-	if err != nil {
-		return nil, err
+	h.mu.Lock()
+	ws := h.shared
+	h.mu.Unlock()
+	if ws == "" {
+		var err error
+		if ws, err = filepath.EvalSymlinks(h.t.TempDir()); err != nil {
+			return nil, err
+		}
 	}
 	client, err := provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "test-key", Model: "test-model",
 		NativeTools: true, MaxRetries: -1, Sleep: func(time.Duration) {}})
@@ -126,6 +132,17 @@ func (h *harness) spawnOffline(err error) string {
 	h.nextServer, h.nextErr = nil, err
 	h.mu.Unlock()
 	return h.sw.Spawn()
+}
+
+// share makes every agent spawned from now on work in one workspace.
+func (h *harness) share() {
+	ws, err := filepath.EvalSymlinks(h.t.TempDir())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.shared = ws
+	h.mu.Unlock()
 }
 
 func (h *harness) workspace(name string) string {

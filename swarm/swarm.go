@@ -42,6 +42,12 @@ type Config struct {
 	Vault   Vault
 	// Broker is the interactive permission broker every agent asks.
 	Broker *permission.Broker
+	// Dir returns the directory an agent works in ("" when unknown). With
+	// it, file-touch notices also cover a file an agent read that then
+	// changed on disk by other means (a shell command, the user's
+	// editor), and an edit is reported only to readers in the editor's
+	// directory. Nil keeps notices to what the file tools report.
+	Dir func(agent string) string
 }
 
 // Errors callers can test with errors.Is.
@@ -71,7 +77,7 @@ type Swarm struct {
 // New returns a swarm; Start begins carrying permission requests.
 func New(cfg Config) *Swarm {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Swarm{cfg: cfg, bus: newBus(), touch: newTouches(cfg.Vault), ctx: ctx, cancel: cancel,
+	return &Swarm{cfg: cfg, bus: newBus(), touch: newTouches(cfg.Vault, cfg.Dir), ctx: ctx, cancel: cancel,
 		members: map[string]*member{}}
 }
 

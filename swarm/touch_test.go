@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,7 @@ func notices(msgs []provider.Message) []string {
 
 func TestFileTouchNoticeReachesTheReaderBeforeItsNextCall(t *testing.T) {
 	h := newHarness(t, permission.AutoAllow)
+	h.share()
 	g := h.gate()
 	// The reader reads x.go, then its next call waits at the gate while
 	// the editor changes the file; the call after that must carry the
@@ -44,11 +46,9 @@ func TestFileTouchNoticeReachesTheReaderBeforeItsNextCall(t *testing.T) {
 		providertest.ToolStep(call("b2", "edit_file", map[string]any{"path": "x.go",
 			"old_string": "return 1", "new_string": "return 2"})),
 		providertest.TextStep("changed"))
-	for _, name := range []string{reader, editor} {
-		src := "package x\n\nfunc F() int {\n\treturn 1\n}\n"
-		if err := os.WriteFile(filepath.Join(h.workspace(name), "x.go"), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	src := "package x\n\nfunc F() int {\n\treturn 1\n}\n"
+	if err := os.WriteFile(filepath.Join(h.workspace(reader), "x.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	w := h.watch()
 	h.send(reader, "look at x.go")
@@ -149,7 +149,7 @@ func TestTouchesFollowReadsAndEdits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := newTouches(tc.vault)
+			tr := newTouches(tc.vault, nil)
 			for _, s := range tc.steps {
 				tr.observe(s.agent, s.ev)
 			}
@@ -167,7 +167,7 @@ func TestTouchesFollowReadsAndEdits(t *testing.T) {
 }
 
 func TestRemovedAgentIsNoLongerAReader(t *testing.T) {
-	tr := newTouches(vaulttest.MustOpen(t))
+	tr := newTouches(vaulttest.MustOpen(t), nil)
 	tr.observe("a", agent.Event{Type: agent.EvToolCall, Tool: "read_file", CallID: "1", Args: `{"path":"x.go"}`})
 	tr.observe("a", agent.Event{Type: agent.EvToolResult, CallID: "1", Text: "package x"})
 	tr.forget("a")
@@ -179,7 +179,161 @@ func TestRemovedAgentIsNoLongerAReader(t *testing.T) {
 	if got := tr.take("a"); len(got) != 0 {
 		t.Fatalf("a removed agent was told %q", got)
 	}
-	if len(tr.readers["x.go"]) != 1 || !tr.readers["x.go"]["b"] {
+	if _, ok := tr.readers["x.go"]["b"]; len(tr.readers["x.go"]) != 1 || !ok {
 		t.Fatalf("readers of x.go: %v, want only the editor", tr.readers["x.go"])
+	}
+}
+
+// touchRig is touches over real directories: agents a and b share one,
+// c works in another.
+type touchRig struct {
+	t        *testing.T
+	tr       *touches
+	shared   string
+	other    string
+	nextCall int
+}
+
+func newTouchRig(t *testing.T) *touchRig {
+	r := &touchRig{t: t, shared: t.TempDir(), other: t.TempDir()}
+	r.tr = newTouches(vaulttest.MustOpen(t), func(name string) string {
+		if name == "c" {
+			return r.other
+		}
+		return r.shared
+	})
+	for _, d := range []string{r.shared, r.other} {
+		r.write(d, "x.go", "package x\n")
+	}
+	return r
+}
+
+func (r *touchRig) write(dir, name, text string) {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// tool runs one tool call of agent through the tracker: the call, what
+// happens while it runs, then its result.
+func (r *touchRig) tool(agentName, tool, args string, during func()) {
+	r.nextCall++
+	id := fmt.Sprint(r.nextCall)
+	r.tr.observe(agentName, agent.Event{Type: agent.EvToolCall, Tool: tool, CallID: id, Args: args})
+	if during != nil {
+		during()
+	}
+	r.tr.observe(agentName, agent.Event{Type: agent.EvToolResult, Tool: tool, CallID: id, Text: "done", Preview: "--- a/x.go\n+++ b/x.go\n"})
+}
+
+func (r *touchRig) read(agentName string) { r.tool(agentName, "read_file", `{"path":"x.go"}`, nil) }
+
+func TestTouchesNoticeChangesOnDisk(t *testing.T) {
+	t.Run("another agent's shell command", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.tool("b", "shell", `{"command":"echo more >> x.go"}`, func() { r.write(r.shared, "x.go", "package x\n// more\n") })
+		if got := r.tr.take("a"); len(got) != 1 || got[0] != "b's shell command changed x.go after you read it; read it again before relying on what you saw" {
+			t.Fatalf("a was told %q", got)
+		}
+		if got := r.tr.take("b"); len(got) != 0 {
+			t.Fatalf("b was told about its own command: %q", got)
+		}
+	})
+	t.Run("outside the agents", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.write(r.shared, "x.go", "package x // edited in vim\n")
+		if got := r.tr.take("a"); len(got) != 1 || !strings.HasPrefix(got[0], "something outside the agents' file tools (an editor, a build) changed x.go after you read it") {
+			t.Fatalf("a was told %q", got)
+		}
+		if got := r.tr.take("a"); len(got) != 0 {
+			t.Fatalf("a was told twice: %q", got)
+		}
+	})
+	t.Run("deleted", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		if err := os.Remove(filepath.Join(r.shared, "x.go")); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.tr.take("a"); len(got) != 1 || !strings.Contains(got[0], " deleted x.go after you read it") {
+			t.Fatalf("a was told %q", got)
+		}
+	})
+	t.Run("its own shell command", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.tool("a", "shell", `{"command":"gofmt -w x.go"}`, func() { r.write(r.shared, "x.go", "package x\n\n") })
+		if got := r.tr.take("a"); len(got) != 0 {
+			t.Fatalf("a was told about its own command: %q", got)
+		}
+	})
+	t.Run("a change while another agent's command runs waits for its result", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.tool("b", "shell", `{"command":"make fmt"}`, func() {
+			r.write(r.shared, "x.go", "package x\n// formatted\n")
+			if got := r.tr.take("a"); len(got) != 0 {
+				t.Fatalf("a was told %q while b's command ran", got)
+			}
+		})
+		if got := r.tr.take("a"); len(got) != 1 || !strings.HasPrefix(got[0], "b's shell command changed x.go") {
+			t.Fatalf("a was told %q after b's command", got)
+		}
+	})
+	t.Run("a file tool's edit is told once, with its diff", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.tool("b", "edit_file", `{"path":"x.go"}`, func() { r.write(r.shared, "x.go", "package x\n// edited\n") })
+		if got := r.tr.take("a"); len(got) != 1 || !strings.HasPrefix(got[0], "b edited x.go after you read it; the diff is ctx:") {
+			t.Fatalf("a was told %q", got)
+		}
+	})
+	t.Run("another directory is another file", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("c")
+		r.tool("b", "edit_file", `{"path":"x.go"}`, func() { r.write(r.shared, "x.go", "package x\n// edited\n") })
+		r.tool("a", "shell", `{"command":"echo >> x.go"}`, func() { r.write(r.shared, "x.go", "package x\n// edited\n\n") })
+		if got := r.tr.take("c"); len(got) != 0 {
+			t.Fatalf("c, in its own worktree, was told %q", got)
+		}
+	})
+}
+
+func TestAnEditOutsideTheAgentsReachesTheReader(t *testing.T) {
+	h := newHarness(t, permission.AutoAllow)
+	h.share()
+	g := h.gate()
+	gated := g.step("")
+	gated.ToolCalls = []provider.ToolCall{call("a2", "list_files", map[string]any{})}
+	reader, srv := h.spawn(
+		providertest.ToolStep(call("a1", "read_file", map[string]any{"path": "x.go"})),
+		gated,
+		providertest.TextStep("I will read x.go again."))
+	path := filepath.Join(h.workspace(reader), "x.go")
+	if err := os.WriteFile(path, []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := h.watch()
+	h.send(reader, "look at x.go")
+	g.wait(t)
+	// The user saves the file in an editor while the agent works.
+	if err := os.WriteFile(path, []byte("package x\n\n// Edited by hand.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.release()
+	w.until("the reader's turn to end", is(EvFinished, reader))
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("the reader made %d calls, want 3", len(reqs))
+	}
+	if got := notices(reqs[1].Messages); len(got) != 0 {
+		t.Fatalf("the call before the edit carried %q", got)
+	}
+	got := notices(reqs[2].Messages)
+	if len(got) != 1 || !strings.Contains(got[0], "outside the agents' file tools (an editor, a build) changed x.go after you read it") {
+		t.Fatalf("the call after the edit carried %q", got)
 	}
 }

@@ -182,7 +182,7 @@ func (w *workstation) appConfig() ui.Config {
 		w.broker = permission.NewBroker(permission.AutoAllow)
 	}
 	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
-	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker})
+	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker, Dir: w.agentDir})
 	w.board = swarm.NewBoard(w.vault, w.swarm)
 	w.swarm.Start()
 	// Panes built while ui.New lays out the first screen may ask for a

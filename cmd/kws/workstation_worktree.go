@@ -32,6 +32,17 @@ func (w *workstation) agentWorkspace(name string) (string, error) {
 	return dir, nil
 }
 
+// agentDir returns the directory the agent called name works in, for the
+// swarm's file-touch notices: the workspace, or its worktree once made.
+func (w *workstation) agentDir(name string) string {
+	if !w.useWorktrees {
+		return w.ws
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.worktrees[name].dir
+}
+
 // wireWorktree shows the branch of the pane's agent in its title and lets
 // its diff key keep the worktree's diff in the vault, when the agent has
 // a worktree.
