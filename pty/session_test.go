@@ -181,7 +181,9 @@ func TestScrollbackThroughShell(t *testing.T) {
 
 func TestCursorPositionReplyReachesProgram(t *testing.T) {
 	s := startShell(t, Options{})
-	run(t, s, `printf '\e[6n'; read -rs -d R pos; echo "got ${pos:2}"`)
+	// Echo goes off before the query: a reply that came before read
+	// turned echo off would be echoed onto the line "got" is printed on.
+	run(t, s, `stty -echo; printf '\e[6n'; read -r -d R pos; stty echo; echo "got ${pos:2}"`)
 	re := regexp.MustCompile(`(?m)^got \d+;\d+$`)
 	waitFor(t, "the program to print the reply", func() bool { return re.MatchString(s.Text()) })
 }
