@@ -182,6 +182,7 @@ func (m *member) loop(ctx context.Context) {
 // turn runs one user turn taken by next and publishes its end.
 func (m *member) turn(ctx context.Context, text string, r Runner) {
 	answer, err := r.Run(ctx, text)
+	m.s.touch.turnEnded(m.name)
 	cancelled := ctx.Err() != nil // before the turn's own cancel below
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -96,42 +96,64 @@ func (t *touches) stat(name, p string) stamp {
 	return stamp{known: true, exists: true, mod: fi.ModTime().UnixNano(), size: fi.Size()}
 }
 
-// observe takes one event of the agent called name.
+// observe takes one event of the agent called name. A shell command
+// counts as running from its approval to its result, or to the end of
+// the turn when it never gets one (cancelled).
 func (t *touches) observe(name string, e agent.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.gone[name] {
+		return
+	}
 	switch e.Type {
 	case agent.EvToolCall:
-		p := callPath(e.Tool, e.Args)
-		t.mu.Lock()
-		if p == "" || t.gone[name] {
-			delete(t.calls, name)
-		} else {
+		t.endShellLocked(name)
+		delete(t.calls, name)
+		if p := callPath(e.Tool, e.Args); p != "" {
 			t.calls[name] = fileCall{id: e.CallID, tool: e.Tool, path: p}
+		} else if e.Tool == "shell" {
+			t.calls[name] = fileCall{id: e.CallID, tool: e.Tool}
 		}
-		if e.Tool == "shell" && !t.gone[name] {
-			t.shells[name] = true
-		} else {
-			delete(t.shells, name)
+	case agent.EvPermission:
+		if c, ok := t.calls[name]; ok && c.id == e.CallID && c.tool == "shell" {
+			if e.Decision == "deny" {
+				delete(t.calls, name)
+			} else {
+				t.shells[name] = true
+			}
 		}
-		t.mu.Unlock()
 	case agent.EvToolResult:
-		t.mu.Lock()
 		c, ok := t.calls[name]
-		if ok && c.id == e.CallID {
-			delete(t.calls, name)
-		}
-		if t.shells[name] {
-			delete(t.shells, name)
-			t.shellDoneLocked(name)
-		}
-		t.mu.Unlock()
-		if !ok || c.id != e.CallID || e.IsError {
+		if !ok || c.id != e.CallID {
 			return
 		}
-		if c.tool == "read_file" {
-			t.read(name, c.path)
-			return
+		delete(t.calls, name)
+		switch {
+		case c.tool == "shell":
+			t.endShellLocked(name)
+		case e.IsError:
+		case c.tool == "read_file":
+			t.readLocked(name, c.path)
+		default:
+			t.editedLocked(name, c, e)
 		}
-		t.edited(name, c, e)
+	}
+}
+
+// turnEnded forgets a tool call the agent's turn ended without a result
+// for, and settles a shell command that was cut short.
+func (t *touches) turnEnded(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.endShellLocked(name)
+	delete(t.calls, name)
+}
+
+// endShellLocked settles name's running shell command, if any.
+func (t *touches) endShellLocked(name string) {
+	if t.shells[name] {
+		delete(t.shells, name)
+		t.shellDoneLocked(name)
 	}
 }
 
@@ -152,13 +174,7 @@ func callPath(tool, args string) string {
 	return path.Clean(filepath.ToSlash(strings.TrimSpace(a.Path)))
 }
 
-// read notes that name has read p.
-func (t *touches) read(name, p string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.readLocked(name, p)
-}
-
+// readLocked notes that name has read p, as p is now.
 func (t *touches) readLocked(name, p string) {
 	rs := t.readers[p]
 	if rs == nil {
@@ -168,21 +184,21 @@ func (t *touches) readLocked(name, p string) {
 	rs[name] = t.stat(name, p)
 }
 
-// edited queues a notice for every other reader of the file name changed
-// in its directory and makes name a reader of what it wrote. The diff is
-// kept in the vault only when someone is to be told.
-func (t *touches) edited(name string, c fileCall, e agent.Event) {
-	t.mu.Lock()
+// editedLocked queues a notice for every other reader of the file name
+// changed in its directory and makes name a reader of what it wrote. The
+// readers' view of the file is brought up to date in the same step, so
+// that the change is never also found as one made outside the tools. The
+// diff is kept in the vault only when someone is to be told; t.mu is let
+// go meanwhile.
+func (t *touches) editedLocked(name string, c fileCall, e agent.Event) {
 	var readers []string
 	for r := range t.readers[c.path] {
 		if r != name && t.sameDir(r, name) {
 			readers = append(readers, r)
-			// Told now, with the diff: the change is not news later.
 			t.readers[c.path][r] = t.stat(r, c.path)
 		}
 	}
 	t.readLocked(name, c.path)
-	t.mu.Unlock()
 	if len(readers) == 0 {
 		return
 	}
@@ -191,14 +207,16 @@ func (t *touches) edited(name string, c fileCall, e agent.Event) {
 	if c.tool == "write_file" {
 		verb = "wrote"
 	}
+	t.mu.Unlock()
 	notice := fmt.Sprintf("%s %s %s after you read it; read it again before relying on what you saw", name, verb, c.path)
 	if id := t.keep(name, c.path, e); id != "" {
 		notice = fmt.Sprintf("%s %s %s after you read it; the diff is %s (ctx_get it to see the change)", name, verb, c.path, id)
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	for _, r := range readers {
-		t.notices[r] = append(t.notices[r], notice)
+		if !t.gone[r] {
+			t.notices[r] = append(t.notices[r], notice)
+		}
 	}
 }
 
@@ -274,8 +292,8 @@ func (t *touches) take(name string) []string {
 	return out
 }
 
-// busyLocked reports whether another agent in name's directory runs a
-// shell command, or a file tool on p.
+// busyLocked reports whether another agent in name's directory runs an
+// approved shell command, or a file tool on p.
 func (t *touches) busyLocked(p, name string) bool {
 	for a := range t.shells {
 		if a != name && t.sameDir(a, name) {
@@ -283,7 +301,7 @@ func (t *touches) busyLocked(p, name string) bool {
 		}
 	}
 	for a, c := range t.calls {
-		if a != name && c.path == p && c.tool != "read_file" && t.sameDir(a, name) {
+		if a != name && c.path == p && c.path != "" && c.tool != "read_file" && t.sameDir(a, name) {
 			return true
 		}
 	}

@@ -221,6 +221,9 @@ func (r *touchRig) tool(agentName, tool, args string, during func()) {
 	r.nextCall++
 	id := fmt.Sprint(r.nextCall)
 	r.tr.observe(agentName, agent.Event{Type: agent.EvToolCall, Tool: tool, CallID: id, Args: args})
+	if tool != "read_file" {
+		r.tr.observe(agentName, agent.Event{Type: agent.EvPermission, Tool: tool, CallID: id, Decision: "allow"})
+	}
 	if during != nil {
 		during()
 	}
@@ -335,5 +338,62 @@ func TestAnEditOutsideTheAgentsReachesTheReader(t *testing.T) {
 	got := notices(reqs[2].Messages)
 	if len(got) != 1 || !strings.Contains(got[0], "outside the agents' file tools (an editor, a build) changed x.go after you read it") {
 		t.Fatalf("the call after the edit carried %q", got)
+	}
+}
+
+func TestTouchesShellCommandsThatDoNotRun(t *testing.T) {
+	t.Run("a change while a command waits for approval is not the command's", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.tr.observe("b", agent.Event{Type: agent.EvToolCall, Tool: "shell", CallID: "s1", Args: `{"command":"rm x.go"}`})
+		r.write(r.shared, "x.go", "package x // saved while b waits\n")
+		if got := r.tr.take("a"); len(got) != 1 || !strings.HasPrefix(got[0], "something outside the agents' file tools") {
+			t.Fatalf("a was told %q", got)
+		}
+		r.tr.observe("b", agent.Event{Type: agent.EvPermission, Tool: "shell", CallID: "s1", Decision: "deny"})
+		r.tr.observe("b", agent.Event{Type: agent.EvToolResult, Tool: "shell", CallID: "s1", IsError: true, Text: "permission denied"})
+		if got := r.tr.take("a"); len(got) != 0 {
+			t.Fatalf("a denied command was blamed: %q", got)
+		}
+	})
+	t.Run("a command cut short by the end of its turn", func(t *testing.T) {
+		r := newTouchRig(t)
+		r.read("a")
+		r.tr.observe("b", agent.Event{Type: agent.EvToolCall, Tool: "shell", CallID: "s1", Args: `{"command":"make"}`})
+		r.tr.observe("b", agent.Event{Type: agent.EvPermission, Tool: "shell", CallID: "s1", Decision: "allow"})
+		r.write(r.shared, "x.go", "package x // generated\n")
+		r.tr.turnEnded("b") // cancelled: no result ever comes
+		if got := r.tr.take("a"); len(got) != 1 || !strings.HasPrefix(got[0], "b's shell command changed x.go") {
+			t.Fatalf("a was told %q", got)
+		}
+		r.write(r.shared, "x.go", "package x // saved by hand afterwards\n")
+		if got := r.tr.take("a"); len(got) != 1 || !strings.HasPrefix(got[0], "something outside") {
+			t.Fatalf("after b's turn ended, a was told %q", got)
+		}
+	})
+}
+
+// TestTouchesEditIsToldOnce races readers' calls against another agent's
+// edits: the edit is told as the editor's, never also as a change made
+// outside the tools.
+func TestTouchesEditIsToldOnce(t *testing.T) {
+	r := newTouchRig(t)
+	for i := range 300 {
+		r.read("a")
+		done := make(chan []string)
+		go func() {
+			var got []string
+			for range 20 {
+				got = append(got, r.tr.take("a")...)
+			}
+			done <- got
+		}()
+		r.tool("b", "edit_file", `{"path":"x.go"}`, func() { r.write(r.shared, "x.go", strings.Repeat("x", i+20)) })
+		got := append(<-done, r.tr.take("a")...)
+		for _, n := range got {
+			if strings.HasPrefix(n, "something outside") {
+				t.Fatalf("round %d: b's edit was also told as an outside change: %q", i, got)
+			}
+		}
 	}
 }
