@@ -17,14 +17,22 @@ type Rename struct {
 // command `git mv OLD NEW` or `mv OLD NEW`, alone or joined to others by
 // ;, &&, || or a newline. Only plain relative paths count: a command with
 // an expansion, a glob, a redirection, a path outside the directory (an
-// absolute path, ~ or ..), more than two paths or an option that takes a
-// value (-t DIR) is skipped, as is git mv --dry-run. The caller checks
-// that the rename happened.
+// absolute path, ~ or ..), a path with a backtick or a run of blanks,
+// more than two paths or an option that takes a value (-t DIR) is
+// skipped, as is git mv --dry-run and everything after a cd, pushd or
+// popd. The caller checks that the rename happened.
 func RenamesIn(command string) []Rename {
 	var out []Rename
-	for _, words := range simpleCommands(command) {
+	for _, c := range simpleCommands(command) {
+		words := c.words
 		for len(words) > 0 && isAssignment(words[0]) {
 			words = words[1:]
+		}
+		if len(words) > 0 && (words[0] == "cd" || words[0] == "pushd" || words[0] == "popd") {
+			break // later paths are relative to another directory
+		}
+		if c.complex {
+			continue
 		}
 		git := len(words) >= 2 && words[0] == "git" && words[1] == "mv"
 		switch {
@@ -98,9 +106,12 @@ func plainFlag(a string, git bool) bool {
 	return true
 }
 
-// plainPath reports whether p is a relative path inside the directory.
+// plainPath reports whether p is a relative path inside the directory
+// that survives the sentence of a rename memory: no backtick, and no blank
+// but single spaces between other characters.
 func plainPath(p string) bool {
-	if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+	if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.ContainsRune(p, '`') ||
+		strings.Join(strings.Fields(p), " ") != p {
 		return false
 	}
 	c := path.Clean(p)
@@ -121,12 +132,20 @@ func isAssignment(w string) bool {
 	return true
 }
 
-// simpleCommands splits a command line into its simple commands' words,
-// with quotes and backslashes removed. A simple command with anything the
-// shell would expand or redirect ($, `, globs, braces, parentheses, < or >)
-// is left out, since its words are not known before it runs.
-func simpleCommands(line string) [][]string {
-	var out [][]string
+// command is one simple command's words, with quotes and backslashes
+// removed; complex is set when it has anything the shell would expand or
+// redirect ($, `, globs, braces, parentheses, < or >), since its words are
+// not known before it runs.
+type command struct {
+	words   []string
+	complex bool
+}
+
+// simpleCommands splits a command line into its simple commands, which ;,
+// &, | and newlines separate. A # that starts a word comments out the rest
+// of its line.
+func simpleCommands(line string) []command {
+	var out []command
 	var words []string
 	var word strings.Builder
 	inWord, complex := false, false
@@ -140,8 +159,8 @@ func simpleCommands(line string) [][]string {
 	}
 	endCommand := func() {
 		endWord()
-		if !complex && len(words) > 0 {
-			out = append(out, words)
+		if len(words) > 0 || complex {
+			out = append(out, command{words: words, complex: complex})
 		}
 		words, complex = nil, false
 	}
@@ -177,11 +196,15 @@ func simpleCommands(line string) [][]string {
 					inWord = true
 				}
 			}
+		case c == '#' && !inWord:
+			for i+1 < len(rs) && rs[i+1] != '\n' {
+				i++
+			}
 		case c == ' ' || c == '\t':
 			endWord()
 		case c == ';' || c == '&' || c == '|' || c == '\n':
 			endCommand()
-		case strings.ContainsRune("$`*?[]{}()<>~#", c):
+		case strings.ContainsRune("$`*?[]{}()<>~", c):
 			complex = true
 			word.WriteRune(c)
 			inWord = true

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func TestRenamesIn(t *testing.T) {
 	}{
 		{"git mv internal/parse internal/parser", []Rename{{"internal/parse", "internal/parser", true}}},
 		{"mv old.go new.go", []Rename{{"old.go", "new.go", false}}},
-		{"cd x && git mv -f a.go b.go && go build ./...", []Rename{{"a.go", "b.go", true}}},
+		{"git mv -f a.go b.go && go build ./... && cd x && mv c d", []Rename{{"a.go", "b.go", true}}},
 		{"mv -v -- 'my file.txt' \"your file.txt\"; mv c d", []Rename{{"my file.txt", "your file.txt", false}, {"c", "d", false}}},
 		{"GIT_TRACE=1 git mv ./a/ b", []Rename{{"a", "b", true}}},
 		{"mv a\\ b c", []Rename{{"a b", "c", false}}},
@@ -35,6 +36,15 @@ func TestRenamesIn(t *testing.T) {
 		{"echo mv a b", nil},
 		{"git commit -m 'mv a b'", nil},
 		{"mv a b > log", nil},
+		{"cd sub && mv a b", nil},
+		{"cd \"$DIR\"; mv a b", nil},
+		{"pushd x\nmv a b", nil},
+		{"ls # old; mv a.go b.go", nil},
+		{"ls # old\nmv a.go b.go", []Rename{{"a.go", "b.go", false}}},
+		{"mv a#b c", []Rename{{"a#b", "c", false}}},
+		{"mv 'a`b' c", nil},
+		{"mv 'a  b' c", nil},
+		{"mv ' a' c", nil},
 	}
 	for _, tc := range cases {
 		if got := RenamesIn(tc.cmd); !reflect.DeepEqual(got, tc.want) {
@@ -60,6 +70,12 @@ func FuzzRenamesIn(f *testing.F) {
 		for _, r := range RenamesIn(cmd) {
 			if !plainPath(r.Old) || !plainPath(r.New) || r.Old == r.New {
 				t.Fatalf("RenamesIn(%q) gave %+v", cmd, r)
+			}
+			// The memory's sentence, as promotion folds it, reads back as
+			// the same rename.
+			text := strings.Join(strings.Fields(RenameCandidate(r, 0.75).Text), " ")
+			if old, repl, ok := parseRename(text); !ok || old != r.Old || repl != r.New {
+				t.Fatalf("RenamesIn(%q) gave %+v, whose memory %q reads back as %q → %q (%v)", cmd, r, text, old, repl, ok)
 			}
 		}
 	})

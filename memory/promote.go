@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"regexp"
 	"strings"
 )
 
@@ -118,7 +117,6 @@ func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov 
 // names it, and returns the most recently updated of them and how many
 // there were.
 func (s *Store) rewrite(ctx context.Context, scope, old, repl string, conf float64, prov Provenance) (Memory, int, error) {
-	re := nameRE(old)
 	all, err := s.list(ctx, scope)
 	if err != nil {
 		return Memory{}, 0, err
@@ -126,10 +124,11 @@ func (s *Store) rewrite(ctx context.Context, scope, old, repl string, conf float
 	var first Memory
 	n := 0
 	for _, m := range all {
-		if !re.MatchString(m.Text) {
+		text, k := replaceName(m.Text, old, repl)
+		if k == 0 {
 			continue
 		}
-		m.Text = re.ReplaceAllLiteralString(m.Text, repl)
+		m.Text = text
 		m.Confidence = min(m.Confidence, conf)
 		m.Provenance = prov
 		u, err := s.update(ctx, m)
@@ -158,17 +157,47 @@ func parseRename(text string) (old, repl string, ok bool) {
 	return "", "", false
 }
 
-// nameRE matches name as a whole word (case-sensitive).
-func nameRE(name string) *regexp.Regexp {
-	expr := regexp.QuoteMeta(name)
+// replaceName replaces every whole occurrence of name in text with repl
+// (case-sensitive) and counts them. A name that looks like a path (it
+// holds a / or a .) must not touch other path characters either, so that
+// renaming main.go leaves cmd/main.go and main.go.bak alone; a sentence's
+// full stop after it still ends it, and a path inside a renamed directory
+// is renamed with it.
+func replaceName(text, name, repl string) (string, int) {
+	pathLike := strings.ContainsAny(name, "/.")
 	isWord := func(b byte) bool {
-		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 	}
-	if isWord(name[0]) {
-		expr = `\b` + expr
+	joinsBefore := func(b byte) bool { return isWord(b) || pathLike && (b == '/' || b == '.' || b == '-') }
+	joinsAfter := func(i int) bool {
+		b := text[i]
+		if b == '.' && pathLike {
+			return i+1 < len(text) && isWord(text[i+1])
+		}
+		return isWord(b) || pathLike && b == '-' // a / goes on into a renamed directory
 	}
-	if isWord(name[len(name)-1]) {
-		expr += `\b`
+	var out strings.Builder
+	n, from := 0, 0
+	for i := 0; i <= len(text)-len(name); {
+		k := strings.Index(text[i:], name)
+		if k < 0 {
+			break
+		}
+		at, end := i+k, i+k+len(name)
+		joined := at > 0 && (pathLike || isWord(name[0])) && joinsBefore(text[at-1]) ||
+			end < len(text) && (pathLike || isWord(name[len(name)-1])) && joinsAfter(end)
+		if joined {
+			i = at + 1
+			continue
+		}
+		out.WriteString(text[from:at])
+		out.WriteString(repl)
+		from, i = end, end
+		n++
 	}
-	return regexp.MustCompile(expr)
+	if n == 0 {
+		return text, 0
+	}
+	out.WriteString(text[from:])
+	return out.String(), n
 }

@@ -128,3 +128,23 @@ func TestPipeline(t *testing.T) {
 		t.Fatalf("after the pipeline: %+v", list)
 	}
 }
+
+func TestReplaceName(t *testing.T) {
+	cases := []struct {
+		text, name, repl, want string
+	}{
+		{"parseArgs calls parseArgsV2 and parseArgs.", "parseArgs", "parseFlags", "parseFlags calls parseArgsV2 and parseFlags."},
+		{"main.go and cmd/kws/main.go and main.go.bak", "main.go", "app.go", "app.go and cmd/kws/main.go and main.go.bak"},
+		{"the parser lives in internal/parse.", "internal/parse", "internal/parser", "the parser lives in internal/parser."},
+		{"see internal/parse/lexer.go", "internal/parse", "internal/parser", "see internal/parser/lexer.go"},
+		{"see internal/parsed", "internal/parse", "internal/parser", "see internal/parsed"},
+		{"see `internal/parse` and (internal/parse)", "internal/parse", "pkg/parse", "see `pkg/parse` and (pkg/parse)"},
+		{"run make test first", "test", "tests", "run make tests first"},
+		{"a-test-b test_x", "test", "tests", "a-tests-b test_x"},
+	}
+	for _, tc := range cases {
+		if got, _ := replaceName(tc.text, tc.name, tc.repl); got != tc.want {
+			t.Errorf("replaceName(%q, %q, %q) = %q, want %q", tc.text, tc.name, tc.repl, got, tc.want)
+		}
+	}
+}

@@ -147,7 +147,7 @@ func TestRunLearnsRenamesFromShellCommands(t *testing.T) {
 	}
 	runEnv(t)
 	data, ws := t.TempDir(), t.TempDir()
-	for _, f := range []string{"internal/parse/parse.go", "scratch.txt"} {
+	for _, f := range []string{"internal/parse/parse.go", "scratch.txt", "conf.json"} {
 		p := filepath.Join(ws, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -164,7 +164,10 @@ func TestRunLearnsRenamesFromShellCommands(t *testing.T) {
 	if out, err := run(t, data, nil, "memory", "--workspace", ws, "add", "--scope", "project", "the parser lives in internal/parse"); err != nil {
 		t.Fatalf("memory add: %q %v", out, err)
 	}
-	command := "git mv internal/parse internal/parser && mv scratch.txt notes.txt && mv missing.txt gone.txt || true"
+	// Only the first two rename anything: the temporary file replaces a
+	// file that existed, and missing.txt does not exist.
+	command := "git mv internal/parse internal/parser && mv scratch.txt notes.txt && " +
+		"echo '{}' > conf.json.tmp && mv conf.json.tmp conf.json; mv missing.txt gone.txt || true"
 	args, _ := json.Marshal(map[string]string{"command": command})
 	srv := providertest.New(t,
 		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "shell", Arguments: string(args)}),
@@ -203,6 +206,6 @@ func TestRunLearnsRenamesFromShellCommands(t *testing.T) {
 	}
 	pending := store.Pending()
 	if len(pending) != 1 || pending[0].Candidate.Text != "`scratch.txt` was renamed to `notes.txt`" {
-		t.Fatalf("pending after the plain mv (the failed one proposes nothing): %+v", pending)
+		t.Fatalf("pending after the plain mv (the others propose nothing): %+v", pending)
 	}
 }

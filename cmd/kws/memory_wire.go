@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
+	"regexp"
 	"sync"
 	"sync/atomic"
 
@@ -29,10 +30,16 @@ const recallBudget = 600
 type agentMemory struct {
 	store   *memory.Store
 	project string
-	// dir is where the agent's shell commands run (its worktree, if any).
-	dir     string
-	session string
-	agent   string
+	// workspace is the project's directory; dir is where the agent's
+	// shell commands run (its worktree, if any).
+	workspace, dir string
+	// checks are the renames of the shell command checkCall, as their
+	// paths were before it ran.
+	checksMu  sync.Mutex
+	checks    []renameCheck
+	checkCall string
+	session   string
+	agent     string
 	// vault keeps the exact turn a memory came from, its provenance.
 	vault turnKeeper
 	// turn is the number of the turn observed last, for memory_save.
@@ -52,28 +59,44 @@ type turnKeeper interface {
 }
 
 func newAgentMemory(store *memory.Store, v turnKeeper, workspace, dir, agentName, session string, engine sidecar.Engine, log *slog.Logger) *agentMemory {
-	return &agentMemory{store: store, vault: v, project: memory.ProjectScope(workspace), dir: dir, agent: agentName,
+	return &agentMemory{store: store, vault: v, project: memory.ProjectScope(workspace), workspace: workspace, dir: dir, agent: agentName,
 		session: session, engine: engine, log: log}
 }
 
 // Confidence of a rename seen in a shell command: git mv renames tracked
-// files and is promoted; a plain mv as often moves scratch files, so it
-// waits in the approval queue.
+// files and is promoted; a plain mv as often moves scratch files, and a
+// rename in an agent's own worktree is not on the main branch yet, so
+// those wait in the approval queue.
 const (
 	gitMvConfidence = 0.75
 	mvConfidence    = 0.5
 )
 
+// renameCheck is a rename a shell command asks for, with its paths as they
+// were before the command ran.
+type renameCheck struct {
+	r                                  memory.Rename
+	oldBefore, newBefore, newDirBefore bool
+	insideBefore                       bool // New/base(Old) existed
+}
+
+// exitCodeRE finds the exit code line of a shell tool result.
+var exitCodeRE = regexp.MustCompile(`(?m)^EXIT CODE: (-?\d+)$`)
+
 // watch returns an event handler that learns from the agent's tool
 // activity, then passes each event on to next: a shell command that
 // succeeded and renamed files proposes each rename, and promotion then
-// rewrites the memories that name the old path.
+// rewrites the memories that name the old path. The paths are looked at
+// when the command is called and when its result comes, so only a rename
+// that happened counts: the old path existed and is gone, and the new one
+// is new (or is a directory that got the old entry).
 func (m *agentMemory) watch(next func(agent.Event)) func(agent.Event) {
 	return func(e agent.Event) {
-		if e.Type == agent.EvToolResult && e.Tool == "shell" && !e.IsError && strings.Contains(e.Text, "EXIT CODE: 0") {
-			if rs := memory.RenamesIn(e.Preview); len(rs) > 0 {
-				m.observeRenames(rs, e.Preview, e.Text)
-			}
+		switch {
+		case e.Type == agent.EvToolCall && e.Tool == "shell":
+			m.beforeShell(e.CallID, e.Args)
+		case e.Type == agent.EvToolResult && e.Tool == "shell":
+			m.afterShell(e)
 		}
 		if next != nil {
 			next(e)
@@ -81,29 +104,74 @@ func (m *agentMemory) watch(next func(agent.Event)) func(agent.Event) {
 	}
 }
 
-// observeRenames promotes the renames that happened, in the background:
-// the old path is gone and the new one exists. Moving a file into a
-// directory renames it to the directory's entry. The command and its
-// output are kept in the vault as the memories' provenance.
-func (m *agentMemory) observeRenames(rs []memory.Rename, command, output string) {
+// beforeShell notes the state of the paths a shell command would rename.
+func (m *agentMemory) beforeShell(callID, args string) {
+	var a struct {
+		Command string `json:"command"`
+	}
+	m.checksMu.Lock()
+	defer m.checksMu.Unlock()
+	m.checks, m.checkCall = nil, callID
+	if m.dir == "" || json.Unmarshal([]byte(args), &a) != nil {
+		return
+	}
+	for _, r := range memory.RenamesIn(a.Command) {
+		c := renameCheck{r: r, oldBefore: m.exists(r.Old), newBefore: m.exists(r.New)}
+		c.newDirBefore = m.isDir(r.New)
+		c.insideBefore = m.exists(path.Join(r.New, path.Base(r.Old)))
+		m.checks = append(m.checks, c)
+	}
+}
+
+// afterShell promotes, in the background, the renames a shell command that
+// succeeded did.
+func (m *agentMemory) afterShell(e agent.Event) {
+	m.checksMu.Lock()
+	checks := m.checks
+	if m.checkCall != e.CallID {
+		checks = nil
+	}
+	m.checks, m.checkCall = nil, ""
+	m.checksMu.Unlock()
+	codes := exitCodeRE.FindAllStringSubmatch(e.Text, -1)
+	if len(checks) == 0 || e.IsError || len(codes) == 0 || codes[len(codes)-1][1] != "0" {
+		return
+	}
+	var done []memory.Rename
+	for _, c := range checks {
+		r := c.r
+		if !c.oldBefore || m.exists(r.Old) {
+			continue
+		}
+		switch inside := path.Join(r.New, path.Base(r.Old)); {
+		case !c.newBefore && m.exists(r.New):
+		case c.newDirBefore && !c.insideBefore && m.exists(inside):
+			r.New = inside
+		default:
+			continue // it replaced a file, or did not happen
+		}
+		done = append(done, r)
+	}
+	if len(done) > 0 {
+		m.promoteRenames(done, e.Preview, e.Text)
+	}
+}
+
+// promoteRenames promotes renames in the background, the command and its
+// output kept in the vault as their provenance.
+func (m *agentMemory) promoteRenames(rs []memory.Rename, command, output string) {
 	turn := int(m.turn.Load())
 	m.pending.Add(1)
 	go func() {
 		defer m.pending.Done()
 		ctx := context.Background()
-		var prov memory.Provenance
+		prov := memory.Provenance{Session: m.session, Turn: turn, Source: memory.SourceTool}
+		if id, err := m.keep("shell", "$ "+command+"\n"+output, turn); err == nil {
+			prov.VaultIDs = []string{id}
+		}
 		for _, r := range rs {
-			if !m.renamed(&r) {
-				continue
-			}
-			if prov.Source == "" {
-				prov = memory.Provenance{Session: m.session, Turn: turn, Source: memory.SourceTool}
-				if id, err := m.keep("shell", "$ "+command+"\n"+output, turn); err == nil {
-					prov.VaultIDs = []string{id}
-				}
-			}
 			conf := mvConfidence
-			if r.Git {
+			if r.Git && m.dir == m.workspace {
 				conf = gitMvConfidence
 			}
 			if act, mem, err := m.store.Promote(ctx, memory.RenameCandidate(r, conf), m.project, prov); err != nil {
@@ -115,22 +183,16 @@ func (m *agentMemory) observeRenames(rs []memory.Rename, command, output string)
 	}()
 }
 
-// renamed reports whether r happened in the agent's directory, and points
-// r.New at the moved entry when r.New is a directory it was moved into.
-func (m *agentMemory) renamed(r *memory.Rename) bool {
-	exists := func(p string) bool {
-		_, err := os.Lstat(filepath.Join(m.dir, filepath.FromSlash(p)))
-		return err == nil
-	}
-	if m.dir == "" || exists(r.Old) || !exists(r.New) {
-		return false
-	}
-	if inside := path.Join(r.New, path.Base(r.Old)); exists(inside) {
-		if fi, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(r.New))); err == nil && fi.IsDir() {
-			r.New = inside
-		}
-	}
-	return true
+// exists reports whether p exists in the agent's directory.
+func (m *agentMemory) exists(p string) bool {
+	_, err := os.Lstat(filepath.Join(m.dir, filepath.FromSlash(p)))
+	return err == nil
+}
+
+// isDir reports whether p is a directory in the agent's directory.
+func (m *agentMemory) isDir(p string) bool {
+	fi, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(p)))
+	return err == nil && fi.IsDir()
 }
 
 // Recall returns the hint block for the turn.
