@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -64,9 +65,9 @@ func newAgentMemory(store *memory.Store, v turnKeeper, workspace, dir, agentName
 }
 
 // Confidence of a rename seen in a shell command: git mv renames tracked
-// files and is promoted; a plain mv as often moves scratch files, and a
-// rename in an agent's own worktree is not on the main branch yet, so
-// those wait in the approval queue.
+// files and is promoted; a plain mv as often moves scratch files, a
+// rename in an agent's own worktree is not on the main branch yet, and a
+// bare word may name other things, so those wait in the approval queue.
 const (
 	gitMvConfidence = 0.75
 	mvConfidence    = 0.5
@@ -171,7 +172,9 @@ func (m *agentMemory) promoteRenames(rs []memory.Rename, command, output string)
 		}
 		for _, r := range rs {
 			conf := mvConfidence
-			if r.Git && m.dir == m.workspace {
+			// A bare word ("git mv test tests") is as likely to name
+			// something else in a memory ("make test"): it waits too.
+			if r.Git && m.dir == m.workspace && strings.ContainsAny(r.Old, "/.") {
 				conf = gitMvConfidence
 			}
 			if act, mem, err := m.store.Promote(ctx, memory.RenameCandidate(r, conf), m.project, prov); err != nil {
