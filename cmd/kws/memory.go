@@ -32,7 +32,8 @@ func newMemoryCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "memory", Short: "Long-term memory: facts, preferences and decisions kept across sessions"}
 	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
 	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
-	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g))
+	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g),
+		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g))
 	return cmd
 }
 
@@ -236,6 +237,99 @@ func newMemoryRm(g *globals) *cobra.Command {
 					err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"action": "delete", "id": id})
 				} else {
 					_, err = fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", id)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func newMemoryPending(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "pending",
+		Short: "List the candidates waiting for approval, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if g.json {
+				enc := json.NewEncoder(w)
+				for _, p := range s.Pending() {
+					if err := enc.Encode(p); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSCOPE\tKIND\tCONF\tSOURCE\tAGE\tTEXT")
+			for _, p := range s.Pending() {
+				scope := "global"
+				if memory.IsProject(p.Scope) {
+					scope = "project"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n", p.ID, scope, p.Candidate.Kind, p.Candidate.Confidence,
+					p.Provenance.Source, panes.Age(time.Since(p.Created)), oneLine(p.Candidate.Text, 100))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newMemoryApprove(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "approve ID [TEXT]",
+		Short: "Keep a waiting candidate as a memory, with TEXT in place of its own when given",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			act, m, err := s.Approve(cmd.Context(), args[0], strings.Join(args[1:], " "))
+			if errors.Is(err, memory.ErrNotFound) {
+				return &exitError{code: 1, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if g.json {
+				return json.NewEncoder(w).Encode(map[string]any{"action": act, "id": m.ID, "scope": m.Scope, "text": m.Text})
+			}
+			_, err = fmt.Fprintf(w, "%s %s\n", act, m.ID)
+			return err
+		},
+	}
+}
+
+func newMemoryReject(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reject ID...",
+		Short: "Drop waiting candidates",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.openMemory()
+			if err != nil {
+				return err
+			}
+			for _, id := range args {
+				if err := s.Reject(id); err != nil {
+					if errors.Is(err, memory.ErrNotFound) {
+						return &exitError{code: 1, err: err}
+					}
+					return err
+				}
+				if g.json {
+					err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"action": "reject", "id": id})
+				} else {
+					_, err = fmt.Fprintf(cmd.OutOrStdout(), "rejected %s\n", id)
 				}
 				if err != nil {
 					return err

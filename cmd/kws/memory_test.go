@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -200,12 +201,38 @@ func TestRunLearnsRenamesFromShellCommands(t *testing.T) {
 		t.Fatalf("the provenance block: %q %v", block, err)
 	}
 
-	store, err := memory.Open(filepath.Join(data, memory.DirName), memory.Options{})
+	out, err = run(t, data, nil, "memory", "--json", "pending")
+	var pending memory.Pending
+	if err != nil || json.Unmarshal([]byte(out), &pending) != nil || strings.Count(out, "\n") != 1 ||
+		pending.Candidate.Text != "`scratch.txt` was renamed to `notes.txt`" || pending.Provenance.Source != memory.SourceTool {
+		t.Fatalf("pending after the plain mv (the others propose nothing): %q %v", out, err)
+	}
+	if out, err := run(t, data, nil, "memory", "pending"); err != nil || !strings.Contains(out, pending.ID) || !strings.Contains(out, "0.50") {
+		t.Fatalf("memory pending: %q %v", out, err)
+	}
+	if out, err := run(t, data, nil, "memory", "approve", pending.ID, "notes.txt holds the scratch notes"); err != nil || !strings.HasPrefix(out, "add mem:") {
+		t.Fatalf("memory approve with new text: %q %v", out, err)
+	}
+	if out, err := run(t, data, nil, "memory", "--workspace", ws, "search", "-k", "1", "scratch notes"); err != nil || !strings.Contains(out, "notes.txt holds the scratch notes") {
+		t.Fatalf("the approved memory is not found: %q %v", out, err)
+	}
+	var exit *exitError
+	if _, err := run(t, data, nil, "memory", "reject", pending.ID); !errors.As(err, &exit) || exit.code != 1 {
+		t.Fatalf("rejecting a candidate already approved: %v", err)
+	}
+	store, err := memory.Open(filepath.Join(data, memory.DirName), memory.Options{Review: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := store.Pending()
-	if len(pending) != 1 || pending[0].Candidate.Text != "`scratch.txt` was renamed to `notes.txt`" {
-		t.Fatalf("pending after the plain mv (the others propose nothing): %+v", pending)
+	act, unsure, err := store.Promote(context.Background(), memory.Candidate{Text: "the CI runs nightly", Kind: "remember", Confidence: 0.4},
+		memory.GlobalScope, memory.Provenance{Source: memory.SourceSidecar})
+	if err != nil || act != memory.ActionPending {
+		t.Fatalf("queueing a candidate: %v %v", act, err)
+	}
+	if out, err := run(t, data, nil, "memory", "reject", unsure.ID); err != nil || out != "rejected "+unsure.ID+"\n" {
+		t.Fatalf("memory reject: %q %v", out, err)
+	}
+	if out, err := run(t, data, nil, "memory", "pending"); err != nil || strings.Contains(out, "cand:") {
+		t.Fatalf("the queue after approving: %q %v", out, err)
 	}
 }
