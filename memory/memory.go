@@ -190,6 +190,15 @@ func checkScope(scope string) error {
 // IsProject reports whether scope is a project scope.
 func IsProject(scope string) bool { return strings.HasPrefix(scope, projectPrefix) }
 
+// ScopeLabel names a scope as listings and tools show it: "project" or
+// "global".
+func ScopeLabel(scope string) string {
+	if IsProject(scope) {
+		return "project"
+	}
+	return "global"
+}
+
 // Metadata keys of a stored document.
 const (
 	keyKind       = "kind"

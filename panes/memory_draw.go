@@ -63,11 +63,7 @@ func (p *MemoryPane) rowText(r memRow) string {
 		kind = r.cand.Candidate.Kind + "?"
 		m.Updated = r.cand.Created
 	}
-	scope := "global"
-	if memory.IsProject(m.Scope) {
-		scope = "project"
-	}
-	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, scope, Age(p.env.now().Sub(m.Updated)), termsafe.OneLine(m.Text))
+	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, memory.ScopeLabel(m.Scope), Age(p.env.now().Sub(m.Updated)), termsafe.OneLine(m.Text))
 }
 
 // InputHandler edits, searches as you type, or runs the pane's keys.

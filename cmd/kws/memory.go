@@ -222,29 +222,35 @@ func newMemoryRm(g *globals) *cobra.Command {
 		Short: "Forget memories by id",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.openMemory()
-			if err != nil {
-				return err
-			}
-			for _, id := range args {
-				if err := s.Delete(id); err != nil {
-					if errors.Is(err, memory.ErrNotFound) {
-						return &exitError{code: 1, err: err}
-					}
-					return err
-				}
-				if g.json {
-					err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"action": "delete", "id": id})
-				} else {
-					_, err = fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", id)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+			return g.eachMemoryID(cmd, args, "delete", "removed", (*memory.Store).Delete)
 		},
 	}
+}
+
+// eachMemoryID runs do on every id in order and reports each as done
+// (action in --json, past in text); an unknown id stops with exit code 1.
+func (g *globals) eachMemoryID(cmd *cobra.Command, ids []string, action, past string, do func(*memory.Store, string) error) error {
+	s, err := g.openMemory()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := do(s, id); err != nil {
+			if errors.Is(err, memory.ErrNotFound) {
+				return &exitError{code: 1, err: err}
+			}
+			return err
+		}
+		if g.json {
+			err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"action": action, "id": id})
+		} else {
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", past, id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newMemoryPending(g *globals) *cobra.Command {
@@ -270,11 +276,7 @@ func newMemoryPending(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSCOPE\tKIND\tCONF\tSOURCE\tAGE\tTEXT")
 			for _, p := range s.Pending() {
-				scope := "global"
-				if memory.IsProject(p.Scope) {
-					scope = "project"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n", p.ID, scope, p.Candidate.Kind, p.Candidate.Confidence,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n", p.ID, memory.ScopeLabel(p.Scope), p.Candidate.Kind, p.Candidate.Confidence,
 					p.Provenance.Source, panes.Age(time.Since(p.Created)), oneLine(p.Candidate.Text, 100))
 			}
 			return tw.Flush()
@@ -315,27 +317,7 @@ func newMemoryReject(g *globals) *cobra.Command {
 		Short: "Drop waiting candidates",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.openMemory()
-			if err != nil {
-				return err
-			}
-			for _, id := range args {
-				if err := s.Reject(id); err != nil {
-					if errors.Is(err, memory.ErrNotFound) {
-						return &exitError{code: 1, err: err}
-					}
-					return err
-				}
-				if g.json {
-					err = json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"action": "reject", "id": id})
-				} else {
-					_, err = fmt.Fprintf(cmd.OutOrStdout(), "rejected %s\n", id)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+			return g.eachMemoryID(cmd, args, "reject", "rejected", (*memory.Store).Reject)
 		},
 	}
 }
@@ -362,11 +344,7 @@ func printMemories(w io.Writer, asJSON bool, hits []memory.Hit, withScore bool) 
 	}
 	fmt.Fprintln(tw, head)
 	for _, h := range hits {
-		scope := "global"
-		if memory.IsProject(h.Scope) {
-			scope = "project"
-		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, scope, h.Kind, h.Provenance.Source, panes.Age(time.Since(h.Updated)), oneLine(h.Text, 100))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, memory.ScopeLabel(h.Scope), h.Kind, h.Provenance.Source, panes.Age(time.Since(h.Updated)), oneLine(h.Text, 100))
 		if withScore {
 			line = fmt.Sprintf("%.3f\t", h.Score) + line
 		}

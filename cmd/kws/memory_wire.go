@@ -285,11 +285,7 @@ func (m *agentMemory) Search(ctx context.Context, query, scope string, k int) ([
 	}
 	out := make([]tools.MemoryHit, len(hits))
 	for i, h := range hits {
-		sc := "global"
-		if memory.IsProject(h.Scope) {
-			sc = "project"
-		}
-		out[i] = tools.MemoryHit{ID: h.ID, Text: h.Text, Kind: h.Kind, Scope: sc, Source: h.Provenance.Source, Score: h.Score}
+		out[i] = tools.MemoryHit{ID: h.ID, Text: h.Text, Kind: h.Kind, Scope: memory.ScopeLabel(h.Scope), Source: h.Provenance.Source, Score: h.Score}
 	}
 	return out, nil
 }
