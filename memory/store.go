@@ -18,9 +18,10 @@ import (
 // Store is an open memory directory. One *Store is safe for many
 // goroutines; two processes must not write one directory at once.
 type Store struct {
-	dir  string
-	opts Options
-	db   *chromem.DB
+	dir    string
+	opts   Options
+	db     *chromem.DB // in memory; the store writes the files (disk.go)
+	damage []Damage    // found by Open
 
 	mu      sync.RWMutex // held for writing by changes, for reading by reads
 	pending []Pending    // guarded by mu
@@ -34,11 +35,12 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
-	db, err := chromem.NewPersistentDB(dir, false)
+	opts = opts.withDefaults()
+	db, damage, err := load(dir, opts.Embedder)
 	if err != nil {
 		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, opts: opts.withDefaults(), db: db}
+	s := &Store{dir: dir, opts: opts, db: db, damage: damage}
 	if err := s.loadPending(); err != nil {
 		return nil, err
 	}
@@ -48,11 +50,18 @@ func Open(dir string, opts Options) (*Store, error) {
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
+// Damaged returns the files Open found damaged and moved aside, in the
+// order of their paths; the caller warns the user with each one's String.
+func (s *Store) Damaged() []Damage { return append([]Damage(nil), s.damage...) }
+
 // collection returns the collection of scope, nil when it does not exist
-// and create is false.
+// and create is false. Creating one writes its name file first.
 func (s *Store) collection(scope string, create bool) (*chromem.Collection, error) {
-	if !create {
-		return s.db.GetCollection(scope, s.opts.Embedder), nil
+	if c := s.db.GetCollection(scope, s.opts.Embedder); c != nil || !create {
+		return c, nil
+	}
+	if err := writeGob(filepath.Join(s.dir, slot(scope), metaFile), collectionMeta{Name: scope}); err != nil {
+		return nil, fmt.Errorf("memory: scope %s: %w", scope, err)
 	}
 	c, err := s.db.GetOrCreateCollection(scope, nil, s.opts.Embedder)
 	if err != nil {
@@ -95,7 +104,7 @@ func (s *Store) add(ctx context.Context, m Memory) (Memory, error) {
 }
 
 // put writes m into its scope's collection, replacing a document with the
-// same id.
+// same id: first its file, atomically, then the collection.
 func (s *Store) put(ctx context.Context, m Memory) error {
 	c, err := s.collection(m.Scope, true)
 	if err != nil {
@@ -106,6 +115,9 @@ func (s *Store) put(ctx context.Context, m Memory) error {
 		return err
 	}
 	doc := chromem.Document{ID: m.ID, Metadata: m.metadata(), Embedding: vec, Content: m.Text}
+	if err := writeGob(s.docPath(m.Scope, m.ID), doc); err != nil {
+		return fmt.Errorf("memory: store %s: %w", m.ID, err)
+	}
 	if err := c.AddDocument(ctx, doc); err != nil {
 		return fmt.Errorf("memory: store %s: %w", m.ID, err)
 	}
@@ -160,6 +172,9 @@ func (s *Store) delete(m Memory) error {
 	c, err := s.collection(m.Scope, false)
 	if err != nil || c == nil {
 		return err
+	}
+	if err := removeFile(s.docPath(m.Scope, m.ID)); err != nil {
+		return fmt.Errorf("memory: delete %s: %w", m.ID, err)
 	}
 	if err := c.Delete(context.Background(), nil, nil, m.ID); err != nil {
 		return fmt.Errorf("memory: delete %s: %w", m.ID, err)
@@ -224,21 +239,25 @@ func queryError(scope string, err error) error {
 }
 
 // freeID returns id, or a new random id when id is empty or its file
-// slot in scope is taken. chromem-go persists a document in a file named
-// after 8 hex digits of the SHA-256 of its id (in a folder named the same
-// way after the collection), so two ids sharing a slot would overwrite
+// slot in scope is taken. A memory is kept, in chromem-go's layout, in a
+// file named after 8 hex digits of the SHA-256 of its id (in a folder
+// named the same way after the scope), so two ids sharing a slot would overwrite
 // each other on disk: among 50,000 random ids that happens about one time
 // in four.
 func (s *Store) freeID(scope, id string) string {
-	dir := filepath.Join(s.dir, slot(scope))
 	for {
 		if id != "" {
-			if _, err := os.Stat(filepath.Join(dir, slot(id)+".gob")); err != nil {
+			if _, err := os.Stat(s.docPath(scope, id)); err != nil {
 				return id // free (or unreadable, which put reports)
 			}
 		}
 		id = newID("mem:")
 	}
+}
+
+// docPath is the file of memory id in scope.
+func (s *Store) docPath(scope, id string) string {
+	return filepath.Join(s.dir, slot(scope), slot(id)+docExt)
 }
 
 // slot is chromem-go's file name for a collection or document name.
