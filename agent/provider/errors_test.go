@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"strings"
@@ -147,4 +148,60 @@ func TestChatNeedsAModel(t *testing.T) {
 	if _, err := c.Chat(context.Background(), userRequest("go"), nil); err == nil || !strings.Contains(err.Error(), "KWS_MODEL") {
 		t.Errorf("error = %v, want a hint to set KWS_MODEL", err)
 	}
+}
+
+// hostileText carries a clipboard write (OSC 52), a window title (OSC 0),
+// a screen clear (CSI 2J), a C1 CSI, a bell and a line break.
+const hostileText = "bad\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J\u009b31m\x07\nrequest"
+
+// TestChatErrorsAreSafeToPrint checks that a server's error text reaches
+// the caller without terminal escapes or control characters, on one line,
+// bounded, and without the API key even when an escape splits it.
+func TestChatErrorsAreSafeToPrint(t *testing.T) {
+	split := testKey[:6] + "\x1b[0m" + testKey[6:]
+	tests := []struct {
+		name string
+		step providertest.Step
+	}{
+		{"400 OpenAI shape", providertest.Step{Status: 400, ErrorBody: jsonError(hostileText)}},
+		{"401 echoing a split key", providertest.Step{Status: 401, ErrorBody: jsonError(hostileText + " key " + split)}},
+		{"404 Ollama shape", providertest.Step{Status: 404, ErrorBody: errorBody(map[string]any{"error": hostileText})}},
+		{"429", providertest.Step{Status: 429, ErrorBody: jsonError(hostileText)}},
+		{"500 plain text", providertest.Step{Status: 500, ErrorBody: hostileText + strings.Repeat("x", 5000)}},
+		{"422 detail", providertest.Step{Status: 422, ErrorBody: errorBody(map[string]any{"detail": hostileText})}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := []providertest.Step{tt.step}
+			for range 8 {
+				steps = append(steps, tt.step)
+			}
+			h := newHarness(t, nil, steps...)
+			_, err := h.chat(t, userRequest("go"))
+			if err == nil {
+				t.Fatal("Chat succeeded, want an error")
+			}
+			msg := err.Error()
+			if i := strings.IndexFunc(msg, func(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }); i >= 0 {
+				t.Errorf("error holds control byte %q at %d: %q", msg[i], i, msg)
+			}
+			if !strings.Contains(msg, "bad") || strings.Contains(msg, testKey) {
+				t.Errorf("error lost the message or leaks the key: %q", msg)
+			}
+			if n := len([]rune(msg)); n > 1000 {
+				t.Errorf("error is %d runes long, want the server's text bounded", n)
+			}
+		})
+	}
+}
+
+// jsonError is an OpenAI-shaped error body carrying msg.
+func jsonError(msg string) string {
+	return errorBody(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+}
+
+// errorBody encodes an error body built from maps and strings.
+func errorBody(v map[string]any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/kwsdev/kws/termsafe"
 )
 
 // failure is a classified attempt error: what to tell the caller and
@@ -25,8 +27,8 @@ type failure struct {
 	hasAfter bool
 }
 
-// serverError is an HTTP or in-stream error from the server, with the API
-// key removed from its message.
+// serverError is an HTTP or in-stream error from the server, its message
+// made safe to print (see clean).
 type serverError struct {
 	status int
 	msg    string
@@ -78,7 +80,7 @@ func (c *OpenAI) classify(ae *attemptError, model string) failure {
 		}
 		return failure{retry: true, err: fmt.Errorf("provider: request to %s failed: %w", c.baseURL, ae.err)}
 	}
-	msg = c.redact(msg)
+	msg = c.clean(msg)
 	se := &serverError{status: status, msg: msg, cause: ae.err}
 	lower := strings.ToLower(msg)
 	switch {
@@ -149,15 +151,10 @@ func bodyMessage(body []byte, status string) string {
 			}
 		}
 	}
-	s := strings.TrimSpace(string(body))
-	if s == "" {
-		return status
+	if s := strings.TrimSpace(string(body)); s != "" {
+		return s
 	}
-	const maxLen = 500
-	if len(s) > maxLen {
-		s = s[:maxLen] + "…"
-	}
-	return s
+	return status
 }
 
 // isUnreachable reports connection refused, DNS failures and other dial
@@ -183,12 +180,24 @@ func isModelMissing(lower string) bool {
 		(strings.Contains(lower, "not found") || strings.Contains(lower, "does not exist"))
 }
 
-// redact removes the API key from a server message.
-func (c *OpenAI) redact(msg string) string {
-	if c.cfg.APIKey == "" {
-		return msg
+// maxMessageRunes bounds the server message kept in an error.
+const maxMessageRunes = 500
+
+// clean makes a server message safe to print on a terminal and to log: one
+// line without escape sequences or control characters (a hostile server
+// cannot retitle the window, clear the screen or write the clipboard), the
+// API key removed, at most maxMessageRunes runes. Escapes are stripped
+// before the key is looked for, so a key split by an escape sequence is
+// still found.
+func (c *OpenAI) clean(msg string) string {
+	msg = strings.TrimSpace(termsafe.OneLine(msg))
+	if c.cfg.APIKey != "" {
+		msg = strings.ReplaceAll(msg, c.cfg.APIKey, "[redacted]")
 	}
-	return strings.ReplaceAll(msg, c.cfg.APIKey, "[redacted]")
+	if r := []rune(msg); len(r) > maxMessageRunes {
+		msg = string(r[:maxMessageRunes-1]) + "…"
+	}
+	return msg
 }
 
 func containsAny(s string, subs []string) bool {
