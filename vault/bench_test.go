@@ -109,3 +109,29 @@ func BenchmarkIndexLoad100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetVerified measures Get, which hashes every block it returns
+// to check it against its id, in bytes of block data per second.
+func BenchmarkGetVerified(b *testing.B) {
+	for _, size := range []int{4 << 10, 64 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			v := MustOpen(b)
+			r := rand.New(rand.NewSource(3))
+			ids := make([]string, 32)
+			for i := range ids {
+				id, err := v.Put(benchText(r, size), Meta{Kind: "bench"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids[i] = id
+			}
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := v.Get(ids[i%len(ids)]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

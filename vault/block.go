@@ -178,7 +178,9 @@ func resolve(bb *bolt.Bucket, id string) ([]byte, error) {
 }
 
 // Get returns a copy of the exact bytes stored under id (a unique prefix of
-// at least 8 hex digits also works).
+// at least 8 hex digits also works). The bytes are checked against the id,
+// which is their hash: a damaged block yields ErrCorrupt naming it, never
+// wrong bytes.
 func (v *Vault) Get(id string) ([]byte, error) {
 	var out []byte
 	err := v.view(func(tx *bolt.Tx) error {
@@ -188,9 +190,22 @@ func (v *Vault) Get(id string) ([]byte, error) {
 			return err
 		}
 		out = append([]byte(nil), bb.Get(key)...)
-		return nil
+		return verifyBlock(string(key), out)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// verifyBlock checks that data hashes to the id it is stored under.
+func verifyBlock(id string, data []byte) error {
+	sum := sha256.Sum256(data)
+	want := strings.TrimPrefix(id, "ctx:")
+	if len(data) == 0 || len(want) > 2*len(sum) || hex.EncodeToString(sum[:])[:len(want)] != want {
+		return fmt.Errorf("%w: block %s: its bytes no longer hash to its id, so they are not served", ErrCorrupt, id)
+	}
+	return nil
 }
 
 // Meta returns the metadata of the block id.

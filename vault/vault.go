@@ -39,8 +39,10 @@ var (
 	ErrBadID = errors.New("vault: malformed id (want ctx: followed by 8 to 64 hex digits)")
 	// ErrLocked is returned by Open when another process holds the vault.
 	ErrLocked = errors.New("vault: held by another process")
-	// ErrCorrupt is returned when the vault file is damaged or not a vault.
-	ErrCorrupt = errors.New("vault: file is corrupt or not a kws vault")
+	// ErrCorrupt is returned when the vault file is damaged or not a vault,
+	// and by Get for a block whose bytes no longer hash to its id; the
+	// error names the block.
+	ErrCorrupt = errors.New("vault: damaged")
 	// ErrClosed is returned by operations on a closed vault.
 	ErrClosed = errors.New("vault: closed")
 )
