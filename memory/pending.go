@@ -7,12 +7,23 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
-// pendingFile holds the pending queue, next to the collections.
-const pendingFile = "pending.json"
+// The pending queue is one JSON file that several processes share (the
+// workstation, kws run, kws memory approve and reject). Every change is a
+// read-modify-write of the file under an exclusive flock of pendingLock,
+// so no process writes back a queue it read before another's change; the
+// file itself is replaced atomically, so readers need no lock.
+const (
+	// pendingFile holds the pending queue, next to the collections.
+	pendingFile = "pending.json"
+	// pendingLock is the lock file that serializes changes to the queue.
+	pendingLock = "pending.lock"
+)
 
 // Pending is a candidate waiting for the user's approval.
 type Pending struct {
@@ -28,11 +39,23 @@ type Pending struct {
 	Created time.Time `json:"created"`
 }
 
-// Pending returns the queued candidates, oldest first.
+// Pending returns the queued candidates, oldest first, as the file holds
+// them now: changes by other processes show. A queue file that cannot be
+// read gives the last queue read.
 func (s *Store) Pending() []Pending {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]Pending(nil), s.pending...)
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	fi, err := os.Stat(filepath.Join(s.dir, pendingFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		s.cacheFile, s.cache = nil, nil
+	case err != nil:
+	case s.cacheFile == nil || !os.SameFile(fi, s.cacheFile) || !fi.ModTime().Equal(s.cacheFile.ModTime()) || fi.Size() != s.cacheFile.Size():
+		if q, err := s.readPending(); err == nil {
+			s.cacheFile, s.cache = fi, q
+		}
+	}
+	return slices.Clone(s.cache)
 }
 
 // Approve promotes pending candidate id as if the user had said it with
@@ -42,43 +65,54 @@ func (s *Store) Pending() []Pending {
 func (s *Store) Approve(ctx context.Context, id, editedText string) (Action, Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, err := s.pendingIndex(id)
-	if err != nil {
-		return "", Memory{}, err
-	}
-	p := s.pending[i]
-	cand := p.Candidate
-	if strings.TrimSpace(editedText) != "" {
-		cand.Text = editedText
-	}
-	cand.Confidence = 1
-	if !s.acceptable(cand.Text) {
-		if strings.TrimSpace(cand.Text) == "" {
-			return "", Memory{}, ErrEmpty
+	var (
+		act Action
+		m   Memory
+	)
+	err := s.changePending(func(q []Pending) ([]Pending, error) {
+		i, err := pendingIndex(q, id)
+		if err != nil {
+			return nil, err
 		}
-		return "", Memory{}, ErrSensitive
-	}
-	act, m, err := s.promote(ctx, cand, p.Scope, p.Provenance)
+		p := q[i]
+		cand := p.Candidate
+		if strings.TrimSpace(editedText) != "" {
+			cand.Text = editedText
+		}
+		cand.Confidence = 1
+		if !s.acceptable(cand.Text) {
+			if strings.TrimSpace(cand.Text) == "" {
+				return nil, ErrEmpty
+			}
+			return nil, ErrSensitive
+		}
+		if act, m, err = s.promote(ctx, cand, p.Scope, p.Provenance); err != nil {
+			return nil, err
+		}
+		return slices.Delete(q, i, i+1), nil
+	})
 	if err != nil {
 		return "", Memory{}, err
 	}
-	return act, m, s.dropPending(i)
+	return act, m, nil
 }
 
 // Reject removes pending candidate id without storing it.
 func (s *Store) Reject(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, err := s.pendingIndex(id)
-	if err != nil {
-		return err
-	}
-	return s.dropPending(i)
+	return s.changePending(func(q []Pending) ([]Pending, error) {
+		i, err := pendingIndex(q, id)
+		if err != nil {
+			return nil, err
+		}
+		return slices.Delete(q, i, i+1), nil
+	})
 }
 
 // pendingIndex returns the queue position of id.
-func (s *Store) pendingIndex(id string) (int, error) {
-	for i, p := range s.pending {
+func pendingIndex(q []Pending, id string) (int, error) {
+	for i, p := range q {
 		if p.ID == id {
 			return i, nil
 		}
@@ -86,62 +120,76 @@ func (s *Store) pendingIndex(id string) (int, error) {
 	return 0, fmt.Errorf("%w: no pending candidate %q", ErrNotFound, id)
 }
 
-// queue appends a candidate to the pending queue and saves it.
+// queue appends a candidate to the pending queue.
 func (s *Store) queue(cand Candidate, scope string, prov Provenance) (Pending, error) {
 	cand.Text = strings.Join(strings.Fields(cand.Text), " ")
 	p := Pending{ID: newID("cand:"), Candidate: cand, Scope: scope, Provenance: prov, Created: s.opts.Now()}
-	s.pending = append(s.pending, p)
-	if err := s.savePending(); err != nil {
-		s.pending = s.pending[:len(s.pending)-1]
+	err := s.changePending(func(q []Pending) ([]Pending, error) { return append(q, p), nil })
+	if err != nil {
 		return Pending{}, err
 	}
 	return p, nil
 }
 
-// dropPending removes queue entry i and saves the queue.
-func (s *Store) dropPending(i int) error {
-	s.pending = append(s.pending[:i:i], s.pending[i+1:]...)
-	return s.savePending()
-}
-
-// loadPending reads the queue; a missing file is an empty queue.
-func (s *Store) loadPending() error {
-	data, err := os.ReadFile(filepath.Join(s.dir, pendingFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err == nil {
-		err = json.Unmarshal(data, &s.pending)
-	}
+// changePending applies change to the queue as the file holds it and
+// writes the result, all under the queue's lock, which other processes
+// take too. An error from change leaves the file as it was.
+func (s *Store) changePending(change func([]Pending) ([]Pending, error)) error {
+	lock, err := os.OpenFile(filepath.Join(s.dir, pendingLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("memory: pending queue: %w", err)
 	}
-	return nil
-}
-
-// savePending writes the queue atomically (a temporary file renamed over
-// the old one).
-func (s *Store) savePending() error {
-	data, err := json.MarshalIndent(s.pending, "", "  ")
+	defer lock.Close() // closing releases the lock
+	if err := flock(lock); err != nil {
+		return fmt.Errorf("memory: lock the pending queue: %w", err)
+	}
+	q, err := s.readPending()
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(s.dir, pendingFile)
-	tmp, err := os.CreateTemp(s.dir, pendingFile+".*")
+	if q, err = change(q); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(q, "", "  ")
 	if err == nil {
-		_, err = tmp.Write(append(data, '\n'))
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
+		err = writeFileAtomic(filepath.Join(s.dir, pendingFile), append(data, '\n'))
 	}
 	if err != nil {
 		return fmt.Errorf("memory: save pending queue: %w", err)
 	}
 	return nil
+}
+
+// flock takes an exclusive lock on f, waiting for other holders.
+func flock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// readPending reads the queue file; a missing file is an empty queue.
+func (s *Store) readPending() ([]Pending, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, pendingFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	var q []Pending
+	if err == nil {
+		err = json.Unmarshal(data, &q)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memory: pending queue: %w", err)
+	}
+	return q, nil
+}
+
+// checkPending is Open's look at the queue file: one that does not parse
+// is quarantined, like a damaged memory, and the queue starts empty.
+func (s *Store) checkPending() {
+	if _, err := s.readPending(); err != nil {
+		s.damage = append(s.damage, quarantine(s.dir, filepath.Join(s.dir, pendingFile), err))
+	}
 }

@@ -3,6 +3,11 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -79,5 +84,107 @@ func TestApproveRefusesASecretEdit(t *testing.T) {
 	}
 	if len(s.Pending()) != 1 {
 		t.Fatal("a refused approval dropped the candidate")
+	}
+}
+
+// queueText queues text in proj and returns its pending id.
+func queueText(t *testing.T, s *Store, text string) string {
+	t.Helper()
+	act, m, err := s.Promote(context.Background(), Candidate{Text: text, Kind: "remember", Confidence: 0.4}, proj, Provenance{Source: SourceUser})
+	if err != nil || act != ActionPending {
+		t.Fatalf("Promote(%q) = %s %v", text, act, err)
+	}
+	return m.ID
+}
+
+// pendingTexts returns the texts of s's queue.
+func pendingTexts(s *Store) []string {
+	var out []string
+	for _, p := range s.Pending() {
+		out = append(out, p.Candidate.Text)
+	}
+	return out
+}
+
+// TestPendingQueueSharedByTwoStores opens one directory twice, as two
+// processes do: a candidate one rejects does not come back when the other
+// queues, each sees the other's changes, and concurrent changes all land.
+func TestPendingQueueSharedByTwoStores(t *testing.T) {
+	dir := t.TempDir()
+	run := mustOpen(t, dir, Options{Review: true}) // kws run
+	cli := mustOpen(t, dir, Options{Review: true}) // kws memory reject
+	first := queueText(t, run, "the linter is golangci-lint")
+	queueText(t, run, "the CI runs nightly")
+	if err := cli.Reject(first); err != nil {
+		t.Fatalf("Reject in the other store: %v", err)
+	}
+	queueText(t, run, "the staging host is db-staging")
+	want := "the CI runs nightly|the staging host is db-staging"
+	for name, s := range map[string]*Store{"run": run, "cli": cli, "reopened": mustOpen(t, dir, Options{})} {
+		if got := strings.Join(pendingTexts(s), "|"); got != want {
+			t.Fatalf("%s store's queue = %q, want %q", name, got, want)
+		}
+	}
+	if _, _, err := run.Approve(context.Background(), first, ""); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("approving a candidate the other store rejected: %v", err)
+	}
+
+	var wg sync.WaitGroup
+	for _, s := range []*Store{run, cli} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 15 {
+				c := Candidate{Text: fmt.Sprintf("fact %d from %p", i, s), Kind: "remember", Confidence: 0.4}
+				if act, _, err := s.Promote(context.Background(), c, proj, Provenance{Source: SourceUser}); err != nil || act != ActionPending {
+					t.Errorf("Promote(%q) = %s %v", c.Text, act, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(mustOpen(t, dir, Options{}).Pending()); n != 32 {
+		t.Fatalf("after 30 concurrent queueings the queue holds %d, want 32", n)
+	}
+}
+
+// TestPendingQueueSharedWithAProcess queues in a real second process while
+// this one holds the store open, then rejects here: the other process's
+// candidates stay.
+func TestPendingQueueSharedWithAProcess(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, Options{Review: true})
+	mine := queueText(t, s, "the linter is golangci-lint")
+	helper(t, "queue", dir, "the CI runs nightly", "the staging host is db-staging")
+	if err := s.Reject(mine); err != nil {
+		t.Fatal(err)
+	}
+	want := "the CI runs nightly|the staging host is db-staging"
+	if got := strings.Join(pendingTexts(mustOpen(t, dir, Options{})), "|"); got != want {
+		t.Fatalf("queue after the reject = %q, want the other process's %q", got, want)
+	}
+	if got := strings.Join(pendingTexts(s), "|"); got != want {
+		t.Fatalf("this store's queue = %q, want %q", got, want)
+	}
+}
+
+// TestDamagedPendingQueueIsQuarantined: a queue file that does not parse
+// no longer stops Open; it is moved aside and named.
+func TestDamagedPendingQueueIsQuarantined(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, pendingFile)
+	if err := os.WriteFile(path, []byte(`[{"id": "cand:`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{Review: true})
+	if err != nil {
+		t.Fatalf("Open with a damaged queue: %v", err)
+	}
+	if d := s.Damaged(); len(d) != 1 || d[0].File != path || d[0].MovedTo == "" {
+		t.Fatalf("Damaged() = %+v", d)
+	}
+	queueText(t, s, "the CI runs nightly")
+	if n := len(mustOpen(t, dir, Options{}).Pending()); n != 1 {
+		t.Fatalf("queue after the quarantine holds %d", n)
 	}
 }

@@ -16,15 +16,20 @@ import (
 )
 
 // Store is an open memory directory. One *Store is safe for many
-// goroutines; two processes must not write one directory at once.
+// goroutines. Processes share the pending queue safely (pending.go); each
+// loads the memories on Open, so one does not see memories another adds
+// later.
 type Store struct {
 	dir    string
 	opts   Options
 	db     *chromem.DB // in memory; the store writes the files (disk.go)
 	damage []Damage    // found by Open
 
-	mu      sync.RWMutex // held for writing by changes, for reading by reads
-	pending []Pending    // guarded by mu
+	mu sync.RWMutex // held for writing by changes, for reading by reads
+
+	cacheMu   sync.Mutex  // guards the last queue Pending read:
+	cacheFile os.FileInfo // the queue file it was read from
+	cache     []Pending
 
 	probeMu sync.Mutex
 	probe   []float32 // any vector of the embedder's size, for listing
@@ -41,9 +46,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, opts: opts, db: db, damage: damage}
-	if err := s.loadPending(); err != nil {
-		return nil, err
-	}
+	s.checkPending()
 	return s, nil
 }
 
