@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -43,6 +44,9 @@ var (
 	// and by Get for a block whose bytes no longer hash to its id; the
 	// error names the block.
 	ErrCorrupt = errors.New("vault: damaged")
+	// ErrTruncated is returned by Open for a file that is empty or shorter
+	// than its own meta page says; it wraps ErrCorrupt.
+	ErrTruncated = fmt.Errorf("%w: file is truncated", ErrCorrupt)
 	// ErrClosed is returned by operations on a closed vault.
 	ErrClosed = errors.New("vault: closed")
 )
@@ -89,7 +93,9 @@ func OpenDir(dataDir string, opts *Options) (*Vault, error) {
 
 // Open opens (creating if needed) the vault file at path. A file held by
 // another process yields ErrLocked, naming the holder's pid, within
-// Options.LockTimeout; a damaged file yields ErrCorrupt.
+// Options.LockTimeout; a damaged file yields ErrCorrupt, and an empty file
+// or one shorter than its meta page says yields ErrTruncated (an empty
+// file is never turned into a new vault).
 func Open(path string, opts *Options) (v *Vault, err error) {
 	var o Options
 	if opts != nil {
@@ -98,8 +104,13 @@ func Open(path string, opts *Options) (v *Vault, err error) {
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = 500 * time.Millisecond
 	}
+	if err := checkFileSize(path); err != nil {
+		return nil, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
-		// bbolt can panic on some damaged files while reading pages.
+		// bbolt can panic on some damaged files while reading pages, and
+		// a read past the end of the mapped file faults.
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, r)
 		}
@@ -171,8 +182,11 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) error { return v.guard(v.db.Vie
 func (v *Vault) update(fn func(tx *bolt.Tx) error) error { return v.guard(v.db.Update, fn) }
 
 // guard runs fn through a bbolt transaction runner, turning a bbolt panic
-// on a damaged page into ErrCorrupt and a closed database into ErrClosed.
+// on a damaged page or a memory fault in the mapped file (one cut short
+// while open) into ErrCorrupt and a closed database into ErrClosed.
+// SetPanicOnFault is per goroutine, and bbolt runs fn on this one.
 func (v *Vault) guard(run func(func(*bolt.Tx) error) error, fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, v.path, r)
