@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -35,69 +36,111 @@ func (r Recovery) Clean() bool {
 	return !r.Interrupted && len(r.Truncated) == 0
 }
 
-// Open resumes session id under dataDir. It reads the whole transcript,
-// cuts a torn or corrupt last line off raw.jsonl and sent.jsonl (reported
-// in the Recovery), resynchronises the summary's counters and turns
-// status running into interrupted. A corrupt line before the last one is
-// an error naming the line: records are never dropped silently.
+// ErrDamaged is matched (errors.Is) by the error Open returns when the
+// transcript holds fewer messages than summary.json records: records that
+// were acknowledged are gone, so the session is not resumed.
+var ErrDamaged = errors.New("session: transcript damaged")
+
+// Open resumes session id under dataDir. It takes the session's lock
+// first, so a session another process has open fails with a *RunningError
+// before anything is touched. It then reads the whole transcript, cuts a
+// torn or corrupt last line off raw.jsonl and sent.jsonl (reported in the
+// Recovery), resynchronises the summary's counters and turns status
+// running into interrupted. A corrupt line before the last one is an
+// error naming the line, and a transcript holding fewer messages than
+// summary.json records is ErrDamaged; both leave every file as it was:
+// records are never dropped silently.
 func Open(dataDir, id string) (*Session, Recovery, error) {
 	var rec Recovery
 	if !validID(id) {
 		return nil, rec, fmt.Errorf("session: invalid id %q", id)
 	}
 	dir := filepath.Join(SessionsDir(dataDir), id)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = fs.ErrNotExist
+		}
+		return nil, rec, fmt.Errorf("session: no session %s in %s (kws sessions ls lists them): %w", id, SessionsDir(dataDir), err)
+	}
 	s := &Session{id: id, dir: dir}
-	if err := readJSON(filepath.Join(dir, SummaryFile), &s.sum); err != nil {
+	var err error
+	if s.lock, err = lockDir(dir, id); err != nil {
 		return nil, rec, err
 	}
-	if err := readJSON(filepath.Join(dir, RunFile), &s.run); err != nil {
-		return nil, rec, err
-	}
-	removeStaleTemps(dir)
-	if err := s.openLogs(&rec); err != nil {
+	if err := s.open(&rec); err != nil {
 		s.closeFiles()
 		return nil, rec, err
 	}
-	s.sum.ID, s.run.ID = id, id
+	return s, rec, nil
+}
+
+// open reads and repairs the session's files once its lock is held.
+func (s *Session) open(rec *Recovery) error {
+	if err := readJSON(filepath.Join(s.dir, SummaryFile), &s.sum); err != nil {
+		return err
+	}
+	if err := readJSON(filepath.Join(s.dir, RunFile), &s.run); err != nil {
+		return err
+	}
+	recorded := s.sum.Messages
+	var err error
+	if s.raw, err = os.OpenFile(filepath.Join(s.dir, RawFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
+		return fmt.Errorf("session: open transcript: %w", err)
+	}
+	tail, err := s.readRaw()
+	if err != nil {
+		return err
+	}
+	if len(s.msgs) < recorded {
+		held := fmt.Sprintf("holds only %d", len(s.msgs))
+		if len(s.msgs) == 0 {
+			held = "is empty"
+		}
+		return fmt.Errorf("%w: session %s: %s %s but %s records %d messages; it was emptied or damaged outside kws, so it is not resumed and nothing was changed (files in %s)",
+			ErrDamaged, s.id, RawFile, held, SummaryFile, recorded, s.dir)
+	}
+	if tail != nil {
+		t, err := truncateTail(s.raw, RawFile, tail.Offset, tail.Line, errors.New(tail.Reason))
+		if err != nil {
+			return err
+		}
+		rec.Truncated = append(rec.Truncated, t)
+	}
+	removeStaleTemps(s.dir)
+	if s.sent, err = os.OpenFile(filepath.Join(s.dir, SentFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
+		return fmt.Errorf("session: open call log: %w", err)
+	}
+	if err := s.readSentTail(rec); err != nil {
+		return err
+	}
+	s.sum.ID, s.run.ID = s.id, s.id
 	s.sum.Messages, s.sum.Calls = len(s.msgs), s.calls
 	if s.sum.Status == StatusRunning {
 		s.sum.Status = StatusInterrupted
 		rec.Interrupted = true
 	}
 	s.sum.Updated = time.Now().UTC()
-	if err := writeJSONAtomic(filepath.Join(dir, SummaryFile), s.sum); err != nil {
-		s.closeFiles()
-		return nil, rec, err
-	}
-	s.dirty = false
-	return s, rec, nil
-}
-
-func (s *Session) openLogs(rec *Recovery) error {
-	var err error
-	if s.raw, err = os.OpenFile(filepath.Join(s.dir, RawFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
-		return fmt.Errorf("session: open transcript: %w", err)
-	}
-	if err := s.readRaw(rec); err != nil {
+	if err := writeJSONAtomic(filepath.Join(s.dir, SummaryFile), s.sum); err != nil {
 		return err
 	}
-	if s.sent, err = os.OpenFile(filepath.Join(s.dir, SentFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
-		return fmt.Errorf("session: open call log: %w", err)
-	}
-	return s.readSentTail(rec)
+	s.dirty = false
+	return nil
 }
 
-// readRaw loads every record of raw.jsonl, cutting off a bad last line.
-func (s *Session) readRaw(rec *Recovery) error {
+// readRaw loads every record of raw.jsonl. A bad last line is not cut
+// yet: it is returned (Offset, Line and Reason set) for open to cut once
+// the transcript has been checked against the summary.
+func (s *Session) readRaw() (*Truncation, error) {
 	r := bufio.NewReaderSize(s.raw, 64<<10)
 	var off int64
+	var tail *Truncation
 	for lineNo := 1; ; lineNo++ {
 		line, err := r.ReadBytes('\n')
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("session: read %s: %w", s.raw.Name(), err)
+			return nil, fmt.Errorf("session: read %s: %w", s.raw.Name(), err)
 		}
 		rc, derr := decodeRecord(line, s.seq+1)
 		if err == io.EOF && derr == nil {
@@ -105,13 +148,9 @@ func (s *Session) readRaw(rec *Recovery) error {
 		}
 		if derr != nil {
 			if _, perr := r.Peek(1); perr != io.EOF {
-				return fmt.Errorf("session: %s line %d: %w", s.raw.Name(), lineNo, derr)
+				return nil, fmt.Errorf("session: %s line %d: %w", s.raw.Name(), lineNo, derr)
 			}
-			t, terr := truncateTail(s.raw, RawFile, off, lineNo, derr)
-			if terr != nil {
-				return terr
-			}
-			rec.Truncated = append(rec.Truncated, t)
+			tail = &Truncation{File: RawFile, Line: lineNo, Offset: off, Reason: derr.Error()}
 			break
 		}
 		off += int64(len(line))
@@ -121,7 +160,7 @@ func (s *Session) readRaw(rec *Recovery) error {
 		}
 	}
 	s.rawSize = off
-	return nil
+	return tail, nil
 }
 
 // decodeRecord parses one raw.jsonl line that must carry sequence want.

@@ -10,9 +10,10 @@
 // run.json are replaced atomically (temp file, fsync, rename), so readers
 // see either the old or the new version, never a mix.
 //
-// A Session is safe for concurrent use by goroutines of one process. Two
-// processes appending to the same session at once is not supported: the
-// files would interleave and the counters diverge.
+// A Session is safe for concurrent use by goroutines of one process. Only
+// one open Session may write a session folder: Create and Open take an
+// exclusive lock on its LockFile, and Open of a session open elsewhere
+// fails with a *RunningError before changing anything.
 package session
 
 import (
@@ -52,6 +53,7 @@ type Session struct {
 	dir      string
 	raw      *os.File
 	sent     *os.File
+	lock     *os.File // holds LockFile's lock while the session is open
 	rawSize  int64
 	sentSize int64
 	seq      int
@@ -122,7 +124,11 @@ func create(id, dir, workspace string) (*Session, error) {
 	s.sum = Summary{ID: id, Created: now, Updated: now, Status: StatusRunning}
 	s.run = Run{ID: id, Workspace: workspace, Started: now, Updated: now}
 	var err error
+	if s.lock, err = lockDir(dir, id); err != nil {
+		return nil, err
+	}
 	if s.raw, err = createLog(filepath.Join(dir, RawFile)); err != nil {
+		s.closeFiles()
 		return nil, err
 	}
 	if s.sent, err = createLog(filepath.Join(dir, SentFile)); err != nil {
@@ -213,7 +219,7 @@ func (s *Session) Close() error {
 
 func (s *Session) closeFiles() error {
 	var errs []error
-	for _, f := range []*os.File{s.raw, s.sent} {
+	for _, f := range []*os.File{s.raw, s.sent, s.lock} {
 		if f != nil {
 			if err := f.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("session: close %s: %w", f.Name(), err))
