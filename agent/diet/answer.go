@@ -1,6 +1,7 @@
 package diet
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,6 +23,9 @@ func Answer(store Store, search Searcher, f Fault) string {
 	switch f.Op {
 	case "get":
 		data, err := store.Get(f.ID)
+		if errors.Is(err, vault.ErrCorrupt) {
+			return fmt.Sprintf("<ctx_error id=%q damaged=\"true\">%s</ctx_error>", f.ID, Damaged(f.ID))
+		}
 		if err != nil {
 			return fmt.Sprintf("<ctx_error id=%q>%s</ctx_error>", f.ID, EscapeMarkup(err.Error()))
 		}
@@ -34,6 +38,13 @@ func Answer(store Store, search Searcher, f Fault) string {
 		return FormatHits(f.Query, hits)
 	}
 	return fmt.Sprintf("<ctx_error>unknown page-fault operation %q</ctx_error>", f.Op)
+}
+
+// Damaged is what the model reads for a block the vault reports as
+// damaged: its bytes are never served, and the note says what to do.
+func Damaged(id string) string {
+	return "block " + id + " is damaged in the vault: its stored bytes no longer match its id, so they are not served. " +
+		"Work from its summary, or produce the content again (re-run the command, re-read the file)."
 }
 
 // FormatHits renders search results: one ref with its metadata and

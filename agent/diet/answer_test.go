@@ -42,3 +42,20 @@ func TestFormatExactEscapesInvalidUTF8(t *testing.T) {
 		t.Fatalf("valid UTF-8 must be sent as is: %q", plain)
 	}
 }
+
+func TestAnswerOfDamagedBlockNeverServesIt(t *testing.T) {
+	v := vaulttest.MustOpen(t)
+	data := "DB_HOST=db.internal\nline two of a config the model asked for\n"
+	id, err := v.Put([]byte(data), vault.Meta{Kind: "tool:shell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = vaulttest.DamageBlock(t, v, []byte(data))
+	got := Answer(v, v, Fault{Op: "get", ID: id})
+	if !strings.HasPrefix(got, `<ctx_error id="`+id+`" damaged="true">`) || !strings.Contains(got, "is damaged") {
+		t.Fatalf("damaged block answer %q", got)
+	}
+	if strings.Contains(got, "db.internal") || strings.Contains(got, "line two") {
+		t.Fatalf("the damaged block's bytes were served: %q", got)
+	}
+}

@@ -64,6 +64,8 @@ func (t ctxGetTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Resul
 		return errResult("ctx_get: no block %s in the vault; ctx_search can find blocks by content", id), nil
 	case errors.Is(err, vault.ErrBadID):
 		return errResult("ctx_get: %v", err), nil
+	case errors.Is(err, vault.ErrCorrupt):
+		return errResult("ctx_get: %s", diet.Damaged(id)), nil
 	case err != nil:
 		return Result{}, fmt.Errorf("ctx_get %s: %w", id, err)
 	}

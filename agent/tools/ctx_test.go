@@ -85,3 +85,19 @@ func TestCtxVaultFailureIsGoError(t *testing.T) {
 		}
 	}
 }
+
+func TestCtxGetOfDamagedBlock(t *testing.T) {
+	v := vaulttest.MustOpen(t)
+	data := "token refresh failed for user 42\nretrying with the cached session\n"
+	id, err := v.Put([]byte(data), vault.Meta{Kind: "tool:shell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newEnv(t, nil)
+	env.Vault = vaulttest.DamageBlock(t, v, []byte(data))
+	res := call(t, env, "ctx_get", map[string]any{"id": id})
+	checkResult(t, res, true, "is damaged")
+	if strings.Contains(res.Text, "refresh failed") || strings.Contains(res.Text, "cached session") {
+		t.Fatalf("the damaged block's bytes were served: %q", res.Text)
+	}
+}

@@ -2,6 +2,8 @@
 package vaulttest
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
 	"github.com/kwsdev/kws/vault"
@@ -17,4 +19,35 @@ func MustOpen(t testing.TB) *vault.Vault {
 	}
 	t.Cleanup(func() { v.Close() })
 	return v
+}
+
+// DamageBlock closes v, flips two bytes inside the stored copy of data in
+// the vault file on disk, and returns the vault reopened (closed when the
+// test ends). It fails the test unless data is stored exactly once.
+func DamageBlock(t testing.TB, v *vault.Vault, data []byte) *vault.Vault {
+	t.Helper()
+	path := v.Path()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(raw, data)
+	if at < 0 || bytes.Contains(raw[at+1:], data) {
+		t.Fatalf("vaulttest: the block is not stored exactly once in %s", path)
+	}
+	mid := at + len(data)/2
+	raw[mid] ^= 0x20
+	raw[at+len(data)-1] ^= 0x01
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nv, err := vault.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nv.Close() })
+	return nv
 }
