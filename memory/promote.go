@@ -33,11 +33,13 @@ const (
 //   - forget: delete the most similar memory if it reaches
 //     Options.DeleteSimilarity, else noop;
 //   - rename ("OLD was renamed to NEW"): rewrite every memory of the scope
-//     that names OLD and update the most recent of them; with none, add;
+//     that names OLD and update the most recent of them; with none, noop
+//     when the same rename is remembered, else add. A rename memory keeps
+//     its own old name: it records what happened;
 //   - a near-duplicate (Options.DuplicateSimilarity): update it when the
 //     candidate is more confident, else noop;
-//   - a correction or rename similar to a memory (Options.UpdateSimilarity):
-//     update that memory's text;
+//   - a correction, or a rename that does not read as OLD and NEW, similar
+//     to a memory (Options.UpdateSimilarity): update that memory's text;
 //   - otherwise add.
 //
 // The returned Memory is the one added, updated, deleted or duplicated.
@@ -87,10 +89,7 @@ func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov 
 		return ActionDelete, best.Memory, s.delete(best.Memory)
 	case cand.Kind == KindRename:
 		if old, repl, ok := parseRename(cand.Text); ok {
-			m, n, err := s.rewrite(ctx, scope, old, repl, cand.Confidence, prov)
-			if err != nil || n > 0 {
-				return ActionUpdate, m, err
-			}
+			return s.promoteRename(ctx, fresh, old, repl)
 		}
 	}
 	switch {
@@ -113,19 +112,47 @@ func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov 
 	return ActionUpdate, m, err
 }
 
-// rewrite replaces the name old by repl in every memory of scope that
-// names it, and returns the most recently updated of them and how many
-// there were.
-func (s *Store) rewrite(ctx context.Context, scope, old, repl string, conf float64, prov Provenance) (Memory, int, error) {
-	all, err := s.list(ctx, scope)
+// promoteRename promotes fresh, the rename of old to repl: the memories
+// of its scope that name old are rewritten (see rewrite) and the most
+// recent of them returned; with none, the same rename remembered already
+// is a no-op (an update when fresh is more confident), and otherwise
+// fresh is added. Renames are matched by their names, not by similarity,
+// which cannot tell "a was renamed to b" from "b was renamed to a".
+func (s *Store) promoteRename(ctx context.Context, fresh Memory, old, repl string) (Action, Memory, error) {
+	all, err := s.list(ctx, fresh.Scope)
 	if err != nil {
-		return Memory{}, 0, err
+		return "", Memory{}, err
 	}
+	m, n, err := s.rewrite(ctx, all, old, repl, fresh.Confidence, fresh.Provenance)
+	if err != nil || n > 0 {
+		return ActionUpdate, m, err
+	}
+	for _, m := range all {
+		if from, to, ok := parseRename(m.Text); ok && m.Kind == KindRename && from == old && to == repl {
+			if fresh.Confidence <= m.Confidence {
+				return ActionNoop, m, nil
+			}
+			fresh.ID = m.ID
+			u, err := s.update(ctx, fresh)
+			return ActionUpdate, u, err
+		}
+	}
+	m, err = s.add(ctx, fresh)
+	return ActionAdd, m, err
+}
+
+// rewrite replaces the name old by repl in every memory of all that
+// names it, and returns the most recently updated of them and how many
+// there were. A rename memory is a record of what happened and keeps its
+// old name: one that renamed old itself (the same rename said again, or
+// an earlier one) is left alone, as is one the rewrite would make rename
+// a name to itself.
+func (s *Store) rewrite(ctx context.Context, all []Memory, old, repl string, conf float64, prov Provenance) (Memory, int, error) {
 	var first Memory
 	n := 0
 	for _, m := range all {
 		text, k := replaceName(m.Text, old, repl)
-		if k == 0 {
+		if k == 0 || m.Kind == KindRename && !renameFollows(m.Text, text, old) {
 			continue
 		}
 		m.Text = text
@@ -141,6 +168,17 @@ func (s *Store) rewrite(ctx context.Context, scope, old, repl string, conf float
 		n++
 	}
 	return first, n, nil
+}
+
+// renameFollows reports whether the rename memory text, rewritten for a
+// rename of old, may become rewritten: its own old name is not old, and
+// the rewrite does not leave it renaming a name to itself.
+func renameFollows(text, rewritten, old string) bool {
+	if from, _, ok := parseRename(text); ok && from == old {
+		return false
+	}
+	from, to, ok := parseRename(rewritten)
+	return !ok || from != to
 }
 
 // parseRename returns the old and new names of a rename sentence, without

@@ -50,6 +50,18 @@ func TestPromote(t *testing.T) {
 			{Candidate{"parseArgs was renamed to parseFlags", KindRename, 0.85}, ActionUpdate, 1, "parsed by parseFlags in"},
 			{Candidate{"config.go was renamed to settings.go", KindRename, 0.85}, ActionAdd, 2, "settings.go"},
 		}},
+		{"a rename said twice stays as said", Options{}, []step{
+			{Candidate{"config.go was renamed to settings.go", KindRename, 1}, ActionAdd, 1, "config.go was renamed to settings.go"},
+			{Candidate{"config.go was renamed to settings.go", KindRename, 1}, ActionNoop, 1, "config.go was renamed to settings.go"},
+			{Candidate{"`a` was renamed to `b`", KindRename, 1}, ActionAdd, 2, "`a` was renamed to `b`"},
+			{Candidate{"`a` was renamed to `b`", KindRename, 1}, ActionNoop, 2, "`a` was renamed to `b`"},
+			{Candidate{"`a` was renamed to `c`", KindRename, 1}, ActionAdd, 3, "`a` was renamed to `c`"},
+		}},
+		{"a rename follows a later rename of its new name", Options{}, []step{
+			{Candidate{"config.go was renamed to settings.go", KindRename, 1}, ActionAdd, 1, "config.go was renamed to settings.go"},
+			{Candidate{"settings.go was renamed to prefs.go", KindRename, 1}, ActionUpdate, 1, "config.go was renamed to prefs.go"},
+			{Candidate{"prefs.go was renamed to config.go", KindRename, 1}, ActionAdd, 2, "prefs.go was renamed to config.go"},
+		}},
 		{"threshold", Options{}, []step{
 			{Candidate{"I like short commit messages", "preference", 0.5}, ActionNoop, 0, ""},
 			{Candidate{"I like short commit messages", "preference", 0.6}, ActionAdd, 1, "short"},
