@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,11 +31,15 @@ type rawMessage struct {
 	ToolCalls   json.RawMessage `json:"tool_calls"`
 }
 
+// MaxFileBytes bounds a replay file; SWE-agent trajectories are a few MB.
+const MaxFileBytes = 256 << 20
+
 // Load reads a SWE-agent .traj file (its "history"), an OpenAI chat JSON
 // file (an object with "messages", or an array of messages) or JSONL (one
-// message, or one object with "messages", per line).
+// message, or one object with "messages", per line), of at most
+// MaxFileBytes.
 func Load(path string) (Conversation, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxFileBytes)
 	if err != nil {
 		return Conversation{}, fmt.Errorf("replay: %w", err)
 	}
@@ -55,6 +60,56 @@ func Load(path string) (Conversation, error) {
 		conv.Messages = append(conv.Messages, m)
 	}
 	return conv, nil
+}
+
+// readBounded reads the file at path, of at most limit bytes. A regular
+// file that is larger fails before it is read; any other file (a device,
+// a pipe) fails as soon as its first non-blank byte cannot start JSON or
+// once more than limit bytes came, so /dev/zero is never read without end.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tooBig := fmt.Errorf("%s: larger than %d MiB, the most a replay file may hold", path, limit>>20)
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a folder; give the transcript files", path)
+	case fi.Mode().IsRegular() && fi.Size() > limit:
+		return nil, tooBig
+	}
+	r := bufio.NewReaderSize(io.LimitReader(f, limit+1), 64<<10)
+	blank := int64(0)
+	for {
+		c, err := r.ReadByte()
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if c == '{' || c == '[' {
+			_ = r.UnreadByte()
+			break
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return nil, fmt.Errorf("%s: not JSON: starts with byte %q (want a .traj, a chat JSON file or JSONL)", path, c)
+		}
+		blank++
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if blank+int64(len(data)) > limit {
+		return nil, tooBig
+	}
+	return data, nil
 }
 
 func decodeMessages(data []byte) ([]rawMessage, error) {
