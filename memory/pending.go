@@ -58,6 +58,54 @@ func (s *Store) Pending() []Pending {
 	return slices.Clone(s.cache)
 }
 
+// Propose queues cand for the user's approval in scope whatever its
+// confidence, as for a global memory a model proposes, which would
+// otherwise reach every workspace's prompts unseen. Blank text or a secret
+// is a noop; so is a near-duplicate of a memory of scope (the returned
+// Memory is that memory) or of a candidate already waiting for scope (the
+// returned Memory carries its pending id). A queued candidate returns
+// ActionPending and a Memory carrying its pending id.
+func (s *Store) Propose(ctx context.Context, cand Candidate, scope string, prov Provenance) (Action, Memory, error) {
+	if err := checkScope(scope); err != nil {
+		return "", Memory{}, err
+	}
+	cand.Text = strings.Join(strings.Fields(cand.Text), " ")
+	if !s.acceptable(cand.Text) {
+		return ActionNoop, Memory{}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hits, err := s.search(ctx, cand.Text, []string{scope}, 1)
+	if err != nil {
+		return "", Memory{}, err
+	}
+	if len(hits) > 0 && hits[0].Score >= s.opts.DuplicateSimilarity {
+		return ActionNoop, hits[0].Memory, nil
+	}
+	p := Pending{ID: newID("cand:"), Candidate: cand, Scope: scope, Provenance: prov, Created: s.opts.Now()}
+	act := ActionPending
+	err = s.changePending(func(q []Pending) ([]Pending, error) {
+		for _, w := range q {
+			if w.Scope == scope && strings.EqualFold(w.Candidate.Text, cand.Text) {
+				p, act = w, ActionNoop
+				return q, nil
+			}
+		}
+		return append(q, p), nil
+	})
+	if err != nil {
+		return "", Memory{}, err
+	}
+	return act, p.memory(), nil
+}
+
+// memory is p as the Memory Promote and Propose return for it: its
+// pending id, text and kind.
+func (p Pending) memory() Memory {
+	return Memory{ID: p.ID, Text: p.Candidate.Text, Kind: p.Candidate.Kind, Scope: p.Scope,
+		Confidence: p.Candidate.Confidence, Created: p.Created, Updated: p.Created, Provenance: p.Provenance}
+}
+
 // Approve promotes pending candidate id as if the user had said it with
 // full confidence, with its text replaced by editedText when that is not
 // blank, and removes it from the queue. A forget candidate deletes, a

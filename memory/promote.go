@@ -54,8 +54,7 @@ func (s *Store) Promote(ctx context.Context, cand Candidate, scope string, prov 
 			return ActionNoop, Memory{}, nil
 		}
 		p, err := s.queue(cand, scope, prov)
-		return ActionPending, Memory{ID: p.ID, Text: p.Candidate.Text, Kind: p.Candidate.Kind, Scope: scope,
-			Confidence: cand.Confidence, Created: p.Created, Updated: p.Created, Provenance: prov}, err
+		return ActionPending, p.memory(), err
 	}
 	return s.promote(ctx, cand, scope, prov)
 }
