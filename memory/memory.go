@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ var (
 	// ErrBadScope is returned for a scope that is neither "global" nor
 	// "project:<name>".
 	ErrBadScope = errors.New("memory: bad scope (want global or project:<name>)")
+	// ErrBadKind is returned for a kind that is not one of Kinds (or
+	// KindForget, for a candidate).
+	ErrBadKind = errors.New("memory: unknown kind")
 	// ErrEmbedder is returned when the embedder's vectors do not match the
 	// stored ones (the store was filled with another embedder).
 	ErrEmbedder = errors.New("memory: the embedder does not match the stored vectors (different size); open the store with the embedder that filled it")
@@ -187,6 +191,23 @@ func checkScope(scope string) error {
 	return fmt.Errorf("%w: %q", ErrBadScope, scope)
 }
 
+// Kinds are the kinds a memory may have; a candidate may also be
+// KindForget.
+var Kinds = []string{"note", "remember", "preference", "decision", KindCorrection, KindRename, "path"}
+
+// checkKind returns ErrBadKind, naming the valid kinds, unless kind is
+// one of Kinds, or KindForget when forget is set.
+func checkKind(kind string, forget bool) error {
+	if slices.Contains(Kinds, kind) || forget && kind == KindForget {
+		return nil
+	}
+	valid := strings.Join(Kinds, ", ")
+	if forget {
+		valid += ", " + KindForget
+	}
+	return fmt.Errorf("%w %q (want %s)", ErrBadKind, kind, valid)
+}
+
 // IsProject reports whether scope is a project scope.
 func IsProject(scope string) bool { return strings.HasPrefix(scope, projectPrefix) }
 
@@ -277,6 +298,9 @@ func (m *Memory) clean(sensitive func(string) bool) error {
 	}
 	if m.Kind == "" {
 		m.Kind = "note"
+	}
+	if err := checkKind(m.Kind, false); err != nil {
+		return err
 	}
 	if m.Provenance.Source == "" {
 		m.Provenance.Source = SourceManual

@@ -66,7 +66,7 @@ func (s *Store) Pending() []Pending {
 // returned Memory carries its pending id). A queued candidate returns
 // ActionPending and a Memory carrying its pending id.
 func (s *Store) Propose(ctx context.Context, cand Candidate, scope string, prov Provenance) (Action, Memory, error) {
-	if err := checkScope(scope); err != nil {
+	if err := checkCandidate(cand, scope); err != nil {
 		return "", Memory{}, err
 	}
 	cand.Text = strings.Join(strings.Fields(cand.Text), " ")

@@ -42,9 +42,10 @@ const (
 //     to a memory (Options.UpdateSimilarity): update that memory's text;
 //   - otherwise add.
 //
-// The returned Memory is the one added, updated, deleted or duplicated.
+// The returned Memory is the one added, updated, deleted or duplicated. A
+// kind that is not one of Kinds or KindForget is ErrBadKind.
 func (s *Store) Promote(ctx context.Context, cand Candidate, scope string, prov Provenance) (Action, Memory, error) {
-	if err := checkScope(scope); err != nil {
+	if err := checkCandidate(cand, scope); err != nil {
 		return "", Memory{}, err
 	}
 	s.mu.Lock()
@@ -57,6 +58,18 @@ func (s *Store) Promote(ctx context.Context, cand Candidate, scope string, prov 
 		return ActionPending, p.memory(), err
 	}
 	return s.promote(ctx, cand, scope, prov)
+}
+
+// checkCandidate returns ErrBadScope or ErrBadKind for a candidate that
+// could never be stored in scope; a blank kind means note.
+func checkCandidate(cand Candidate, scope string) error {
+	if err := checkScope(scope); err != nil {
+		return err
+	}
+	if cand.Kind == "" {
+		return nil
+	}
+	return checkKind(cand.Kind, true)
 }
 
 // acceptable reports whether text may become a memory: not blank and no

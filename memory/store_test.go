@@ -211,3 +211,47 @@ func TestIDsNeverShareAFileSlot(t *testing.T) {
 		t.Fatalf("freeID replaced a free id: %s", id)
 	}
 }
+
+// TestUnknownKindIsRefused: a kind that is not one of Kinds is refused by
+// every way in, with an error naming the valid kinds, and nothing is
+// stored or queued.
+func TestUnknownKindIsRefused(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, t.TempDir(), Options{Review: true})
+	prov := Provenance{Source: SourceManual}
+	tests := []struct {
+		name string
+		do   func() error
+	}{
+		{"Add", func() error {
+			_, err := s.Add(ctx, Memory{Text: "we deploy on Fridays", Kind: "bogus", Scope: proj})
+			return err
+		}},
+		{"Promote", func() error {
+			_, _, err := s.Promote(ctx, Candidate{Text: "we deploy on Fridays", Kind: "bogus", Confidence: 1}, proj, prov)
+			return err
+		}},
+		{"Promote below the threshold", func() error {
+			_, _, err := s.Promote(ctx, Candidate{Text: "we deploy on Fridays", Kind: "bogus", Confidence: 0.4}, proj, prov)
+			return err
+		}},
+		{"Propose", func() error {
+			_, _, err := s.Propose(ctx, Candidate{Text: "we deploy on Fridays", Kind: "Note"}, GlobalScope, prov)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		err := tt.do()
+		if !errors.Is(err, ErrBadKind) || !strings.Contains(err.Error(), "note, remember, preference, decision, correction, rename, path") {
+			t.Errorf("%s with an unknown kind: %v", tt.name, err)
+		}
+	}
+	if s.Count() != 0 || len(s.Pending()) != 0 {
+		t.Fatalf("an unknown kind was stored (%d) or queued (%d)", s.Count(), len(s.Pending()))
+	}
+	for _, kind := range append([]string{""}, Kinds...) {
+		if act, _, err := s.Promote(ctx, Candidate{Text: "the " + kind + " kind is fine", Kind: kind, Confidence: 1}, proj, prov); err != nil || act == ActionNoop {
+			t.Errorf("kind %q: %s %v", kind, act, err)
+		}
+	}
+}
