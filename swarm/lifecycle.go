@@ -44,6 +44,10 @@ func (s *Swarm) Restart(name string) error {
 		return err
 	}
 	m.cancelTurn()
+	if s.cfg.Broker != nil {
+		// A grant "for the session" ends with the session.
+		s.cfg.Broker.Revoke(name)
+	}
 	r, ferr := s.cfg.Factory(name, m.onEvent)
 	m.mu.Lock()
 	if ferr != nil {

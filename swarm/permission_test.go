@@ -100,7 +100,7 @@ func TestPermission(t *testing.T) {
 			if m := msgs[len(msgs)-1]; m.Role != "tool" || m.ToolCallID != "c1" || !strings.Contains(m.Content, tc.wantResult) {
 				t.Fatalf("the model read %+v, want the tool result %q", m, tc.wantResult)
 			}
-			if got := h.broker.SessionAllowed("write_file"); got != (tc.answer.Decision == permission.AllowSession) {
+			if got := h.broker.SessionAllowed(name, "write_file"); got != (tc.answer.Decision == permission.AllowSession) {
 				t.Fatalf("write_file allowed for the session: %v", got)
 			}
 		})

@@ -24,7 +24,7 @@ const (
 )
 
 // UnattendedReason is the denial reason of an Unattended broker.
-const UnattendedReason = "no one can approve this (run with --yes or allow it in .kws/config.toml)"
+const UnattendedReason = "no one can approve this (run with --yes, or allow the tool in your own ~/.config/kws/config.toml)"
 
 // Documented errors. Callers test them with errors.Is.
 var (
@@ -32,8 +32,8 @@ var (
 	// (unknown, already answered, or its asker gave up).
 	ErrNotPending = errors.New("permission: no pending request with that id")
 	// ErrBadAnswer is returned by Answer for a decision other than
-	// AllowOnce, AllowSession or Deny.
-	ErrBadAnswer = errors.New("permission: an answer must be AllowOnce, AllowSession or Deny")
+	// AllowOnce, AllowSession, AllowAll or Deny.
+	ErrBadAnswer = errors.New("permission: an answer must be AllowOnce, AllowSession, AllowAll or Deny")
 	// ErrDuplicate is returned by Ask for an id that is already pending.
 	ErrDuplicate = errors.New("permission: a request with that id is already pending")
 	// ErrClosed is returned by Ask once the broker is closed.
@@ -59,7 +59,7 @@ type Request struct {
 
 // Answer is the reply to a Request.
 type Answer struct {
-	// Decision is AllowOnce, AllowSession or Deny.
+	// Decision is AllowOnce, AllowSession, AllowAll or Deny.
 	Decision Decision `json:"decision"`
 	// Reason optionally explains a denial; the model reads it.
 	Reason string `json:"reason,omitempty"`
@@ -79,15 +79,20 @@ type Broker struct {
 	seq     int
 	pending map[string]*waiter
 	order   []string // pending ids, oldest first
-	session map[string]bool
+	session map[grant]bool
+	all     map[string]bool // tools allowed for every agent
 	subs    []*subscriber
 	closed  bool
 	done    chan struct{} // closed by Close
 }
 
+// grant is one agent's permission to use one tool for its session.
+type grant struct{ agent, tool string }
+
 // NewBroker returns a broker in the given mode.
 func NewBroker(mode Mode) *Broker {
-	return &Broker{mode: mode, pending: map[string]*waiter{}, session: map[string]bool{}, done: make(chan struct{})}
+	return &Broker{mode: mode, pending: map[string]*waiter{}, session: map[grant]bool{}, all: map[string]bool{},
+		done: make(chan struct{})}
 }
 
 // Ask returns the answer to req. An AutoAllow broker answers AllowOnce
@@ -107,9 +112,13 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
 		b.mu.Unlock()
 		return Answer{}, ErrClosed
 	}
-	if b.session[req.Tool] {
+	if b.all[req.Tool] {
 		b.mu.Unlock()
-		return Answer{Decision: AllowSession, Reason: "allowed for this session"}, nil
+		return Answer{Decision: AllowAll, Reason: "allowed by the user for every agent"}, nil
+	}
+	if b.session[grant{req.Agent, req.Tool}] {
+		b.mu.Unlock()
+		return Answer{Decision: AllowSession, Reason: "allowed by the user for this agent's session"}, nil
 	}
 	if req.ID == "" {
 		b.seq++
@@ -157,10 +166,11 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
 }
 
 // Answer replies to the pending request id. AllowSession also allows the
-// tool for the rest of the session and answers the tool's other pending
-// requests the same way.
+// tool for the rest of the asking agent's session and answers that
+// agent's other pending requests of the tool; AllowAll does the same for
+// every agent, present and future. Neither touches another tool.
 func (b *Broker) Answer(id string, a Answer) error {
-	if a.Decision != AllowOnce && a.Decision != AllowSession && a.Decision != Deny {
+	if a.Decision != AllowOnce && a.Decision != AllowSession && a.Decision != AllowAll && a.Decision != Deny {
 		return fmt.Errorf("%w, not %v", ErrBadAnswer, a.Decision)
 	}
 	b.mu.Lock()
@@ -171,16 +181,34 @@ func (b *Broker) Answer(id string, a Answer) error {
 	}
 	b.drop(id)
 	w.ch <- a
-	if a.Decision == AllowSession {
-		b.session[w.req.Tool] = true
-		for _, other := range slices.Clone(b.order) {
-			if o := b.pending[other]; o.req.Tool == w.req.Tool {
-				b.drop(other)
-				o.ch <- a
-			}
+	if a.Decision != AllowSession && a.Decision != AllowAll {
+		return nil
+	}
+	if a.Decision == AllowAll {
+		b.all[w.req.Tool] = true
+	} else {
+		b.session[grant{w.req.Agent, w.req.Tool}] = true
+	}
+	for _, other := range slices.Clone(b.order) {
+		o := b.pending[other]
+		if o.req.Tool == w.req.Tool && (a.Decision == AllowAll || o.req.Agent == w.req.Agent) {
+			b.drop(other)
+			o.ch <- a
 		}
 	}
 	return nil
+}
+
+// Revoke forgets the session grants of agent, as when it restarts with a
+// new session. Grants for every agent stay.
+func (b *Broker) Revoke(agent string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for g := range b.session {
+		if g.agent == agent {
+			delete(b.session, g)
+		}
+	}
 }
 
 // drop forgets pending request id; b.mu is held.
@@ -202,11 +230,12 @@ func (b *Broker) Pending() []Request {
 	return out
 }
 
-// SessionAllowed reports whether the user allowed tool for the session.
-func (b *Broker) SessionAllowed(tool string) bool {
+// SessionAllowed reports whether the user allowed tool for agent's
+// session or for every agent.
+func (b *Broker) SessionAllowed(agent, tool string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.session[tool]
+	return b.all[tool] || b.session[grant{agent, tool}]
 }
 
 // Close ends the broker: pending and later Asks of an Interactive broker
@@ -255,7 +284,9 @@ func Check(ctx context.Context, p *Policy, b *Broker, access tools.Access, req R
 	case a.Reason != "":
 		return true, a.Reason, nil
 	case a.Decision == AllowSession:
-		return true, "allowed by the user for this session", nil
+		return true, "allowed by the user for this agent's session", nil
+	case a.Decision == AllowAll:
+		return true, "allowed by the user for every agent", nil
 	}
 	return true, "allowed by the user", nil
 }

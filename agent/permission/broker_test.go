@@ -107,7 +107,7 @@ func TestAllowSession(t *testing.T) {
 			t.Errorf("answer %d = %+v", i, a)
 		}
 	}
-	if !b.SessionAllowed("shell") || b.SessionAllowed("write_file") {
+	if !b.SessionAllowed("", "shell") || b.SessionAllowed("", "write_file") {
 		t.Error("session memory is wrong")
 	}
 	a, err := b.Ask(ctx, Request{ID: "s3", Tool: "shell"})
@@ -200,4 +200,70 @@ func TestAskCancelRacingCloseNeverHangs(t *testing.T) {
 			t.Fatalf("iteration %d: Ask hung after cancel raced Close", i)
 		}
 	}
+}
+
+// TestGrantsAreScopedToOneAgent: allowing a tool for agent-1's session
+// releases only agent-1's requests and never a teammate's, present or
+// spawned later; allowing it for every agent is a separate answer.
+func TestGrantsAreScopedToOneAgent(t *testing.T) {
+	b := NewBroker(Interactive)
+	ctx := context.Background()
+	results := map[string]chan Answer{}
+	ask := func(id, agent, tool string) {
+		ch := make(chan Answer, 1)
+		results[id] = ch
+		go func() {
+			a, err := b.Ask(ctx, Request{ID: id, Agent: agent, Tool: tool})
+			if err != nil {
+				a = Answer{Reason: err.Error()}
+			}
+			ch <- a
+		}()
+	}
+	waitPending := func(n int) {
+		for len(b.Pending()) != n {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	ask("a1-1", "agent-1", "shell")
+	ask("a1-2", "agent-1", "shell")
+	ask("a2-1", "agent-2", "shell")
+	ask("a2-2", "agent-2", "write_file")
+	waitPending(4)
+	if err := b.Answer("a1-1", Answer{Decision: AllowSession}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a1-1", "a1-2"} {
+		if a := <-results[id]; a.Decision != AllowSession {
+			t.Errorf("%s = %+v, want AllowSession", id, a)
+		}
+	}
+	waitPending(2)
+	if p := b.Pending(); p[0].ID != "a2-1" || p[1].ID != "a2-2" {
+		t.Fatalf("agent-2's requests were answered by agent-1's grant: pending %+v", p)
+	}
+	if b.SessionAllowed("agent-2", "shell") || b.SessionAllowed("agent-3", "shell") {
+		t.Error("agent-1's grant leaked to a teammate")
+	}
+	ask("a3-1", "agent-3", "shell") // spawned after the grant: still asks
+	waitPending(3)
+	if err := b.Answer("a3-1", Answer{Decision: AllowAll}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a3-1", "a2-1"} {
+		if a := <-results[id]; a.Decision != AllowAll {
+			t.Errorf("%s = %+v, want AllowAll", id, a)
+		}
+	}
+	if p := b.Pending(); len(p) != 1 || p[0].ID != "a2-2" {
+		t.Fatalf("AllowAll of shell must leave write_file pending: %+v", p)
+	}
+	if a, err := b.Ask(ctx, Request{ID: "a9-1", Agent: "agent-9", Tool: "shell"}); err != nil || a.Decision != AllowAll {
+		t.Errorf("a later agent's shell call = %+v, %v; want allowed for every agent", a, err)
+	}
+	b.Revoke("agent-1")
+	if b.SessionAllowed("agent-1", "write_file") {
+		t.Error("a revoked agent kept a grant")
+	}
+	b.Close()
 }

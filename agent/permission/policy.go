@@ -14,7 +14,7 @@ import (
 )
 
 // Decision is a policy verdict (Ask, Allow, Deny) or a user's answer
-// (AllowOnce, AllowSession, Deny).
+// (AllowOnce, AllowSession, AllowAll, Deny).
 type Decision int
 
 const (
@@ -27,12 +27,16 @@ const (
 	// AllowOnce is a user's answer allowing this one call.
 	AllowOnce
 	// AllowSession is a user's answer allowing this call and every later
-	// call of the same tool in the session.
+	// call of the same tool by the same agent in its session.
 	AllowSession
+	// AllowAll is a user's answer allowing this call and every later call
+	// of the same tool by every agent, those spawned later included.
+	AllowAll
 )
 
 var decisionNames = map[Decision]string{
 	Ask: "ask", Allow: "allow", Deny: "deny", AllowOnce: "allow_once", AllowSession: "allow_session",
+	AllowAll: "allow_all",
 }
 
 // String returns the decision's configuration name: ask, allow, deny,
@@ -82,8 +86,14 @@ type Policy struct {
 	// Tools maps a tool name to Ask, Allow or Deny.
 	Tools map[string]Decision
 	// ShellAllow lists command prefixes that run without asking when the
-	// tool would otherwise Ask; see ShellAllowed.
+	// tool would otherwise Ask; see ShellCheck.
 	ShellAllow []string
+	// Workspace is the directory the agent's commands run in; an allowed
+	// command may name no path outside it.
+	Workspace string
+	// Unsandboxed is set when shell commands cannot run in a sandbox:
+	// then no prefix allows a command and every one asks.
+	Unsandboxed bool
 }
 
 // DefaultPolicy returns the policy with every tool at its default and no
@@ -124,7 +134,8 @@ func (p *Policy) Apply(perms map[string]string, shellAllow []string) error {
 // Decide returns Allow, Deny or Ask for a call of tool with the given
 // access. A tool's configured decision wins over the default for its
 // access; an Executes call that would Ask is allowed when its preview (the
-// command line) passes ShellAllowed. A nil Policy decides by defaults.
+// command line) passes ShellCheck, unless the policy is Unsandboxed. A nil
+// Policy decides by defaults.
 func (p *Policy) Decide(tool string, access tools.Access, preview string) Decision {
 	d, ok := Decision(0), false
 	if p != nil {
@@ -134,13 +145,14 @@ func (p *Policy) Decide(tool string, access tools.Access, preview string) Decisi
 		d = defaultFor(access)
 	}
 	switch d {
-	case AllowOnce, AllowSession:
+	case AllowOnce, AllowSession, AllowAll:
 		d = Allow
 	case Allow, Deny:
 	default:
 		d = Ask
 	}
-	if d == Ask && access == tools.Executes && p != nil && ShellAllowed(p.ShellAllow, preview) {
+	if d == Ask && access == tools.Executes && p != nil && !p.Unsandboxed && len(p.ShellAllow) > 0 &&
+		ShellCheck(p.ShellAllow, p.Workspace, preview) == nil {
 		return Allow
 	}
 	return d
@@ -152,68 +164,4 @@ func defaultFor(access tools.Access) Decision {
 		return Allow
 	}
 	return Ask
-}
-
-// shellMeta are the characters and sequences that let one command line
-// run more than one command or redirect files; a line containing any of
-// them is never allowed by prefix.
-var shellMeta = []string{";", "&", "|", "`", "$(", ">", "<", "\n", "\r"}
-
-// ShellAllowed reports whether command starts with one of prefixes at a
-// word boundary (compared word by word, so "git status" allows
-// "git status --short" but not "git statusx"), contains none of ";",
-// "&&", "||", "|", "&", backticks, "$(", ">", "<" or a line break, and
-// passes none of the riskyOptions that make a read-only command write
-// files or run programs. A prefix otherwise allows any arguments.
-func ShellAllowed(prefixes []string, command string) bool {
-	for _, m := range shellMeta {
-		if strings.Contains(command, m) {
-			return false
-		}
-	}
-	words := strings.Fields(command)
-	for _, p := range prefixes {
-		pw := strings.Fields(p)
-		if len(pw) == 0 || len(pw) > len(words) {
-			continue
-		}
-		match := true
-		for i := range pw {
-			if pw[i] != words[i] {
-				match = false
-				break
-			}
-		}
-		if match {
-			return !hasRiskyOption(words[len(pw):])
-		}
-	}
-	return false
-}
-
-// riskyOptions make an otherwise harmless command write files, run other
-// programs or change its configuration (git diff --output=~/.bashrc, find
-// -exec, rg --pre, go test -exec, git -c core.pager=…). A command with one
-// of them is never allowed by prefix; it asks.
-var riskyOptions = []string{
-	"-o", "--output", "--output-directory", "-exec", "-execdir", "-ok", "-okdir", "-delete",
-	"-fprint", "-fprintf", "-fls", "--exec", "--pre", "--upload-pack", "--receive-pack",
-	"-c", "--config", "--git-dir", "--work-tree", "--ext-diff", "--textconv", "-toolexec",
-	"--open-files-in-pager", "-O", "--to-file", "--install", "-e", "--eval",
-}
-
-// hasRiskyOption reports whether any argument is a risky option, alone,
-// with =value, or -o with its file glued on (-ofile).
-func hasRiskyOption(args []string) bool {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "-ok") && len(a) > 2 && !strings.Contains(a, "=") {
-			return true
-		}
-		for _, r := range riskyOptions {
-			if a == r || strings.HasPrefix(a, r+"=") {
-				return true
-			}
-		}
-	}
-	return false
 }

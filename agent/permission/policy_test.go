@@ -8,67 +8,6 @@ import (
 	"github.com/kwsdev/kws/agent/tools"
 )
 
-func TestShellAllowedRefusesRiskyOptions(t *testing.T) {
-	prefixes := []string{"git diff", "git log", "find", "rg", "go test", "grep"}
-	for _, cmd := range []string{
-		"git diff --output=/home/u/.bashrc", "git diff --output /tmp/x", "git log -c core.pager=sh",
-		"find . -delete", "find . -exec rm {} +", "rg --pre=./evil foo", "go test -exec ./evil ./...",
-		"go test -o /tmp/bin ./...", "go test -o/tmp/bin ./...",
-	} {
-		if ShellAllowed(prefixes, cmd) {
-			t.Errorf("ShellAllowed(%q) = true, want ask", cmd)
-		}
-	}
-	for _, cmd := range []string{"go test ./... -count=1 -run TestX", "git diff --stat", "grep -n foo main.go", "find . -name '*.go'"} {
-		if !ShellAllowed(prefixes, cmd) {
-			t.Errorf("ShellAllowed(%q) = false, want allowed", cmd)
-		}
-	}
-}
-
-func TestShellAllowed(t *testing.T) {
-	prefixes := []string{"git status", "go test", "ls", "  make  check "}
-	tests := []struct {
-		cmd  string
-		want bool
-	}{
-		{"git status", true},
-		{"git status --short", true},
-		{"  git   status   -s", true},
-		{"go test ./...", true},
-		{"ls", true},
-		{"ls -la src", true},
-		{"make check", true},
-		{"git statusx", false},
-		{"git", false},
-		{"git log", false},
-		{"lsblk", false},
-		{"rm -rf /", false},
-		{"git status; rm -rf /", false},
-		{"git status && rm -rf /", false},
-		{"git status || rm -rf /", false},
-		{"git status | sh", false},
-		{"git status & rm -rf /", false},
-		{"git status `rm -rf /`", false},
-		{"git status $(rm -rf /)", false},
-		{"git status > /etc/passwd", false},
-		{"ls < /dev/zero", false},
-		{"git status\nrm -rf /", false},
-		{"git status\r\nrm -rf /", false},
-		{"ls <(rm -rf /)", false},
-		{"FOO=1 git status", false},
-		{"", false},
-	}
-	for _, tt := range tests {
-		if got := ShellAllowed(prefixes, tt.cmd); got != tt.want {
-			t.Errorf("ShellAllowed(%q) = %v, want %v", tt.cmd, got, tt.want)
-		}
-	}
-	if ShellAllowed(nil, "ls") || ShellAllowed([]string{""}, "ls") {
-		t.Error("an empty prefix list allowed a command")
-	}
-}
-
 func TestDecide(t *testing.T) {
 	p := DefaultPolicy()
 	if err := p.Apply(map[string]string{"write_file": "allow", "grep": "deny", "edit_file": "Ask"}, []string{"git status", " "}); err != nil {
@@ -76,6 +15,9 @@ func TestDecide(t *testing.T) {
 	}
 	deny := DefaultPolicy()
 	deny.Apply(map[string]string{"shell": "deny"}, []string{"git status"})
+	unsandboxed := DefaultPolicy()
+	unsandboxed.Apply(nil, []string{"git status"})
+	unsandboxed.Unsandboxed = true
 	tests := []struct {
 		policy  *Policy
 		tool    string
@@ -96,6 +38,7 @@ func TestDecide(t *testing.T) {
 		{p, "shell", tools.Executes, `{"command":"git status"}`, Ask},
 		{deny, "shell", tools.Executes, "git status", Deny},
 		{p, "mcp_tool", tools.Writes, "git status", Ask},
+		{unsandboxed, "shell", tools.Executes, "git status", Ask},
 	}
 	for _, tt := range tests {
 		if got := tt.policy.Decide(tt.tool, tt.access, tt.preview); got != tt.want {
@@ -122,7 +65,7 @@ func TestApplyReportsInvalid(t *testing.T) {
 }
 
 func TestDecisionText(t *testing.T) {
-	for _, d := range []Decision{Ask, Allow, Deny, AllowOnce, AllowSession} {
+	for _, d := range []Decision{Ask, Allow, Deny, AllowOnce, AllowSession, AllowAll} {
 		b, err := json.Marshal(map[string]Decision{"d": d})
 		if err != nil {
 			t.Fatal(err)

@@ -123,7 +123,7 @@ func TestCheck(t *testing.T) {
 		{"unattended", NewBroker(Unattended), tools.Writes, Request{Tool: "write_file"}, false, UnattendedReason},
 		{"yes", NewBroker(AutoAllow), tools.Executes, Request{Tool: "shell", Preview: "make"}, true, "allowed by --yes"},
 		{"user allows", interactive(Answer{Decision: AllowOnce}), tools.Writes, Request{Tool: "edit_file"}, true, "allowed by the user"},
-		{"user allows session", interactive(Answer{Decision: AllowSession}), tools.Writes, Request{Tool: "edit_file"}, true, "allowed by the user for this session"},
+		{"user allows session", interactive(Answer{Decision: AllowSession}), tools.Writes, Request{Tool: "edit_file"}, true, "allowed by the user for this agent's session"},
 		{"user denies", interactive(Answer{Decision: Deny}), tools.Writes, Request{Tool: "edit_file"}, false, "the user denied this call"},
 		{"user explains", interactive(Answer{Decision: Deny, Reason: "edit b.go instead"}), tools.Writes, Request{Tool: "edit_file"}, false, "edit b.go instead"},
 	}

@@ -1,0 +1,295 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bypasses are command lines that an allow-listed prefix must never run
+// without asking: each writes a file, runs another program, or reads
+// outside the workspace, or cannot be judged without expanding it. The
+// first group is the red-team list of issue 10; add every new bypass here.
+var bypasses = []string{
+	// Options that run programs or write files, in every quoting.
+	`go test "-exec=sh '-c' 'touch /tmp/x3'" .`,
+	`find . -maxdepth 0 "-exec" touch X {} +`,
+	`find . -maxdepth 0 "-exec" touch X "{}" +`,
+	`git diff "--output=F"`,
+	`git diff '--output=F'`,
+	`git diff \--output=F`,
+	`git diff $'--output=F'`,
+	`git diff {--output=F,HEAD}`,
+	`git diff --out""put=F`,
+	`git diff --no-index "--output=F" "--output-indicator-new= " /dev/null payload`,
+	`go test -cpuprofile=F`,
+	`go test -coverprofile=F`,
+	`go test -trace=F`,
+	`find -fprint0 F`,
+	`git diff --no-index /etc/hostname /dev/null`,
+	// Abbreviated and alternative spellings.
+	`git diff --out=F`,
+	`git diff --outp F`,
+	`git diff --output F`,
+	`git diff --ext-diff`,
+	`git diff --textc`,
+	`go test --exec=./evil .`,
+	`go test -o=x .`,
+	`go test -c .`,
+	`go test -toolexec ./evil .`,
+	`go test ./... -args -test.cpuprofile=x`,
+	`go test -test.coverprofile=x`,
+	`go test -ldflags=-extld=./evil .`,
+	`go vet -vettool=./evil .`,
+	`go test -C /tmp .`,
+	`find . -delete`,
+	`find . -execdir id ;`,
+	`find . -fprintf out %p`,
+	`find . -fls out`,
+	`rg --pre=./evil foo`,
+	`rg --pre ./evil foo`,
+	`rg --hostname-bin=./evil foo`,
+	`sort -o out in`,
+	`sort -no out in`,
+	`sed -i s/a/b/ file`,
+	`sed -ni s/a/b/ file`,
+	`git grep -O foo`,
+	`git grep --open-files-in-pager=./evil foo`,
+	`git fetch -u ./evil origin`,
+	`git fetch --upload-pack=./evil origin`,
+	`git -c core.pager=./evil log`,
+	`git -C /tmp log`,
+	`git st`,
+	`git --git-dir=/tmp/x log`,
+	`git --work-tree=/tmp status`,
+	// Paths outside the workspace.
+	`cat /etc/passwd`,
+	`cat ../../etc/passwd`,
+	`cat a/../../secret`,
+	`cat escape`,
+	`cat escape/passwd`,
+	`grep -f /etc/shadow x`,
+	`ls --directory=/etc`,
+	// Expansion, substitution and shell structure.
+	`ls ~`,
+	`ls ~/.ssh`,
+	`ls a=~/x`,
+	`ls *`,
+	`ls ?`,
+	`ls [a]`,
+	`ls $HOME`,
+	`ls ${HOME}`,
+	`ls "$HOME"`,
+	`ls "$(id)"`,
+	"ls `id`",
+	"ls \"`id`\"",
+	`ls $(id)`,
+	`ls $((1+1))`,
+	`ls <(id)`,
+	`ls >x`,
+	`ls 2>x`,
+	`ls <x`,
+	`ls &`,
+	`ls; id`,
+	`ls && id`,
+	`ls || id`,
+	`ls | sh`,
+	"ls\nid",
+	"ls\r\nid",
+	"ls\x00",
+	`(ls)`,
+	`{ ls; }`,
+	`time ls`,
+	`! ls`,
+	`FOO=1 ls`,
+	`ls "a\"b"`,
+	`ls a\ b`,
+	`ls $'\x41'`,
+	`ls $"x"`,
+	`ls @(a|b)`,
+	`ls 'unterminated`,
+	`coproc ls`,
+	`./git status`,
+	``,
+	`   `,
+}
+
+// safe are command lines the same prefixes must still allow.
+var safe = []string{
+	`go test ./... -count=1 -run TestX`,
+	`go test -run 'TestA|TestB' ./...`,
+	`go test -race -v -json ./agent/...`,
+	`go test -cover -covermode=atomic ./...`,
+	`git diff --stat`,
+	`git diff HEAD~1 -- main.go`,
+	`git diff --name-only "@{u}"`,
+	`git status --short`,
+	`git log -p -3 --pretty=oneline`,
+	`git grep -n -C 3 foo`,
+	`git show HEAD:main.go`,
+	`grep -n foo main.go`,
+	`grep -rn "hello world" .`,
+	`grep -o 'a;b|c' main.go`,
+	`find . -name '*.go'`,
+	`find . -name a -o -name b`,
+	`find sub -type f -print0`,
+	`rg -n foo`,
+	`ls -la sub`,
+	`ls -la /dev/null`,
+	`cat inside`,
+	`sort -n in`,
+	`sed -n 1,5p main.go`,
+}
+
+func TestShellCheckBypasses(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "inside"), []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	prefixes := []string{"go test", "go vet", "git diff", "git status", "git log", "git grep", "git show",
+		"git fetch", "git", "find", "rg", "grep", "ls", "cat", "sort", "sed", "coproc", "time ls"}
+	for _, cmd := range bypasses {
+		err := ShellCheck(prefixes, ws, cmd)
+		if err == nil {
+			t.Errorf("ShellCheck(%q) allowed it, want ask", cmd)
+		} else if !errors.Is(err, ErrShellNotAllowed) {
+			t.Errorf("ShellCheck(%q) = %v, want ErrShellNotAllowed", cmd, err)
+		}
+	}
+	for _, cmd := range safe {
+		if err := ShellCheck(prefixes, ws, cmd); err != nil {
+			t.Errorf("ShellCheck(%q) = %v, want allowed", cmd, err)
+		}
+	}
+}
+
+func TestShellCheckPrefixWords(t *testing.T) {
+	ws := t.TempDir()
+	prefixes := []string{"git status", "go test", "ls", "  make  check "}
+	tests := []struct {
+		cmd  string
+		want bool
+	}{
+		{"git status", true},
+		{"git status --short", true},
+		{"  git   status   -s", true},
+		{"go test ./...", true},
+		{"ls", true},
+		{"make check", true},
+		{"'git' status", true},
+		{"git statusx", false},
+		{"git", false},
+		{"git log", false},
+		{"lsblk", false},
+		{"rm -rf /", false},
+	}
+	for _, tt := range tests {
+		if got := ShellCheck(prefixes, ws, tt.cmd) == nil; got != tt.want {
+			t.Errorf("ShellCheck(%q) allowed = %v, want %v", tt.cmd, got, tt.want)
+		}
+	}
+	if ShellCheck(nil, ws, "ls") == nil || ShellCheck([]string{""}, ws, "ls") == nil {
+		t.Error("an empty prefix list allowed a command")
+	}
+}
+
+func TestShellCheckProgramFromWorkspacePath(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "ls"), []byte("#!/bin/sh\nid\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ShellCheck([]string{"ls"}, ws, "ls"); err != nil {
+		t.Fatalf("with a clean PATH: %v", err)
+	}
+	t.Setenv("PATH", ".:"+os.Getenv("PATH"))
+	if err := ShellCheck([]string{"ls"}, ws, "ls"); err == nil {
+		t.Error(`with "." first in PATH, ls from the workspace was allowed`)
+	}
+}
+
+func TestLiteralArgv(t *testing.T) {
+	got, err := LiteralArgv(`git  log "--format=%h %s" 'a b' c""d`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"git", "log", "--format=%h %s", "a b", "cd"}
+	if len(got) != len(want) {
+		t.Fatalf("argv = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("argv = %q, want %q", got, want)
+		}
+	}
+}
+
+// FuzzShellCheckAgainstBash runs every command line ShellCheck accepts
+// through bash itself, with the allowed program replaced by one that only
+// records its arguments: bash must run exactly that program with exactly
+// the argv ShellCheck judged, and nothing else may change the workspace.
+func FuzzShellCheckAgainstBash(f *testing.F) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		f.Skip("bash is not installed")
+	}
+	for _, cmd := range append(append([]string{}, bypasses...), safe...) {
+		if _, rest, ok := strings.Cut(cmd, " "); ok {
+			f.Add("kwsargv " + rest)
+		}
+		f.Add(cmd)
+	}
+	bin, out := f.TempDir(), filepath.Join(f.TempDir(), "argv")
+	script := "#!" + bash + "\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$KWS_ARGV_OUT\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "kwsargv"), []byte(script), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		ws := t.TempDir()
+		if err := os.WriteFile(filepath.Join(ws, "inside"), []byte("ok"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if ShellCheck([]string{"kwsargv"}, ws, cmd) != nil {
+			return
+		}
+		argv, err := LiteralArgv(cmd)
+		if err != nil {
+			t.Fatalf("accepted %q but LiteralArgv fails: %v", cmd, err)
+		}
+		os.Remove(out)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		run := exec.CommandContext(ctx, bash, "-c", cmd)
+		run.Dir = ws
+		run.Env = []string{"PATH=" + bin, "KWS_ARGV_OUT=" + out, "HOME=" + ws}
+		if b, err := run.CombinedOutput(); err != nil {
+			t.Fatalf("bash -c %q: %v\n%s", cmd, err, b)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatalf("bash -c %q did not run kwsargv: %v", cmd, err)
+		}
+		want := ""
+		for _, a := range argv[1:] {
+			want += a + "\x00"
+		}
+		if string(got) != want {
+			t.Fatalf("bash -c %q ran argv %q, ShellCheck judged %q", cmd, strings.Split(string(got), "\x00"), argv)
+		}
+		entries, err := os.ReadDir(ws)
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("bash -c %q changed the workspace: %v %v", cmd, entries, err)
+		}
+	})
+}
