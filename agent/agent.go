@@ -37,6 +37,7 @@ const (
 type Vault interface {
 	diet.Store
 	Search(query string, k int) ([]vault.Hit, error)
+	Meta(id string) (vault.Meta, error)
 	AppendStats(events ...vault.DietEvent) error
 }
 
@@ -171,6 +172,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Name == "" {
 		cfg.Name = "agent"
 	}
+	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.All()
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,8 +21,9 @@ const overCapTurns = 3
 // caps: a get of an id whose exact answer is still in the prompt is
 // answered by reference, not resent; past the fault cap or the
 // injected-bytes budget the model is told to go on with what it has; an
-// oversized block comes back as its head and tail, marked partial.
-func (a *Agent) pageFault(f diet.Fault) string {
+// oversized block comes back as its head and tail, marked partial; a
+// sensitive block passes sensitiveGate first.
+func (a *Agent) pageFault(ctx context.Context, f diet.Fault) string {
 	if f.Op == "get" {
 		id, err := vault.NormalizeID(f.ID)
 		if err != nil {
@@ -40,6 +42,11 @@ func (a *Agent) pageFault(f diet.Fault) string {
 	}
 	a.faults++
 	a.totals.PageFaults++
+	if f.Op == "get" {
+		if refusal := a.sensitiveGate(ctx, f); refusal != "" {
+			return refusal
+		}
+	}
 	ans := diet.Answer(a.cfg.Vault, a.cfg.Vault, f)
 	room := a.cfg.MaxInjectedChars - a.injected
 	full := true

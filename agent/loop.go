@@ -174,7 +174,7 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 		if len(faults) > 0 || len(ferrs) > 0 {
 			var answers []string
 			for _, f := range faults {
-				answers = append(answers, a.pageFault(f))
+				answers = append(answers, a.pageFault(ctx, f))
 			}
 			for _, e := range ferrs {
 				answers = append(answers, fmt.Sprintf("<ctx_error>%s</ctx_error>", e))
@@ -334,7 +334,7 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		if tc.Name == "ctx_search" {
 			f = diet.Fault{Op: "search", Query: args.Query, Reason: args.Reason}
 		}
-		ans := a.pageFault(f)
+		ans := a.pageFault(ctx, f)
 		return tools.Result{Text: ans, IsError: strings.HasPrefix(ans, "<ctx_error")}, nil
 	}
 	t, ok := a.tools[tc.Name]

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,21 @@ type Meta struct {
 	Confidence      float64   `json:"confidence"`
 	Priority        string    `json:"priority,omitempty"`
 	Sensitive       bool      `json:"sensitive,omitempty"`
+	// Workspaces are the absolute paths of the workspaces whose agents
+	// stored the block; empty for blocks stored by hand or by an older kws.
+	// Agents serve a sensitive block only to these workspaces.
+	Workspaces []string `json:"workspaces,omitempty"`
+}
+
+// StoredIn reports whether an agent of workspace stored the block.
+func (m Meta) StoredIn(workspace string) bool {
+	return workspace != "" && slices.Contains(m.Workspaces, workspace)
+}
+
+// VisibleTo reports whether agents of workspace may find the block in a
+// search: every block but a sensitive one another workspace stored.
+func (m Meta) VisibleTo(workspace string) bool {
+	return !m.Sensitive || m.StoredIn(workspace)
 }
 
 // Block is one Put request: the exact bytes and their metadata.
@@ -42,7 +58,8 @@ type Block struct {
 }
 
 // Put stores data exactly and returns its id. Putting the same bytes again
-// returns the same id and changes nothing.
+// returns the same id and changes nothing but adding m's Workspaces to the
+// block's.
 func (v *Vault) Put(data []byte, m Meta) (string, error) {
 	ids, err := v.PutMany([]Block{{Data: data, Meta: m}})
 	if err != nil {
@@ -71,6 +88,9 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 			}
 			ids[i] = id
 			if exists {
+				if err := addWorkspaces(mb, id, b.Meta.Workspaces); err != nil {
+					return err
+				}
 				continue
 			}
 			m := b.Meta
@@ -103,6 +123,36 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 	}
 	v.indexAdd(added)
 	return ids, nil
+}
+
+// addWorkspaces records that the workspaces also stored the existing block
+// id (the same bytes, put again from another workspace).
+func addWorkspaces(mb *bolt.Bucket, id string, workspaces []string) error {
+	if len(workspaces) == 0 {
+		return nil
+	}
+	var m Meta
+	if err := decodeMeta(mb.Get([]byte(id)), &m); err != nil {
+		return fmt.Errorf("block %s: %w", id, err)
+	}
+	changed := false
+	for _, w := range workspaces {
+		if w != "" && !slices.Contains(m.Workspaces, w) {
+			m.Workspaces = append(m.Workspaces, w)
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("vault: encode meta: %w", err)
+	}
+	if err := mb.Put([]byte(id), mj); err != nil {
+		return fmt.Errorf("vault: put meta: %w", err)
+	}
+	return nil
 }
 
 // assignID finds the id for data: the shortest "ctx:"+hex prefix (12, 16,

@@ -58,6 +58,9 @@ func (t ctxGetTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Resul
 	if err != nil {
 		return errResult("ctx_get: %q is not a block id (want ctx: followed by 8 to 64 hex digits)", a.ID), nil
 	}
+	if refusal := sensitiveRefusal(env, id); refusal != "" {
+		return errResult("ctx_get: %s", refusal), nil
+	}
 	data, err := env.Vault.Get(id)
 	switch {
 	case errors.Is(err, vault.ErrNotFound):
@@ -114,5 +117,27 @@ func (t ctxSearchTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Re
 	if err != nil {
 		return Result{}, fmt.Errorf("ctx_search %q: %w", a.Query, err)
 	}
-	return Result{Text: diet.FormatHits(a.Query, hits)}, nil
+	kept := hits[:0]
+	for _, h := range hits {
+		if h.Meta.VisibleTo(env.Workspace) {
+			kept = append(kept, h)
+		}
+	}
+	return Result{Text: diet.FormatHits(a.Query, kept)}, nil
+}
+
+// sensitiveRefusal says why the block id is not served, or returns "". A
+// sensitive block's bytes need the user's approval, which only the agent
+// loop can ask for (it answers ctx_get calls itself, as page faults, and
+// serves a sensitive block only to a workspace that stored it); run
+// directly, the tool never serves one.
+func sensitiveRefusal(env *Env, id string) string {
+	m, err := env.Vault.Meta(id)
+	switch {
+	case err != nil || !m.Sensitive:
+		return "" // Get reports a missing block itself.
+	case !m.StoredIn(env.Workspace):
+		return fmt.Sprintf("block %s is marked sensitive and was stored by another workspace; it is not served here", m.ID)
+	}
+	return fmt.Sprintf("block %s is marked sensitive; it is served only after the user approves, which this caller cannot ask for", m.ID)
 }

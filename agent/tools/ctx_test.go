@@ -67,7 +67,8 @@ func TestCtxWithoutVault(t *testing.T) {
 // failingVault fails every call, as a closed or broken vault would.
 type failingVault struct{}
 
-func (failingVault) Get(string) ([]byte, error) { return nil, vault.ErrClosed }
+func (failingVault) Get(string) ([]byte, error)      { return nil, vault.ErrClosed }
+func (failingVault) Meta(string) (vault.Meta, error) { return vault.Meta{}, vault.ErrClosed }
 func (failingVault) Search(string, int) ([]vault.Hit, error) {
 	return nil, vault.ErrClosed
 }
@@ -100,4 +101,42 @@ func TestCtxGetOfDamagedBlock(t *testing.T) {
 	if strings.Contains(res.Text, "refresh failed") || strings.Contains(res.Text, "cached session") {
 		t.Fatalf("the damaged block's bytes were served: %q", res.Text)
 	}
+}
+
+func TestCtxToolsScopeSensitiveBlocks(t *testing.T) {
+	v := vaulttest.MustOpen(t)
+	env := newEnv(t, nil)
+	secret := "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+	own := "deploy credentials for the staging cluster: password hunter2\n"
+	foreign, err := v.Put([]byte(secret), vault.Meta{Kind: "file", Sensitive: true, Topics: []string{"credentials"},
+		Workspaces: []string{"/elsewhere/other-project"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := v.Put([]byte(own), vault.Meta{Kind: "file", Sensitive: true, Topics: []string{"credentials"},
+		Workspaces: []string{env.Workspace}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := v.Put([]byte("credentials rotation notes from the other project\n"), vault.Meta{Kind: "file",
+		Workspaces: []string{"/elsewhere/other-project"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Vault = v
+	res := call(t, env, "ctx_search", map[string]any{"query": "credentials"})
+	if strings.Contains(res.Text, foreign) || !strings.Contains(res.Text, mine) || !strings.Contains(res.Text, plain) {
+		t.Fatalf("ctx_search must hide only the other workspace's sensitive block %s: %s", foreign, res.Text)
+	}
+	for _, tc := range []struct{ id, want, secret string }{
+		{foreign, "stored by another workspace", "wJalr"},
+		{mine, "only after the user approves", "hunter2"},
+	} {
+		res := call(t, env, "ctx_get", map[string]any{"id": tc.id})
+		checkResult(t, res, true, tc.want)
+		if strings.Contains(res.Text, tc.secret) {
+			t.Fatalf("ctx_get served the sensitive block %s: %s", tc.id, res.Text)
+		}
+	}
+	checkResult(t, call(t, env, "ctx_get", map[string]any{"id": plain}), false, "credentials rotation notes")
 }

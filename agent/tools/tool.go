@@ -54,6 +54,7 @@ type Result struct {
 type Vault interface {
 	Get(id string) ([]byte, error)
 	Search(query string, k int) ([]vault.Hit, error)
+	Meta(id string) (vault.Meta, error)
 }
 
 // Env is the world a tool runs in.
