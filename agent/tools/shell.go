@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/kwsdev/kws/sandbox"
 )
 
 //go:embed shell.md
@@ -73,9 +75,10 @@ func (t shellTool) Preview(_ *Env, raw []byte) (string, error) {
 }
 
 // Run executes the command with bash -c in the workspace root, in its own
-// session and process group. On timeout or cancellation the whole group is
-// killed; a cancelled call returns its partial output together with the
-// context's error.
+// session and process group, confined by env.Sandbox when it is set and
+// with git configuration that runs no program the repository names. On
+// timeout or cancellation the whole group is killed; a cancelled call
+// returns its partial output together with the context's error.
 func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	a, timeout, err := t.parse(raw)
 	if err != nil {
@@ -87,9 +90,13 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, "bash", "-c", a.Command)
-	cmd.Dir = root
-	cmd.Env = append(childEnv(os.Environ(), env.HideEnv), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	cmd, cleanup, err := shellCommand(runCtx, env, root, a.Command)
+	if err != nil {
+		return Result{}, fmt.Errorf("shell: %w", err)
+	}
+	defer cleanup()
+	cmd.Env = childEnv(cmd.Environ(), env.HideEnv)
+	cmd.Env = append(append(cmd.Env, gitEnv(cmd.Env)...), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
 	// Setsid gives the command its own process group and no controlling
 	// terminal, so it cannot read from or draw on the user's terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -133,6 +140,29 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// shellCommand returns bash -c command in root, confined by env.Sandbox
+// when it is set, with a private temp dir that cleanup removes.
+func shellCommand(ctx context.Context, env *Env, root, command string) (*exec.Cmd, func(), error) {
+	if env.Sandbox == nil {
+		cmd := exec.CommandContext(ctx, "bash", "-c", command)
+		cmd.Dir = root
+		return cmd, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "kws-shell-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	p := *env.Sandbox
+	p.Workspace, p.Temp = root, tmp
+	cmd, err := sandbox.Command(ctx, p, "bash", "-c", command)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return cmd, cleanup, nil
 }
 
 // childEnv is environ without the variables that hold API keys, so a

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/kwsdev/kws/sandbox"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -83,4 +84,10 @@ type Env struct {
 	// (the variable holding the model's API key); KWS_API_KEY and
 	// OPENAI_API_KEY are always hidden.
 	HideEnv []string
+	// Sandbox, when set, confines every shell command with Landlock (see
+	// package sandbox): writes only in the workspace, a private temp dir
+	// and Sandbox.Writable, no reads of Sandbox.Hidden, network per
+	// Sandbox.Network. Its Workspace and Temp are set per call. Nil runs
+	// commands unconfined (where sandbox.Available says no).
+	Sandbox *sandbox.Policy
 }
