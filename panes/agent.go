@@ -59,6 +59,8 @@ type AgentPane struct {
 	// askAt is when the dialog in front appeared, lastKey the last key
 	// press: together they arm the dialog's keys.
 	askAt, lastKey time.Time
+	// dialogScroll is the first preview row the dialog shows.
+	dialogScroll int
 	// total is the transcript's row count at the last draw; a scrolled
 	// view is shifted by what arrived since, so it stays put.
 	total int
@@ -92,9 +94,6 @@ func NewAgentPane(env *Env, name string, agents Agents, openRef func(id string))
 		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
 		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
 		keymap.Bind("unselect", "Esc", "clear the ref selection", false, func() { p.selected = -1 }),
-		keymap.Bind("allow", "y", "allow the tool call once (dialog)", false, func() { p.answer(permission.AllowOnce) }),
-		keymap.Bind("allow-session", "A", "allow the tool for the session (dialog)", false, func() { p.answer(permission.AllowSession) }),
-		keymap.Bind("deny", "n", "deny the tool call (dialog)", false, func() { p.answer(permission.Deny) }),
 	)
 	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
 		p.add(&entry{kind: entryError, text: info.Detail})
@@ -229,7 +228,7 @@ func (p *AgentPane) armed() bool {
 // showAsk starts the arming delay of the dialog now in front and redraws
 // when it arms.
 func (p *AgentPane) showAsk() {
-	p.askAt = p.env.now()
+	p.askAt, p.dialogScroll = p.env.now(), 0
 	p.redrawAfter(armDelay)
 }
 
@@ -237,29 +236,38 @@ func (p *AgentPane) redrawAfter(d time.Duration) {
 	time.AfterFunc(d, func() { p.env.Update(func() {}) })
 }
 
-// InputHandler runs the pane's keys; the dialog's y/A/n answer only once
-// it is armed, everything else goes to the input line, which stays usable
-// under the dialog.
+// InputHandler runs the pane's keys. While a permission dialog waits,
+// its fixed keys (dialogChoices) answer it once it is armed, PgUp and PgDn
+// scroll its preview, and everything else goes to the input line, which
+// stays usable under the dialog.
 func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return p.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
 		armed := p.armed()
 		p.lastKey = p.env.now()
-		if len(p.asks) > 0 && !armed {
-			p.redrawAfter(armDelay)
-		}
-		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
-			dialogKey := act.Name == "allow" || act.Name == "allow-session" || act.Name == "deny"
-			switch {
-			case dialogKey && armed:
-				act.Run()
-				return
-			case len(p.asks) > 0 && act.Name == "send":
-				p.env.notify("answer " + p.name + "'s request first: y allow once, A allow for the session, n deny")
-				return
-			case !dialogKey:
-				act.Run()
+		if len(p.asks) > 0 {
+			if !armed {
+				p.redrawAfter(armDelay)
+			}
+			if c, ok := dialogKey(ev); ok && armed {
+				p.answer(c.decision)
 				return
 			}
+			switch ev.Key() {
+			case tcell.KeyPgUp:
+				p.dialogScroll -= max(1, dialogRows/2)
+				return
+			case tcell.KeyPgDn:
+				p.dialogScroll += max(1, dialogRows/2)
+				return
+			}
+		}
+		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
+			if len(p.asks) > 0 && act.Name == "send" {
+				p.env.notify("answer " + p.name + "'s request first: y allow once, A for this agent's session, E for every agent, n deny")
+				return
+			}
+			act.Run()
+			return
 		}
 		if ev.Key() == tcell.KeyRune {
 			p.selected = -1

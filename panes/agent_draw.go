@@ -2,18 +2,13 @@ package panes
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/kwsdev/kws/termsafe"
 	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
 	"github.com/gdamore/tcell/v2"
 )
-
-// dialogRows is the most rows the permission dialog takes.
-const dialogRows = 14
 
 // Draw paints the transcript, the permission dialog when one is waiting,
 // and the input line.
@@ -114,69 +109,6 @@ func (p *AgentPane) revealSelected(all []line, rows int) {
 			n++
 		}
 	}
-}
-
-// drawDialog draws the first waiting permission request at the bottom of
-// the h rows from y and returns the rows it took: never more than h, one
-// line when the pane is too short for more.
-func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
-	th := p.env.Theme
-	req := p.asks[0]
-	keys := "y allow once  A allow for the session  n deny"
-	if !p.armed() {
-		keys = "(y/A/n answer in a moment: typing goes to the input line)"
-	}
-	if h < 4 {
-		Put(screen, x, y+h-1, w, "‼ "+req.Tool+": "+keys, th.StatusAgentWaiting.TCell())
-		return 1
-	}
-	var note []string
-	if req.Note != "" {
-		note = wrapRow("risk: "+termsafe.OneLine(req.Note), max(w-1, 10), 6)
-		note = note[:min(len(note), 3, max(0, h-4))]
-	}
-	var preview []string
-	for _, l := range strings.Split(strings.TrimRight(req.Preview, "\n"), "\n") {
-		preview = append(preview, expandTabs(termsafe.Strip(l), 4))
-	}
-	room := max(0, min(dialogRows-3, h-3-len(note)))
-	more := 0
-	if len(preview) > room {
-		keep := max(0, room-1)
-		more = len(preview) - keep
-		preview = preview[:keep]
-	}
-	rows := 3 + len(note) + len(preview)
-	if more > 0 {
-		rows++
-	}
-	top := y + h - rows
-	fill(screen, x, top, w, rows, th.Dialog.TCell())
-	Put(screen, x, top, w, "‼ "+req.Agent+" wants to run "+req.Tool+":", th.StatusAgentWaiting.TCell())
-	row := top + 1
-	for _, l := range note {
-		Put(screen, x+1, row, w-1, l, th.ChatToolError.TCell())
-		row++
-	}
-	for _, l := range preview {
-		Put(screen, x+1, row, w-1, l, diffStyle(p.env, l))
-		row++
-	}
-	if more > 0 {
-		Put(screen, x+1, row, w-1, "… "+strconv.Itoa(more)+" more lines", th.Dialog.TCell())
-		row++
-	}
-	row++
-	if !p.armed() {
-		Put(screen, x, row, w, keys, th.ChatSystem.TCell())
-		return rows
-	}
-	col := x
-	for _, b := range [][2]string{{"y", " allow once  "}, {"A", " allow for the session  "}, {"n", " deny"}} {
-		col += Put(screen, col, row, x+w-col, b[0], th.DialogButtonFocused.TCell())
-		col += Put(screen, col, row, x+w-col, b[1], th.DialogButton.TCell())
-	}
-	return rows
 }
 
 // diffStyle colours one preview line like a unified diff.

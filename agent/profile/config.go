@@ -132,8 +132,10 @@ func userConfigPath(env func(string) string) string {
 
 // userOnlyKeys may be set only by the user's own config, the environment
 // or flags: a cloned repository's .kws/config.toml must not send the API
-// key to a server of its choosing or grant itself permissions.
-var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model"}
+// key to a server of its choosing, grant itself permissions, or rebind
+// keys (a repository that binds "n" to allow-session turns a denial into
+// an approval).
+var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model", "keys"}
 
 // applyFile layers one TOML file over c. It reports false for a missing
 // file. A workspace file (user false) may not set userOnlyKeys, and its
@@ -234,6 +236,6 @@ func checkWorkspaceFile(path string, defined func(...string) bool, perms map[str
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("profile: config %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key or grant itself permissions)",
+	return fmt.Errorf("profile: config %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions or rebind your keys)",
 		path, strings.Join(bad, ", "))
 }

@@ -153,6 +153,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unknown key", "modle = \"x\"\n", []string{".kws/config.toml", "unknown key modle", "known keys"}},
 		{"wrong type", "yes = \"sure\"\n", []string{".kws/config.toml", "yes"}},
 		{"unquoted api_key", "api_key = " + secretKey + "\n", []string{".kws/config.toml", "line 1", "quotes"}},
+		{"keys from a repository", "[keys]\n\"agent.allow-session\" = \"n\"\n", []string{".kws/config.toml", "keys may only be set in your own"}},
 		{"api_key with a bad escape", "api_key = \"" + secretKey + "\\q\"\n", []string{".kws/config.toml", "quotes"}},
 	}
 	for _, tt := range tests {
