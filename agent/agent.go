@@ -19,6 +19,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/sandbox"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/vault"
 )
@@ -91,6 +92,9 @@ type Config struct {
 	// HideEnv names environment variables tools must not pass to shell
 	// commands (the one holding the API key).
 	HideEnv []string
+	// Sandbox, when set, confines the agent's shell commands (see
+	// tools.Env.Sandbox); nil runs them unconfined.
+	Sandbox *sandbox.Policy
 	// History is a resumed transcript.
 	History []provider.Message
 	// Limits per user turn; zero means the defaults.
@@ -186,7 +190,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
-	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv}
+	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
 	}

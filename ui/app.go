@@ -35,6 +35,9 @@ type Status struct {
 	Agents    []AgentStatus
 	// NaiveTokens and SentTokens are summed over every agent's calls.
 	NaiveTokens, SentTokens int
+	// Warning, when set, is shown in the error style after the name
+	// ("unsandboxed" when shell commands cannot be confined).
+	Warning string
 }
 
 // AgentStatus is one agent's state as its loop reports it.

@@ -60,6 +60,9 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+s.app.prefixName()+" n) ", th.StatusAgentWaiting.TCell().Reverse(true))
 	}
 	put(" kws ", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
+	if st.Warning != "" {
+		put(" ⚠ "+st.Warning+" ", th.StatusAgentError.TCell().Reverse(true))
+	}
 	if st.Workspace != "" {
 		put("│ "+filepath.Base(st.Workspace)+" ", bar)
 	}
