@@ -27,6 +27,9 @@ type Message struct {
 	Kind string `json:"kind,omitempty"`
 	// Pinned messages (system prompt, AGENTS.md) are never dieted.
 	Pinned bool `json:"pinned,omitempty"`
+	// Sensitive marks content read from a credentials file: its block is
+	// sensitive and its summary quotes none of it.
+	Sensitive bool `json:"sensitive,omitempty"`
 }
 
 // kind returns Kind, else Role.
@@ -183,7 +186,7 @@ func (s *Session) flush() error {
 	blocks := make([]vault.Block, len(s.pending))
 	for k, i := range s.pending {
 		e := s.entries[i]
-		d := Describe(e.msg.kind(), e.msg.Content)
+		d := describeMessage(e.msg)
 		e.desc = &d
 		m := d.Meta(e.msg.kind(), i, e.naiveTok-MsgOverheadTokens, !e.exactTok)
 		m.Agent, m.Session, m.Turn = s.agent, s.session, e.turn

@@ -321,3 +321,28 @@ func TestLosslessEncodingOnceActive(t *testing.T) {
 		t.Fatal("il:v1 id does not resolve to the original")
 	}
 }
+
+// TestCredentialsFileBlockIsWithheld: a .pgpass line holds a password no
+// rule recognises; read from a credentials file, its block is sensitive
+// and its summary quotes none of it.
+func TestCredentialsFileBlockIsWithheld(t *testing.T) {
+	p := smallParams()
+	p.TriggerTokens = 2500
+	pgpass := strings.Repeat("db.internal:5432:app:app:Wq9vTz2LkP4x\n", 40)
+	s, v := newSession(t, p)
+	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "check the db login"},
+		Message{Role: "assistant", Content: "reading it"}, Message{Role: "tool", Content: pgpass, Sensitive: true})
+	for i := 0; i < 6; i++ {
+		s.Add(Message{Role: "assistant", Content: "next"}, Message{Role: "tool", Content: toolOutput(i, 1500)})
+	}
+	s.Add(Message{Role: "user", Content: "show me the exact db login lines"})
+	r := build(t, s)
+	ref := r.Messages[3].Content
+	if !strings.HasPrefix(ref, "<ctx ") || !strings.Contains(ref, `sens="true"`) || strings.Contains(ref, "Wq9vTz2LkP4x") {
+		t.Fatalf("credentials block not withheld: %q", ref)
+	}
+	meta, _ := v.Meta(vault.ParseRefs(ref)[0].ID)
+	if !meta.Sensitive || strings.Contains(meta.Summary, "Wq9vTz2LkP4x") || len(meta.Topics) > 0 {
+		t.Fatalf("vault meta: %+v", meta)
+	}
+}
