@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -47,16 +46,14 @@ func handledFS(v int) uint64 {
 	return h
 }
 
-// confine applies p to the calling thread and the program it executes
-// next, with every right the kernel's Landlock ABI can restrict. The
-// goroutine stays locked to the thread, so execve runs from the confined
-// thread and the new program inherits the confinement.
+// confine applies p to the calling thread, which must be locked to its
+// goroutine, and so to the processes it starts, with every right the
+// kernel's Landlock ABI can restrict.
 func confine(p Policy) error {
 	v, err := abi()
 	if err != nil {
 		return err
 	}
-	runtime.LockOSThread()
 	handled := handledFS(v)
 	attr := unix.LandlockRulesetAttr{Access_fs: handled}
 	if v >= 4 && !p.Network {
@@ -119,9 +116,4 @@ func addRule(rfd int, path string, access uint64) error {
 		return fmt.Errorf("landlock_add_rule %s: %w", path, errno)
 	}
 	return nil
-}
-
-// execve replaces this process with the program at path.
-func execve(path string, argv, env []string) error {
-	return unix.Exec(path, argv, env)
 }

@@ -12,6 +12,3 @@ func probeABI() (int, error) { return 0, errNotLinux }
 
 // confine fails: Landlock exists only on Linux.
 func confine(Policy) error { return errNotLinux }
-
-// execve is never reached: confine always fails.
-func execve(string, []string, []string) error { return errNotLinux }

@@ -1,59 +1,50 @@
 // Package sandbox confines the commands kws runs for agents with Landlock.
 //
-// Landlock restricts the calling process and every process it starts
-// later, so a command is confined by re-executing the running binary: the
-// parent starts /proc/self/exe with a marker argument and the policy, and
-// the child (Main, called first thing in main) applies the rules and then
-// executes the command in its place. A confined command may write only in
-// the workspace, its private temp dir and the paths the policy lists; it
-// may read everything except the hidden paths (kws's data and config
-// dirs); with Network false it may neither connect nor bind TCP sockets.
-// Landlock also keeps it from tracing or reading the memory and
-// environment of any process outside the sandbox, kws included, and (from
-// Landlock ABI 6) from signalling them.
+// Landlock restricts a thread and the processes it starts later. Start
+// therefore confines a fresh OS thread, locked to one goroutine, and starts
+// the command from it: the child inherits the confinement, the rest of
+// kws does not, and the thread is discarded when the goroutine ends. A
+// confined command may write only in the workspace, its private temp dir,
+// the sandbox's cache and the paths the policy lists; it may read
+// everything except the hidden paths (kws's data and config dirs); with
+// Network false it may neither connect nor bind TCP sockets; from Landlock
+// ABI 6 it cannot signal processes outside the sandbox.
 package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sync"
 )
-
-// marker is argv[1] of a re-executed binary that must confine itself and
-// run the command that follows the policy.
-const marker = "__kws_sandbox"
 
 // DisableEnv is the environment variable that turns the sandbox off when
 // set to "off" (to test the unsandboxed fallback).
 const DisableEnv = "KWS_SANDBOX"
 
-// exitSetup is the exit status of a child that could not confine itself;
-// it never runs the command unconfined.
-const exitSetup = 126
-
 // Policy says what a confined command may touch.
 type Policy struct {
 	// Workspace is the directory the command runs in; it may read and
 	// write everything below it.
-	Workspace string `json:"workspace"`
+	Workspace string
 	// Writable lists further files and directories the command may
 	// write (the git dir of a linked worktree, for instance).
-	Writable []string `json:"writable,omitempty"`
+	Writable []string
 	// Hidden lists files and directories the command may neither read
 	// nor write (kws's data dir and config dir). A hidden path wins over
 	// every other rule except Workspace and Temp themselves.
-	Hidden []string `json:"hidden,omitempty"`
+	Hidden []string
 	// Temp is the command's private temp dir: writable, and TMPDIR, TMP,
 	// TEMP and GOTMPDIR point at it. Empty means none.
-	Temp string `json:"temp,omitempty"`
+	Temp string
 	// Network allows TCP connect and bind; false denies both (Landlock
 	// ABI 4 and later).
-	Network bool `json:"network"`
+	Network bool
 }
 
 // abi probes the kernel's Landlock ABI version once.
@@ -95,12 +86,10 @@ func CacheDir() (string, error) {
 	return filepath.Join(base, "kws", "sandbox"), nil
 }
 
-// Command returns a command that runs argv (argv[0] is looked up in PATH)
-// confined by p, in p.Workspace. Its Env is the current environment with
-// TMPDIR, TMP, TEMP and GOTMPDIR set to p.Temp and GOCACHE to the
-// sandbox's own build cache; callers that change Env should start from
-// cmd.Env. Call Available first: where Landlock is missing the command
-// fails rather than run unconfined.
+// Command returns a command that runs argv in p.Workspace, to be started
+// with Start. Its Env is the current environment with TMPDIR, TMP, TEMP
+// and GOTMPDIR set to p.Temp and GOCACHE to the sandbox's own build
+// cache; callers that change Env should start from cmd.Env.
 func Command(ctx context.Context, p Policy, argv ...string) (*exec.Cmd, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
@@ -116,12 +105,7 @@ func Command(ctx context.Context, p Policy, argv ...string) (*exec.Cmd, error) {
 	if err := os.MkdirAll(gocache, 0o700); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	p.Writable = append(append([]string(nil), p.Writable...), cache)
-	spec, err := json.Marshal(p)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, "/proc/self/exe", append([]string{marker, string(spec)}, argv...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = p.Workspace
 	cmd.Env = append(os.Environ(), "GOCACHE="+gocache)
 	if p.Temp != "" {
@@ -130,33 +114,26 @@ func Command(ctx context.Context, p Policy, argv ...string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// Main confines the process and executes the command when the binary was
-// started by Command; otherwise it returns at once. Call it first thing
-// in main (and in TestMain of tests that run confined commands). When the
-// process was started by Command, Main never returns: it either executes
-// the command or exits with status 126 and the reason on stderr.
-func Main() {
-	if len(os.Args) < 4 || os.Args[1] != marker {
-		return
-	}
-	err := confineAndExec(os.Args[2], os.Args[3:])
-	fmt.Fprintf(os.Stderr, "kws sandbox: %v\n", err)
-	os.Exit(exitSetup)
-}
-
-// confineAndExec applies the policy in spec to this process and replaces
-// it with argv; it returns only on failure.
-func confineAndExec(spec string, argv []string) error {
-	var p Policy
-	if err := json.Unmarshal([]byte(spec), &p); err != nil {
-		return fmt.Errorf("bad policy: %w", err)
-	}
-	path, err := exec.LookPath(argv[0])
+// Start starts cmd confined by p (and the sandbox's cache dir writable).
+// Where Landlock is missing it fails rather than start cmd unconfined;
+// call Available first to decide. Use it instead of cmd.Start, then
+// cmd.Wait as usual.
+func Start(cmd *exec.Cmd, p Policy) error {
+	cache, err := CacheDir()
 	if err != nil {
 		return err
 	}
-	if err := confine(p); err != nil {
-		return err
-	}
-	return execve(path, argv, os.Environ())
+	p.Writable = append(slices.Clone(p.Writable), cache)
+	errc := make(chan error, 1)
+	go func() {
+		// The thread stays locked: when this goroutine ends, the
+		// runtime discards the confined thread instead of reusing it.
+		runtime.LockOSThread()
+		if err := confine(p); err != nil {
+			errc <- fmt.Errorf("sandbox: %w", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

@@ -13,11 +13,6 @@ import (
 	"testing"
 )
 
-func TestMain(m *testing.M) {
-	Main()
-	os.Exit(m.Run())
-}
-
 // needSandbox skips the test when this machine cannot confine commands.
 func needSandbox(t testing.TB) int {
 	t.Helper()
@@ -39,7 +34,10 @@ func run(t *testing.T, p Policy, script string) (string, int) {
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	if err := Start(cmd, p); err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("%s: %v", script, err)
@@ -205,6 +203,36 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 }
 
+// TestStartLeavesCallerFree checks that confining the thread a command
+// starts from leaves the rest of the process unconfined: after many
+// confined commands, files and plain commands outside the workspace
+// still work from every goroutine.
+func TestStartLeavesCallerFree(t *testing.T) {
+	needSandbox(t)
+	w, p := newWorld(t)
+	for range 20 {
+		if out, code := run(t, p, `true`); code != 0 {
+			t.Fatalf("confined true: %d %s", code, out)
+		}
+	}
+	errc := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			f := filepath.Join(w.outside, fmt.Sprint("f", i))
+			if err := os.WriteFile(f, nil, 0o600); err != nil {
+				errc <- err
+				return
+			}
+			errc <- exec.Command("touch", f+"-touched").Run()
+		}()
+	}
+	for range 8 {
+		if err := <-errc; err != nil {
+			t.Fatalf("the caller was confined: %v", err)
+		}
+	}
+}
+
 func TestSandboxOff(t *testing.T) {
 	t.Setenv(DisableEnv, "off")
 	if _, err := Available(); err == nil || !strings.Contains(err.Error(), DisableEnv) {
@@ -230,8 +258,11 @@ func BenchmarkTrue(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("%v: %s", err, out)
+			if err := Start(cmd, p); err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

@@ -90,7 +90,7 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, cleanup, err := shellCommand(runCtx, env, root, a.Command)
+	cmd, start, cleanup, err := shellCommand(runCtx, env, root, a.Command)
 	if err != nil {
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
@@ -113,7 +113,10 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	defer spools.remove()
 	cmd.Stdout, cmd.Stderr = spools.tee(0, stdout), spools.tee(1, stderr)
-	runErr := cmd.Run()
+	runErr := start()
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	if cmd.ProcessState == nil {
 		return Result{}, fmt.Errorf("shell: start bash: %w", runErr)
 	}
@@ -142,27 +145,27 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	return res, nil
 }
 
-// shellCommand returns bash -c command in root, confined by env.Sandbox
-// when it is set, with a private temp dir that cleanup removes.
-func shellCommand(ctx context.Context, env *Env, root, command string) (*exec.Cmd, func(), error) {
+// shellCommand returns bash -c command in root and the function that
+// starts it: confined by env.Sandbox when it is set, with a private temp
+// dir that cleanup removes.
+func shellCommand(ctx context.Context, env *Env, root, command string) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
 	if env.Sandbox == nil {
-		cmd := exec.CommandContext(ctx, "bash", "-c", command)
+		cmd = exec.CommandContext(ctx, "bash", "-c", command)
 		cmd.Dir = root
-		return cmd, func() {}, nil
+		return cmd, cmd.Start, func() {}, nil
 	}
 	tmp, err := os.MkdirTemp("", "kws-shell-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
+	cleanup = func() { os.RemoveAll(tmp) }
 	p := *env.Sandbox
 	p.Workspace, p.Temp = root, tmp
-	cmd, err := sandbox.Command(ctx, p, "bash", "-c", command)
-	if err != nil {
+	if cmd, err = sandbox.Command(ctx, p, "bash", "-c", command); err != nil {
 		cleanup()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return cmd, cleanup, nil
+	return cmd, func() error { return sandbox.Start(cmd, p) }, cleanup, nil
 }
 
 // childEnv is environ without the variables that hold API keys, so a

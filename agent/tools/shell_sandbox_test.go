@@ -13,12 +13,6 @@ import (
 	"github.com/kwsdev/kws/sandbox"
 )
 
-// TestMain lets the test binary act as the sandbox's re-executed child.
-func TestMain(m *testing.M) {
-	sandbox.Main()
-	os.Exit(m.Run())
-}
-
 // TestShellGitConfigCannotExecute runs git through the shell tool in a
 // workspace whose .git/config (or hooks) names programs: none may run.
 // The marker file lies in the workspace, so only the git configuration,
