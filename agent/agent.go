@@ -290,6 +290,9 @@ func (a *Agent) rebuildDiet() error {
 }
 
 func (a *Agent) addDiet(pm provider.Message, dm diet.Message) {
+	if pm.Role == "tool" && answersSecretRead(a.meta, pm.ToolCallID) {
+		dm.Sensitive = true
+	}
 	a.dietS.Add(dm)
 	a.meta = append(a.meta, pm)
 }

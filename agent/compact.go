@@ -7,6 +7,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -65,7 +66,7 @@ func summarize(msgs []provider.Message, vaulted map[int]vaultedMsg, changed, tod
 		case "tool":
 			d, ok := vaulted[i]
 			if !ok {
-				d.desc = diet.Describe("tool", m.Content)
+				d.desc = describeForCompaction(msgs[:i], m)
 			}
 			for _, e := range d.desc.Errors {
 				failures = append(failures, line(e)+cite(i))
@@ -111,21 +112,31 @@ func section(b *strings.Builder, title string, items []string) {
 		if len(items) > summaryItems && i == summaryItems/2 {
 			fmt.Fprintf(b, "- … %d more …\n", len(items)-summaryItems)
 		}
-		fmt.Fprintf(b, "- %s\n", it)
+		fmt.Fprintf(b, "- %s\n", secrets.Redact(it))
 	}
 }
 
-// line is the first line of s, cleaned and clipped.
+// line is the first line of s, cleaned, its secrets redacted (before
+// clipping, which could cut a secret past recognition) and clipped.
 func line(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	s = strings.ToValidUTF8(s, "?")
+	s = secrets.Redact(strings.ToValidUTF8(s, "?"))
 	if r := []rune(s); len(r) > summaryLineCap {
 		s = string(r[:summaryLineCap-1]) + "…"
 	}
 	return s
+}
+
+// describeForCompaction describes message m, whose predecessors are prev;
+// the result of a read of a credentials file is withheld.
+func describeForCompaction(prev []provider.Message, m provider.Message) diet.Description {
+	if m.Role == "tool" && answersSecretRead(prev, m.ToolCallID) {
+		return diet.DescribeWithheld(m.Content)
+	}
+	return diet.Describe(m.Role, m.Content)
 }
 
 // vaultedMsg is a message stored for a compaction: its id and description.
@@ -142,7 +153,7 @@ func vaultIDs(store diet.Store, msgs []provider.Message, minBlock int, agentName
 	var descs []diet.Description
 	for i, m := range msgs {
 		if len(m.Content) >= minBlock {
-			d := diet.Describe(m.Role, m.Content)
+			d := describeForCompaction(msgs[:i], m)
 			descs = append(descs, d)
 			meta := d.Meta(m.Role, i, 0, true)
 			meta.Agent = agentName
