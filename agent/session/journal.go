@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/secrets"
 )
 
 // Record kinds in raw.jsonl.
@@ -167,8 +168,9 @@ func encodeLine(v any) ([]byte, error) {
 }
 
 // Title returns the summary title for a first user message: its first
-// non-blank line with runs of white space collapsed, cut to 80 runes
-// (ending in "…" when cut).
+// non-blank line with runs of white space collapsed, its secrets redacted
+// (a title is listed in plain text), cut to 80 runes (ending in "…" when
+// cut).
 func Title(content string) string {
 	var line string
 	for l := range strings.Lines(content) {
@@ -176,6 +178,7 @@ func Title(content string) string {
 			break
 		}
 	}
+	line = secrets.Redact(line)
 	if utf8.RuneCountInString(line) <= maxTitleRunes {
 		return line
 	}

@@ -79,6 +79,7 @@ func (s *Session) open(rec *Recovery) error {
 	if err := readJSON(filepath.Join(s.dir, SummaryFile), &s.sum); err != nil {
 		return err
 	}
+	s.sum.redact()
 	if err := readJSON(filepath.Join(s.dir, RunFile), &s.run); err != nil {
 		return err
 	}

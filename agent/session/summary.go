@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kwsdev/kws/secrets"
 )
 
 // Session statuses. StatusCorrupt is only reported by List, for a session
@@ -74,6 +76,7 @@ func (s *Session) SetSummary(edit func(*Summary)) error {
 	}
 	sum := s.sum
 	edit(&sum)
+	sum.redact()
 	sum.ID, sum.Created, sum.Messages, sum.Calls = s.sum.ID, s.sum.Created, s.sum.Messages, s.sum.Calls
 	switch sum.Status {
 	case StatusRunning, StatusDone, StatusError, StatusInterrupted:
@@ -138,6 +141,7 @@ func List(dataDir string) ([]Summary, error) {
 			}
 		}
 		sum.ID = e.Name()
+		sum.redact()
 		out = append(out, sum)
 	}
 	slices.SortFunc(out, func(a, b Summary) int {
@@ -147,6 +151,14 @@ func List(dataDir string) ([]Summary, error) {
 		return strings.Compare(b.ID, a.ID)
 	})
 	return out, nil
+}
+
+// redact removes secrets from the summary's free text: its title and last
+// error are listed in plain text (kws sessions ls), and a summary written
+// before titles were redacted may still hold one.
+func (sum *Summary) redact() {
+	sum.Title = secrets.Redact(sum.Title)
+	sum.LastError = secrets.Redact(sum.LastError)
 }
 
 // idTime returns the time prefix of a session id.
