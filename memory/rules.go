@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/kwsdev/kws/secrets"
 )
 
 // Candidate is a proposed memory, before promotion.
@@ -162,28 +164,7 @@ func sentences(text string) []string {
 	return out
 }
 
-// secretREs detect keys, tokens, passwords and private keys.
-var secretREs = []*regexp.Regexp{
-	regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`),
-	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
-	regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`),
-	regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`),
-	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`),
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.`),
-	regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}`),
-	regexp.MustCompile(`://[^/\s:@]+:[^/\s:@]{3,}@`),
-	regexp.MustCompile(`(?i)[a-z0-9_]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)[a-z0-9_]*["']?\s*[:=]\s*["']?[^\s"']{6,}`),
-	regexp.MustCompile("(?i)\\b(?:password|passwd|secret|token|api[ _-]?key)\\s+is\\s+[\"'`]?[\\w!@#$%^&*+=/.-]*[0-9!@#$%^&*+=][\\w!@#$%^&*+=/.-]*"),
-}
-
-// IsSensitive reports whether text looks like it holds a key, token,
-// password or private key. It is the default of Options.Sensitive and
-// Rules.Sensitive; kws passes the context diet's stricter detector.
-func IsSensitive(text string) bool {
-	for _, re := range secretREs {
-		if re.MatchString(text) {
-			return true
-		}
-	}
-	return false
-}
+// IsSensitive reports whether text holds a key, token, password or
+// private key, as package secrets judges (gitleaks' rules and kws's). It
+// is the default of Options.Sensitive and Rules.Sensitive.
+func IsSensitive(text string) bool { return secrets.Contains(text) }
