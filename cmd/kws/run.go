@@ -59,9 +59,11 @@ tools in the config; otherwise they are denied and the model is told so.
 	return cmd
 }
 
-// fail is a one-line reason on stderr and exit status 1.
+// fail is a one-line reason on stderr and exit status 1. The reason often
+// quotes a server or a model (an error body, a tool name), so it is made
+// safe to print: no escape sequences, no control characters, one line.
 func fail(format string, args ...any) error {
-	return &exitError{code: 1, err: fmt.Errorf(format, args...)}
+	return &exitError{code: 1, err: errors.New(termsafe.OneLine(fmt.Sprintf(format, args...)))}
 }
 
 func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
@@ -133,7 +135,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %v; the heuristic engine answers\n", err)
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
 	}
 	defer closeEngine(engine)
 	acfg := agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
@@ -145,7 +147,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		defer mem.Wait()
 		acfg.Memory, acfg.OnEvent = mem, mem.watch(acfg.OnEvent)
 	} else {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %v\n", err)
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %s\n", termsafe.OneLine(err.Error()))
 	}
 	a, err := agent.New(acfg)
 	if err != nil {
@@ -255,8 +257,9 @@ func configHome() string {
 
 // eventPrinter streams a run: the answer text to stdout as it arrives and
 // one line per tool call and permission decision to stderr, or with --json
-// every event as one JSON line on stdout. Model and tool text is stripped
-// of terminal escape sequences before it reaches the terminal.
+// every event as one JSON line on stdout. Every string from the model or
+// the network (answer text, tool names and arguments, denial reasons) is
+// stripped of terminal escape sequences before it reaches the terminal.
 type eventPrinter struct {
 	mu      sync.Mutex
 	out     io.Writer
@@ -288,13 +291,13 @@ func (p *eventPrinter) print(e agent.Event) {
 		}
 	case agent.EvToolCall:
 		p.endLine()
-		fmt.Fprintf(p.log, "⏺ %s %s\n", e.Tool, oneLine(e.Args, 120))
+		fmt.Fprintf(p.log, "⏺ %s %s\n", oneLine(e.Tool, 60), oneLine(e.Args, 120))
 	case agent.EvPermission:
 		if e.Decision == "deny" {
 			fmt.Fprintf(p.log, "  denied: %s\n", oneLine(e.Text, 120))
 		}
 	case agent.EvCompaction:
-		fmt.Fprintf(p.log, "kws: compacted older turns (%s): %d → %d tokens\n", e.Compaction.Reason, e.Compaction.BeforeTokens, e.Compaction.AfterTokens)
+		fmt.Fprintf(p.log, "kws: compacted older turns (%s): %d → %d tokens\n", oneLine(e.Compaction.Reason, 60), e.Compaction.BeforeTokens, e.Compaction.AfterTokens)
 	case agent.EvDone:
 		p.endLine()
 	}

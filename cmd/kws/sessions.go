@@ -36,7 +36,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tMESSAGES\tCALLS\tUPDATED\tTITLE")
 			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, s.Status, s.Messages, s.Calls, panes.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", oneLine(s.ID, 40), oneLine(s.Status, 20), s.Messages, s.Calls, panes.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
 			}
 			return tw.Flush()
 		},

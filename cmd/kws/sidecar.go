@@ -20,6 +20,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/termsafe"
 )
 
 func newSidecarCmd(g *globals) *cobra.Command {
@@ -43,14 +44,15 @@ func newSidecarCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(out, "engine  heuristic (deterministic rules)\nreason  %v\n", err)
 				return nil
 			}
-			fmt.Fprintf(out, "engine  %s\nfile    %s\ndims    %d\n", in.Name, in.Path, in.Dims)
+			fmt.Fprintf(out, "engine  %s\nfile    %s\ndims    %d\n", termsafe.OneLine(in.Name), termsafe.OneLine(in.Path), in.Dims)
 			keys := make([]string, 0, len(in.Meta))
 			for k := range in.Meta {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				fmt.Fprintf(out, "%-32s %s\n", k, in.Meta[k])
+				// GGUF metadata comes with a downloaded model file.
+				fmt.Fprintf(out, "%-32s %s\n", termsafe.OneLine(k), termsafe.Strip(in.Meta[k]))
 			}
 			return nil
 		},

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/provider/providertest"
+)
+
+// hostile carries a clipboard write (OSC 52), a window title (OSC 0), a
+// screen clear (CSI 2J), a C1 CSI and a bell.
+const hostile = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J\u009b31m\x07"
+
+// terminalControl returns the index of the first escape, bell or other
+// control character (newline and tab aside) in s, or -1.
+func terminalControl(s string) int {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
+	})
+}
+
+// jsonString is s as a JSON string literal.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestRunPrintsNoTerminalEscapes runs kws run against a server whose tool
+// names, arguments, answer text and error bodies carry terminal escapes:
+// nothing kws prints (stdout, stderr or the final error) may hold one, and
+// the text around them is kept.
+func TestRunPrintsNoTerminalEscapes(t *testing.T) {
+	runEnv(t)
+	repeat := func(st providertest.Step) []providertest.Step {
+		st.RetryAfter = "0"
+		out := make([]providertest.Step, 8)
+		for i := range out {
+			out[i] = st
+		}
+		return out
+	}
+	body := `{"error":{"message":` + jsonString("server says no"+hostile) + `,"type":"invalid_request_error"}}`
+	cases := []struct {
+		name  string
+		steps []providertest.Step
+		want  string
+	}{
+		{"tool name", []providertest.Step{
+			providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "read_file" + hostile, Arguments: `{"path":` + jsonString("a"+hostile) + `}`}),
+			providertest.TextStep("finished" + hostile),
+		}, "finished"},
+		{"400", repeat(providertest.Step{Status: 400, ErrorBody: body}), "server says no"},
+		{"401", repeat(providertest.Step{Status: 401, ErrorBody: body}), "server says no"},
+		{"404", repeat(providertest.Step{Status: 404, ErrorBody: body}), "server says no"},
+		{"429", repeat(providertest.Step{Status: 429, ErrorBody: body}), "server says no"},
+		{"500 plain text", repeat(providertest.Step{Status: 500, ErrorBody: "server says no" + hostile + "\nmore"}), "server says no"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := providertest.New(t, tc.steps...)
+			out, err := run(t, t.TempDir(), nil, "run", "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "read a"+hostile)
+			if i := terminalControl(out); i >= 0 {
+				t.Errorf("output holds %q at %d: %q", out[i], i, out)
+			}
+			printed := out
+			if err != nil {
+				printed += err.Error()
+				if terminalControl(err.Error()) >= 0 || strings.Contains(err.Error(), "\n") {
+					t.Errorf("error is not one clean line: %q", err)
+				}
+			}
+			if !strings.Contains(printed, tc.want) {
+				t.Errorf("%q is missing from what was printed: %q", tc.want, printed)
+			}
+		})
+	}
+}
+
