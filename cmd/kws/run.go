@@ -42,7 +42,8 @@ func newRunCmd(g *globals) *cobra.Command {
 ~/.config/kws/config.toml, then .kws/config.toml in the workspace, then KWS_BASE_URL,
 KWS_MODEL, KWS_API_KEY (OPENAI_BASE_URL / OPENAI_API_KEY as fallbacks), then flags.
 Shell commands and file writes need approval: pass --yes to allow them all, or allow
-tools in the config; otherwise they are denied and the model is told so.
+tools in your own ~/.config/kws/config.toml (a workspace's .kws/config.toml can only
+tighten permissions); otherwise they are denied and the model is told so.
 --resume ID continues a session after a crash or kill; with a task it adds a new turn.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTask(cmd, g, f, strings.Join(args, " "))

@@ -78,3 +78,29 @@ func TestRunPrintsNoTerminalEscapes(t *testing.T) {
 	}
 }
 
+// TestRunDenialPointsToTheUserConfig runs a shell call with no one to
+// approve it: the denial must point to --yes or the user's own config,
+// never to the workspace's .kws/config.toml, which cannot allow tools.
+func TestRunDenialPointsToTheUserConfig(t *testing.T) {
+	runEnv(t)
+	srv := providertest.New(t,
+		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "shell", Arguments: `{"command":"touch x"}`}),
+		providertest.TextStep("ok"))
+	out, err := run(t, t.TempDir(), nil, "run", "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "make x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := ""
+	for line := range strings.Lines(out) {
+		if strings.Contains(line, "denied:") {
+			denied = line
+		}
+	}
+	if !strings.Contains(denied, "--yes") || !strings.Contains(denied, "~/.config/kws/config.toml") || strings.Contains(denied, ".kws/config.toml") {
+		t.Fatalf("denial line %q; want --yes and ~/.config/kws/config.toml, not .kws/config.toml", denied)
+	}
+	last := srv.Requests()[1].Messages
+	if tool := last[len(last)-1]; tool.Role != "tool" || !strings.Contains(tool.Content, "~/.config/kws/config.toml") {
+		t.Errorf("the model was told %q", tool.Content)
+	}
+}
