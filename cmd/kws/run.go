@@ -90,6 +90,9 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 			return fail("%v", err)
 		}
 		history = sess.Messages()
+		if len(history) == 0 && task == "" {
+			return fail("%v", nothingToResume(sess))
+		}
 	}
 	cfg, _, err := profile.LoadConfig(ws, os.Getenv)
 	if err != nil {
@@ -120,6 +123,11 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	defer v.Close()
 	if sess == nil {
 		if sess, err = session.Create(g.dataDir, ws); err != nil {
+			return fail("%v", err)
+		}
+		// The title names the task at once, so a run killed before its
+		// first record still says which task it lost.
+		if err := sess.SetSummary(func(s *session.Summary) { s.Title = session.Title(task) }); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -235,6 +243,17 @@ func resumeWorkspace(s *session.Session, flagWS string, explicit bool) (string, 
 		return "", fmt.Errorf("session %s ran in %s, not %s; resume it there (or omit --workspace)", s.ID(), recorded, flagWS)
 	}
 	return recorded, nil
+}
+
+// nothingToResume is the error for resuming, without a new task, a session
+// that recorded no message: it stopped before its task was recorded, so
+// there is nothing to continue and its status is left as Open set it.
+func nothingToResume(s *session.Session) error {
+	task := "the task"
+	if t := s.Summary().Title; t != "" {
+		task = fmt.Sprintf("%q", t)
+	}
+	return fmt.Errorf("session %s stopped before its first message was recorded, so there is nothing to resume; run %s again with kws run, or give --resume a new task", s.ID(), task)
 }
 
 // nonEmpty returns the non-empty strings of xs.

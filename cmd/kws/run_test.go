@@ -157,8 +157,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	msgs := s.Messages()
+	s.Close()
 	roles := make([]string, len(msgs))
 	for i, m := range msgs {
 		roles[i] = m.Role

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/agent/session"
+)
+
+// onlySession returns the one session under data.
+func onlySession(t *testing.T, data string) session.Summary {
+	t.Helper()
+	list, err := session.List(data)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %+v %v", list, err)
+	}
+	return list[0]
+}
+
+// TestResumeRefusesARunningSession resumes a session that another kws run
+// (a child process, waiting on the model) still has open: the resume
+// fails at once naming the child's pid, and leaves the session running.
+func TestResumeRefusesARunningSession(t *testing.T) {
+	runEnv(t)
+	data, ws := t.TempDir(), t.TempDir()
+	srv := providertest.New(t, providertest.Step{Delay: time.Minute})
+	args, _ := json.Marshal([]string{"--data-dir", data, "run", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "a slow task"})
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "KWS_TEST_ARGS="+string(args))
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		child.Process.Kill()
+		child.Wait()
+	}()
+	for deadline := time.Now().Add(30 * time.Second); len(srv.Requests()) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never called the model")
+		}
+	}
+	before := onlySession(t, data)
+	_, err := run(t, data, nil, "run", "--resume", before.ID, "--base-url", srv.URL(), "--model", "m", "--workspace", ws)
+	want := fmt.Sprintf("session %s is running (pid %d)", before.ID, child.Process.Pid)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("resume of a running session: %v; want %q", err, want)
+	}
+	if after := onlySession(t, data); after.Status != session.StatusRunning || !after.Updated.Equal(before.Updated) {
+		t.Errorf("the refused resume changed the session: %+v, was %+v", after, before)
+	}
+}
+
+// TestResumeRefusesWhatCannotBeResumed covers sessions with nothing to
+// continue: one killed before its first record must not turn "done", and
+// one whose transcript was emptied must not resume as a blank session.
+func TestResumeRefusesWhatCannotBeResumed(t *testing.T) {
+	runEnv(t)
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, data, ws, url string) string
+		want    []string
+		status  string
+	}{
+		{"killed before its first record", func(t *testing.T, data, ws, _ string) string {
+			// What a run leaves when killed between creating its session
+			// and recording the task: a titled, running, empty session.
+			s, err := session.Create(data, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetSummary(func(sum *session.Summary) { sum.Title = "lost task" }); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			return s.ID()
+		}, []string{"nothing to resume", `"lost task"`}, session.StatusInterrupted},
+		{"emptied transcript", func(t *testing.T, data, ws, url string) string {
+			if _, err := run(t, data, nil, "run", "--base-url", url, "--model", "m", "--workspace", ws, "first"); err != nil {
+				t.Fatal(err)
+			}
+			id := onlySession(t, data).ID
+			if err := os.Truncate(filepath.Join(session.SessionsDir(data), id, session.RawFile), 0); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}, []string{"raw.jsonl is empty but summary.json records 2 messages", "nothing was changed"}, session.StatusDone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, ws := t.TempDir(), t.TempDir()
+			srv := providertest.New(t, providertest.TextStep("answer"), providertest.TextStep("answer"))
+			id := tt.prepare(t, data, ws, srv.URL())
+			calls := len(srv.Requests())
+			_, err := run(t, data, nil, "run", "--resume", id, "--base-url", srv.URL(), "--model", "m", "--workspace", ws)
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("resume: %v; want %q", err, w)
+				}
+			}
+			if sum := onlySession(t, data); sum.Status != tt.status {
+				t.Errorf("status after the refused resume = %q, want %q", sum.Status, tt.status)
+			}
+			if len(srv.Requests()) != calls {
+				t.Error("the refused resume called the model")
+			}
+		})
+	}
+}
