@@ -26,6 +26,7 @@ import (
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/themes"
@@ -136,7 +137,7 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
-	w.log = slog.New(slog.NewTextHandler(w.logF, nil))
+	w.log = slog.New(secrets.LogHandler(slog.NewTextHandler(w.logF, nil)))
 	if w.vault, err = g.openVault(); err != nil {
 		w.close()
 		return nil, err
