@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/sandbox"
 )
 
 // bypasses are command lines that an allow-listed prefix must never run
@@ -236,9 +239,10 @@ func TestLiteralArgv(t *testing.T) {
 }
 
 // FuzzShellCheckAgainstBash runs every command line ShellCheck accepts
-// through bash itself, with the allowed program replaced by one that only
-// records its arguments: bash must run exactly that program with exactly
-// the argv ShellCheck judged, and nothing else may change the workspace.
+// through bash itself, in the sandbox agents' commands run in, with the
+// allowed program replaced by one that only records its arguments: bash
+// must run exactly that program with exactly the argv ShellCheck judged,
+// and nothing else may change the workspace.
 func FuzzShellCheckAgainstBash(f *testing.F) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -270,10 +274,8 @@ func FuzzShellCheckAgainstBash(f *testing.F) {
 		os.Remove(out)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		run := exec.CommandContext(ctx, bash, "-c", cmd)
-		run.Dir = ws
-		run.Env = []string{"PATH=" + bin, "KWS_ARGV_OUT=" + out, "HOME=" + ws}
-		if b, err := run.CombinedOutput(); err != nil {
+		if b, err := runConfined(ctx, ws, filepath.Dir(out), []string{"PATH=" + bin, "KWS_ARGV_OUT=" + out, "HOME=" + ws},
+			bash, "-c", cmd); err != nil {
 			t.Fatalf("bash -c %q: %v\n%s", cmd, err, b)
 		}
 		got, err := os.ReadFile(out)
@@ -292,4 +294,22 @@ func FuzzShellCheckAgainstBash(f *testing.F) {
 			t.Fatalf("bash -c %q changed the workspace: %v %v", cmd, entries, err)
 		}
 	})
+}
+
+// runConfined runs argv in ws with env, in the Landlock sandbox (writable:
+// ws and also) where the kernel has it, else as a plain process.
+func runConfined(ctx context.Context, ws, also string, env []string, argv ...string) ([]byte, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = ws, env, &out, &out
+	p := sandbox.Policy{Workspace: ws, Writable: []string{also}}
+	start := cmd.Start
+	if _, err := sandbox.Available(); err == nil {
+		start = func() error { return sandbox.Start(cmd, p) }
+	}
+	if err := start(); err != nil {
+		return nil, err
+	}
+	err := cmd.Wait()
+	return out.Bytes(), err
 }
