@@ -279,13 +279,15 @@ func configHome() string {
 // one line per tool call and permission decision to stderr, or with --json
 // every event as one JSON line on stdout. Every string from the model or
 // the network (answer text, tool names and arguments, denial reasons) is
-// stripped of terminal escape sequences before it reaches the terminal.
+// stripped of terminal escape sequences before it reaches the terminal;
+// in the answer text a sequence cut between two deltas is removed whole.
 type eventPrinter struct {
 	mu      sync.Mutex
 	out     io.Writer
 	log     io.Writer
 	json    bool
 	newline bool
+	text    termsafe.Stream // the answer text, whose escapes may be cut between deltas
 }
 
 func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
@@ -302,14 +304,16 @@ func (p *eventPrinter) print(e agent.Event) {
 	switch e.Type {
 	case agent.EvTextDelta:
 		if e.Restart {
+			p.text.Reset()
 			fmt.Fprintln(p.log, "\nkws: the stream was cut; retrying")
 		}
-		text := termsafe.Strip(e.Text)
+		text := p.text.Strip(e.Text)
 		fmt.Fprint(p.out, text)
 		if text != "" {
 			p.newline = !strings.HasSuffix(text, "\n")
 		}
 	case agent.EvToolCall:
+		p.text.Reset()
 		p.endLine()
 		fmt.Fprintf(p.log, "⏺ %s %s\n", oneLine(e.Tool, 60), oneLine(e.Args, 120))
 	case agent.EvPermission:
@@ -319,6 +323,7 @@ func (p *eventPrinter) print(e agent.Event) {
 	case agent.EvCompaction:
 		fmt.Fprintf(p.log, "kws: compacted older turns (%s): %d → %d tokens\n", oneLine(e.Compaction.Reason, 60), e.Compaction.BeforeTokens, e.Compaction.AfterTokens)
 	case agent.EvDone:
+		p.text.Reset()
 		p.endLine()
 	}
 }

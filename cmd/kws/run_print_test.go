@@ -50,7 +50,7 @@ func TestRunPrintsNoTerminalEscapes(t *testing.T) {
 		{"tool name", []providertest.Step{
 			providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "read_file" + hostile, Arguments: `{"path":` + jsonString("a"+hostile) + `}`}),
 			providertest.TextStep("finished" + hostile),
-		}, "finished"},
+		}, "\nfinished\n"},
 		{"400", repeat(providertest.Step{Status: 400, ErrorBody: body}), "server says no"},
 		{"401", repeat(providertest.Step{Status: 401, ErrorBody: body}), "server says no"},
 		{"404", repeat(providertest.Step{Status: 404, ErrorBody: body}), "server says no"},
