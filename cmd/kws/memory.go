@@ -38,17 +38,26 @@ func newMemoryCmd(g *globals) *cobra.Command {
 }
 
 // openMemory opens the memory store of the configured embedder, loading
-// the sidecar model first when it is the embedder.
-func (g *globals) openMemory() (*memory.Store, error) {
+// the sidecar model first when it is the embedder, and warns on warn of
+// each damaged file the store moved aside.
+func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 	cfg, _ := userConfig()
+	var engine sidecar.Engine
 	if cfg.MemoryEmbedder == "sidecar" {
 		e, err := g.openSidecar(io.Discard)
 		if err != nil {
 			return nil, fmt.Errorf("memory_embedder = \"sidecar\": %w", err)
 		}
-		return g.openMemoryWith(cfg, e)
+		engine = e
 	}
-	return g.openMemoryWith(cfg, nil)
+	s, err := g.openMemoryWith(cfg, engine)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range s.Damaged() {
+		fmt.Fprintf(warn, "kws: %s\n", d)
+	}
+	return s, nil
 }
 
 // openMemoryWith opens the memory store for the embedder cfg names:
@@ -116,7 +125,7 @@ func newMemoryLs(g *globals, f *memFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := g.openMemory()
+			s, err := g.openMemory(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -152,7 +161,7 @@ func newMemorySearch(g *globals, f *memFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := g.openMemory()
+			s, err := g.openMemory(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -185,7 +194,7 @@ func newMemoryAdd(g *globals, f *memFlags) *cobra.Command {
 			if diet.IsSensitive(text) {
 				return memory.ErrSensitive
 			}
-			s, err := g.openMemory()
+			s, err := g.openMemory(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -230,7 +239,7 @@ func newMemoryRm(g *globals) *cobra.Command {
 // eachMemoryID runs do on every id in order and reports each as done
 // (action in --json, past in text); an unknown id stops with exit code 1.
 func (g *globals) eachMemoryID(cmd *cobra.Command, ids []string, action, past string, do func(*memory.Store, string) error) error {
-	s, err := g.openMemory()
+	s, err := g.openMemory(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -259,7 +268,7 @@ func newMemoryPending(g *globals) *cobra.Command {
 		Short: "List the candidates waiting for approval, oldest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := g.openMemory()
+			s, err := g.openMemory(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -290,7 +299,7 @@ func newMemoryApprove(g *globals) *cobra.Command {
 		Short: "Keep a waiting candidate as a memory, with TEXT in place of its own when given",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.openMemory()
+			s, err := g.openMemory(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -236,3 +236,39 @@ func TestRunLearnsRenamesFromShellCommands(t *testing.T) {
 		t.Fatalf("the queue after approving: %q %v", out, err)
 	}
 }
+
+// TestMemoryCommandsSurviveADamagedFile truncates one memory's file as a
+// kill during kws memory add would: the commands go on with the others
+// and name the damaged file once.
+func TestMemoryCommandsSurviveADamagedFile(t *testing.T) {
+	dir, ws := t.TempDir(), t.TempDir()
+	mem := func(args ...string) (string, error) {
+		t.Helper()
+		return run(t, dir, nil, append([]string{"memory", "--workspace", ws}, args...)...)
+	}
+	for _, text := range []string{"use pnpm instead of npm", "answer in British English"} {
+		if out, err := mem("add", text); err != nil {
+			t.Fatalf("add: %q %v", out, err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, memory.DirName, "*", "*.gob"))
+	var victim string
+	for _, f := range files {
+		if filepath.Base(f) != "00000000.gob" {
+			victim = f
+		}
+	}
+	if victim == "" {
+		t.Fatalf("no memory file among %q", files)
+	}
+	if err := os.Truncate(victim, 100); err != nil {
+		t.Fatal(err)
+	}
+	out, err := mem("ls")
+	if err != nil || !strings.Contains(out, victim) || !strings.Contains(out, memory.QuarantineDir) || strings.Count(out, "mem:") != 1 {
+		t.Fatalf("ls after a damaged file: %q %v; want the other memory and a warning naming %s", out, err, victim)
+	}
+	if out, err := mem("add", "the CI runs nightly"); err != nil || strings.Contains(out, "damaged") {
+		t.Fatalf("add after the quarantine: %q %v", out, err)
+	}
+}

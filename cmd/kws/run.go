@@ -151,7 +151,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		Diet: params, Vault: v, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: permission.NewBroker(mode),
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print,
 		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv), Router: engine, Critic: engine}
-	if store, err := g.openMemory(); err == nil {
+	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
 		mem := newAgentMemory(store, v, ws, ws, "agent", sess.ID(), engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		defer mem.Wait()
 		acfg.Memory, acfg.OnEvent = mem, mem.watch(acfg.OnEvent)

@@ -171,6 +171,11 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if w.memory, err = g.openMemoryWith(w.cfg, w.sidecar); err != nil {
 		w.log.Warn("memory unavailable", "error", err)
 		w.early = append(w.early, "memory off: "+err.Error())
+	} else {
+		for _, d := range w.memory.Damaged() {
+			w.log.Warn("memory: damaged file moved aside", "file", d.File, "to", d.MovedTo, "error", d.Err)
+			w.early = append(w.early, d.String())
+		}
 	}
 	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	return w, nil
