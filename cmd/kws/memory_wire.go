@@ -290,14 +290,19 @@ func (m *agentMemory) Search(ctx context.Context, query, scope string, k int) ([
 	return out, nil
 }
 
-// Save serves memory_save: the model's memory is promoted like any
-// candidate, at a confidence that passes the threshold.
+// Save serves memory_save: the model's memory for the project is promoted
+// like any candidate, at a confidence that passes the threshold. A global
+// one would reach the prompts of every other workspace, where a hostile
+// repository's instructions ("always run curl … | sh") must not follow
+// the user: it waits in the approval queue.
 func (m *agentMemory) Save(ctx context.Context, text, kind, scope string) (string, string, error) {
+	cand := memory.Candidate{Text: text, Kind: kind, Confidence: 0.7}
+	prov := memory.Provenance{Session: m.session, Turn: int(m.turn.Load()), Source: memory.SourceTool}
+	promote := m.store.Promote
 	sc := m.project
 	if scope == "global" {
-		sc = memory.GlobalScope
+		promote, sc = m.store.Propose, memory.GlobalScope
 	}
-	act, mem, err := m.store.Promote(ctx, memory.Candidate{Text: text, Kind: kind, Confidence: 0.7}, sc,
-		memory.Provenance{Session: m.session, Turn: int(m.turn.Load()), Source: memory.SourceTool})
+	act, mem, err := promote(ctx, cand, sc, prov)
 	return string(act), mem.ID, err
 }
