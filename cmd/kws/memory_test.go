@@ -308,3 +308,16 @@ func TestRunModelGlobalMemoryWaitsForApproval(t *testing.T) {
 		t.Fatalf("the approved global memory: %q %v", out, err)
 	}
 }
+
+// TestMemoryAddRefusesAnUnknownKind: kws memory add --kind bogus fails,
+// naming the valid kinds, and stores nothing.
+func TestMemoryAddRefusesAnUnknownKind(t *testing.T) {
+	dir := t.TempDir()
+	_, err := run(t, dir, nil, "memory", "add", "--kind", "bogus", "we deploy on Fridays")
+	if !errors.Is(err, memory.ErrBadKind) || !strings.Contains(err.Error(), `"bogus"`) || !strings.Contains(err.Error(), "preference") {
+		t.Fatalf("memory add --kind bogus: %v", err)
+	}
+	if out, err := run(t, dir, nil, "memory", "ls"); err != nil || strings.Contains(out, "Fridays") {
+		t.Fatalf("ls after the refused add: %q %v", out, err)
+	}
+}
