@@ -27,6 +27,9 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
+	if err := protectKeys(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "kws: warning:", err)
+	}
 	root := newRoot()
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "kws:", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +18,13 @@ import (
 )
 
 // TestMain lets the test binary run kws itself as a child process:
-// KWS_TEST_ARGS holds the JSON argument list.
+// KWS_TEST_ARGS holds the JSON argument list. Like main, it takes the API
+// keys out of its environment.
 func TestMain(m *testing.M) {
 	if raw := os.Getenv("KWS_TEST_ARGS"); raw != "" {
+		if err := protectKeys(os.Args); err != nil {
+			fmt.Fprintln(os.Stderr, "kws: warning:", err)
+		}
 		var args []string
 		json.Unmarshal([]byte(raw), &args)
 		root := newRoot()

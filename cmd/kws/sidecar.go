@@ -208,6 +208,6 @@ func benchSidecar(out io.Writer, asJSON bool, l *sidecar.Local, n int) error {
 // userConfig is the user's own configuration and environment, without a
 // workspace (the sidecar model is a user-only setting).
 func userConfig() (profile.Config, error) {
-	cfg, _, err := profile.LoadConfig("", os.Getenv)
+	cfg, _, err := profile.LoadConfig("", getenv)
 	return cfg, err
 }
