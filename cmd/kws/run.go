@@ -137,9 +137,13 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if f.yes || cfg.Yes {
 		mode = permission.AutoAllow
 	}
+	sbx := g.openSandbox()
 	policy := permission.DefaultPolicy()
-	if err := policy.Apply(cfg.Permissions, cfg.ShellAllow); err != nil {
+	if err := policy.Apply(cfg.Permissions, sbx.shellAllow(cfg.ShellAllow)); err != nil {
 		return fail("%v", err)
+	}
+	if w := sbx.Warning(policy, mode == permission.AutoAllow); w != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+w)
 	}
 	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
@@ -150,7 +154,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	acfg := agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
 		Diet: params, Vault: v, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: permission.NewBroker(mode),
 		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print,
-		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv), Router: engine, Critic: engine}
+		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv), Router: engine, Critic: engine, Sandbox: sbx.Policy}
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
 		mem := newAgentMemory(store, v, ws, ws, "agent", sess.ID(), engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		defer mem.Wait()

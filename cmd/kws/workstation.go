@@ -85,6 +85,8 @@ type workstation struct {
 	// worktrees holds them by agent name, under mu.
 	useWorktrees bool
 	worktrees    map[string]worktree
+	// sandbox confines the agents' shell commands, when it can.
+	sandbox shellSandbox
 }
 
 // runWorkstation opens the full-screen workstation; without a terminal it
@@ -143,6 +145,9 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		return nil, err
 	}
 	w.cfg, _, w.cfgErr = profile.LoadConfig(ws, os.Getenv)
+	if w.sandbox = g.openSandbox(); w.sandbox.Err != nil {
+		w.log.Warn("shell commands run unconfined", "error", w.sandbox.Err)
+	}
 	if w.cfgErr == nil {
 		// The agent pane shows the reason itself, without the package
 		// prefix of the wrapped error.

@@ -12,6 +12,9 @@ import (
 // status feeds the status bar from the swarm.
 func (w *workstation) status() ui.Status {
 	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
+	if w.sandbox.Policy == nil {
+		st.Warning = "unsandboxed"
+	}
 	if w.cfgErr != nil && w.sidecarPath != "" {
 		st.Model = "sidecar (local only)"
 	}

@@ -85,7 +85,7 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	w.sessions = append(w.sessions, sess)
 	w.mu.Unlock()
 	policy := permission.DefaultPolicy()
-	if err := policy.Apply(w.cfg.Permissions, w.cfg.ShellAllow); err != nil {
+	if err := policy.Apply(w.cfg.Permissions, w.sandbox.shellAllow(w.cfg.ShellAllow)); err != nil {
 		return nil, err
 	}
 	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
@@ -105,7 +105,7 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	cfg := agent.Config{Name: name, Workspace: dir, Client: client, Model: model, Profile: prof,
 		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), OnEvent: onEvent,
-		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar,
+		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar, Sandbox: w.sandbox.forWorktree(w.ws, dir),
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
 	if w.memory != nil {
 		mem := newAgentMemory(w.memory, w.vault, w.ws, dir, name, sess.ID(), w.sidecar, w.log)

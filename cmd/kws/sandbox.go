@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/sandbox"
+)
+
+// shellSandbox is how the agents' shell commands run: confined by Policy,
+// or, when Policy is nil, unconfined for the reason in Err.
+type shellSandbox struct {
+	Policy *sandbox.Policy
+	Status string
+	Err    error
+}
+
+// openSandbox checks whether shell commands can be confined on this
+// machine and builds the policy: kws's data dir and config dir (which
+// can hold api_key) are hidden, the network is allowed.
+func (g *globals) openSandbox() shellSandbox {
+	status, err := sandbox.Available()
+	if err != nil {
+		return shellSandbox{Err: err}
+	}
+	return shellSandbox{Status: status, Policy: &sandbox.Policy{
+		Hidden:  []string{g.dataDir, filepath.Join(configHome(), "kws")},
+		Network: true,
+	}}
+}
+
+// shellAllow is the configured shell_allow prefixes, or none when
+// commands run unconfined: a prefix is only as safe as the sandbox
+// behind it, so without one every shell command asks.
+func (s shellSandbox) shellAllow(prefixes []string) []string {
+	if s.Policy == nil {
+		return nil
+	}
+	return prefixes
+}
+
+// Warning is the one line saying that shell commands run unconfined, or
+// "" when they are confined. policy and autoAllow say whether they still
+// run without asking (--yes, or shell = "allow").
+func (s shellSandbox) Warning(policy *permission.Policy, autoAllow bool) string {
+	if s.Policy != nil {
+		return ""
+	}
+	if autoAllow || policy.Decide("shell", tools.Executes, "") == permission.Allow {
+		return fmt.Sprintf("sandbox unavailable (%v): shell commands run unconfined", s.Err)
+	}
+	return fmt.Sprintf("sandbox unavailable (%v): every shell command asks for approval", s.Err)
+}
+
+// forWorktree is the policy for an agent working in dir. When dir is a
+// linked worktree of the repository at ws, git also writes the
+// repository's objects, refs and logs and the worktree's own admin dir;
+// the rest of the repository's git dir (config, hooks) stays read-only,
+// so a command cannot plant what the user's own git would run. The git
+// dir is asked of ws, which kws trusts, not of the worktree's .git file,
+// which the agent can rewrite.
+func (s shellSandbox) forWorktree(ws, dir string) *sandbox.Policy {
+	if s.Policy == nil || dir == ws {
+		return s.Policy
+	}
+	out, err := exec.Command("git", "-C", ws, "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
+		return s.Policy
+	}
+	common := strings.TrimSpace(string(out))
+	p := *s.Policy
+	p.Writable = append(slices.Clone(p.Writable), filepath.Join(common, "objects"), filepath.Join(common, "refs"),
+		filepath.Join(common, "logs"), filepath.Join(common, "worktrees", filepath.Base(dir)))
+	return &p
+}
