@@ -267,7 +267,7 @@ func Check(ctx context.Context, p *Policy, b *Broker, access tools.Access, req R
 	case Allow:
 		return true, "allowed by the permission policy", nil
 	case Deny:
-		return false, fmt.Sprintf("the %s tool is denied by the permission policy (.kws/config.toml)", req.Tool), nil
+		return false, fmt.Sprintf("the %s tool is denied by the permissions in the configuration (~/.config/kws/config.toml or the workspace's .kws/config.toml)", req.Tool), nil
 	}
 	if b == nil {
 		return false, UnattendedReason, nil

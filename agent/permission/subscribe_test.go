@@ -117,7 +117,7 @@ func TestCheck(t *testing.T) {
 		reason  string
 	}{
 		{"read-only allowed", nil, tools.ReadOnly, Request{Tool: "read_file"}, true, "allowed by the permission policy"},
-		{"policy deny", NewBroker(AutoAllow), tools.ReadOnly, Request{Tool: "grep"}, false, "the grep tool is denied by the permission policy (.kws/config.toml)"},
+		{"policy deny", NewBroker(AutoAllow), tools.ReadOnly, Request{Tool: "grep"}, false, "the grep tool is denied by the permissions in the configuration (~/.config/kws/config.toml or the workspace's .kws/config.toml)"},
 		{"prefix allowed", nil, tools.Executes, Request{Tool: "shell", Preview: "git status -s"}, true, "allowed by the permission policy"},
 		{"no broker", nil, tools.Executes, Request{Tool: "shell", Preview: "rm x"}, false, UnattendedReason},
 		{"unattended", NewBroker(Unattended), tools.Writes, Request{Tool: "write_file"}, false, UnattendedReason},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,4 +94,13 @@ func asNobody(t *testing.T, cmd *exec.Cmd, dirs ...string) *exec.Cmd {
 	out.Env = append(cmd.Env, "HOME="+home, "XDG_CACHE_HOME="+home, "GOCACHE="+home)
 	out.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	return out
+}
+
+// TestErrorLineIsInert: an error that quotes hostile text (a server's
+// body, a file name) prints without its escape sequences.
+func TestErrorLineIsInert(t *testing.T) {
+	got := errorLine(errors.New("open \x1b]0;owned\x07\x1b[2Jfile: \x1b]52;c;cGF5bG9hZA==\x07denied"))
+	if strings.ContainsAny(got, "\x1b\x07") || got != "kws: open file: denied" {
+		t.Fatalf("errorLine = %q", got)
+	}
 }

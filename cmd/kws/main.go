@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -32,13 +33,20 @@ func main() {
 	}
 	root := newRoot()
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "kws:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		var ee *exitError
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
 		}
 		os.Exit(1)
 	}
+}
+
+// errorLine is how a command's error is printed. An error may quote a
+// server, a file or a model, so its escape sequences and control
+// characters are removed.
+func errorLine(err error) string {
+	return "kws: " + termsafe.Strip(err.Error())
 }
 
 // globals are the flags every command shares.

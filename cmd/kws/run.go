@@ -94,7 +94,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 			return fail("%v", nothingToResume(sess))
 		}
 	}
-	cfg, _, err := profile.LoadConfig(ws, os.Getenv)
+	cfg, _, err := profile.LoadConfig(ws, getenv)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -139,7 +139,10 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}
 	sbx := g.openSandbox()
 	policy := permission.DefaultPolicy()
-	if err := policy.Apply(cfg.Permissions, sbx.shellAllow(cfg.ShellAllow)); err != nil {
+	// A prefix is only as safe as the sandbox behind it: unconfined,
+	// every shell command asks.
+	policy.Workspace, policy.Unsandboxed = ws, sbx.Policy == nil
+	if err := policy.Apply(cfg.Permissions, cfg.ShellAllow); err != nil {
 		return fail("%v", err)
 	}
 	if w := sbx.Warning(policy, mode == permission.AutoAllow); w != "" {
@@ -220,7 +223,7 @@ func applyRunFlags(cfg *profile.Config, f *runFlags) {
 		cfg.Model = f.model
 	}
 	if f.apiKeyEnv != "" {
-		cfg.APIKey = os.Getenv(f.apiKeyEnv)
+		cfg.APIKey = getenv(f.apiKeyEnv)
 	}
 }
 

@@ -34,16 +34,6 @@ func (g *globals) openSandbox() shellSandbox {
 	}}
 }
 
-// shellAllow is the configured shell_allow prefixes, or none when
-// commands run unconfined: a prefix is only as safe as the sandbox
-// behind it, so without one every shell command asks.
-func (s shellSandbox) shellAllow(prefixes []string) []string {
-	if s.Policy == nil {
-		return nil
-	}
-	return prefixes
-}
-
 // Warning is the one line saying that shell commands run unconfined, or
 // "" when they are confined. policy and autoAllow say whether they still
 // run without asking (--yes, or shell = "allow").

@@ -85,7 +85,10 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	w.sessions = append(w.sessions, sess)
 	w.mu.Unlock()
 	policy := permission.DefaultPolicy()
-	if err := policy.Apply(w.cfg.Permissions, w.sandbox.shellAllow(w.cfg.ShellAllow)); err != nil {
+	// A prefix is only as safe as the sandbox behind it: unconfined,
+	// every shell command asks.
+	policy.Workspace, policy.Unsandboxed = dir, w.sandbox.Policy == nil
+	if err := policy.Apply(w.cfg.Permissions, w.cfg.ShellAllow); err != nil {
 		return nil, err
 	}
 	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
