@@ -144,7 +144,7 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		w.close()
 		return nil, err
 	}
-	w.cfg, _, w.cfgErr = profile.LoadConfig(ws, os.Getenv)
+	w.cfg, _, w.cfgErr = profile.LoadConfig(ws, getenv)
 	if w.sandbox = g.openSandbox(); w.sandbox.Err != nil {
 		w.log.Warn("shell commands run unconfined", "error", w.sandbox.Err)
 	}
