@@ -58,6 +58,11 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file with a shared lock and no writes.
 	ReadOnly bool
+	// Reserve is how many bytes the caller is about to put. Open maps the
+	// file that much bigger up front, so that storing a large block does
+	// not remap it mid-commit, which makes bbolt copy every value the
+	// transaction holds (a third copy of a 200 MB block).
+	Reserve int64
 }
 
 // Vault is an open vault file.
@@ -119,6 +124,7 @@ func Open(path string, opts *Options) (v *Vault, err error) {
 	// open in a goroutine that panics, uncatchably, on a damaged file.
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout: o.LockTimeout, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType,
+		InitialMmapSize: initialMapSize(path, o.Reserve),
 	})
 	if err != nil {
 		return nil, classifyOpenError(path, err)
@@ -141,6 +147,20 @@ func Open(path string, opts *Options) (v *Vault, err error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// initialMapSize is the mapping that holds the file at path and reserve
+// more bytes with room for page headers and the transaction's other pages,
+// or 0 (bbolt's default) when nothing is reserved.
+func initialMapSize(path string, reserve int64) int {
+	if reserve <= 0 {
+		return 0
+	}
+	var size int64
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	return int(size + reserve + reserve/4 + 4<<20)
 }
 
 func checkBuckets(tx *bolt.Tx, path string) error {

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unsafe"
 
 	"github.com/spf13/cobra"
 
@@ -32,11 +36,11 @@ func newVaultPut(g *globals) *cobra.Command {
 		Short: "Store stdin exactly and print its id (make test 2>&1 | kws vault put)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			data, err := io.ReadAll(cmd.InOrStdin())
+			data, err := readAllExact(cmd.InOrStdin())
 			if err != nil {
 				return fmt.Errorf("read stdin: %w", err)
 			}
-			v, err := g.openVault()
+			v, err := vault.OpenDir(g.dataDir, &vault.Options{Reserve: int64(len(data))})
 			if err != nil {
 				return err
 			}
@@ -243,11 +247,82 @@ func newVaultStats(g *globals) *cobra.Command {
 }
 
 // keep stores data in the vault with the diet's extractive description
-// and an exact token count, as every block the user keeps by hand.
+// and an exact token count, as every block the user keeps by hand. data
+// must not change until keep returns: the describer and the counter read
+// it in place, since a block can be hundreds of megabytes.
 func keep(v *vault.Vault, kind, agent string, data []byte) (string, error) {
-	d := diet.Describe(kind, string(data))
-	c := tokens.Default().Count(string(data))
+	if len(data) == 0 {
+		return "", vault.ErrEmpty
+	}
+	text := unsafe.String(&data[0], len(data))
+	d := diet.Describe(kind, text)
+	c := tokens.Default().CountHashed(sha256.Sum256(data), text)
 	m := d.Meta(kind, -1, c.Tokens, !c.Exact)
 	m.Agent = agent
 	return v.Put(data, m)
+}
+
+// readChunk is the unit readAllExact reads a stream of unknown size in.
+const readChunk = 4 << 20
+
+// readAllExact reads r to the end into one slice of exactly its length.
+// io.ReadAll grows its buffer by copying, so a 200 MB input briefly holds
+// twice that and leaves up to a quarter unused; here a regular file is read
+// into a buffer of its size, and a pipe into fixed chunks joined once, after
+// which the chunks are handed back to the runtime before the vault copies
+// the block again into its pages.
+func readAllExact(r io.Reader) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			buf := make([]byte, 0, fi.Size()+1)
+			for {
+				n, err := f.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
+				if err == io.EOF {
+					return buf, nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				if len(buf) == cap(buf) {
+					// The file grew while being read: go on in chunks.
+					return joinChunks([][]byte{buf}, r)
+				}
+			}
+		}
+	}
+	return joinChunks(nil, r)
+}
+
+// joinChunks reads r to the end in readChunk pieces after the ones given
+// and returns them joined.
+func joinChunks(chunks [][]byte, r io.Reader) ([]byte, error) {
+	total := 0
+	for _, c := range chunks {
+		total += len(c)
+	}
+	for {
+		c := make([]byte, readChunk)
+		n, err := io.ReadFull(r, c)
+		chunks = append(chunks, c[:n])
+		total += n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for i, c := range chunks {
+		out = append(out, c...)
+		chunks[i] = nil
+	}
+	if total > 64<<20 {
+		debug.FreeOSMemory()
+	}
+	return out, nil
 }

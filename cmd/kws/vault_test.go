@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,6 +68,45 @@ func TestVaultCommandsRefuseTruncatedFile(t *testing.T) {
 		}
 		if fi, err := os.Stat(path); err != nil || fi.Size() != tc.size {
 			t.Fatalf("the refused vault file changed size: %v %v", fi, err)
+		}
+	}
+}
+
+// TestReadAllExact checks that vault put's stdin reader returns the exact
+// input in a slice without spare capacity, from a file and from a stream.
+func TestReadAllExact(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef\n"), 3*readChunk/17+5)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		file bool
+	}{
+		{"empty stream", nil, false},
+		{"small stream", []byte("hello\n"), false},
+		{"stream of several chunks", big, false},
+		{"stream of exactly one chunk", big[:readChunk], false},
+		{"file", big, true},
+		{"empty file", nil, true},
+	} {
+		var r io.Reader = bytes.NewReader(tc.data)
+		if tc.file {
+			path := filepath.Join(t.TempDir(), "in")
+			if err := os.WriteFile(path, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r = f
+		}
+		got, err := readAllExact(r)
+		if err != nil || !bytes.Equal(got, tc.data) {
+			t.Fatalf("%s: %d bytes, err %v; want the %d input bytes", tc.name, len(got), err, len(tc.data))
+		}
+		if len(tc.data) > readChunk && cap(got) > len(got)+1 {
+			t.Errorf("%s: %d bytes held in a %d-byte buffer", tc.name, len(got), cap(got))
 		}
 	}
 }
