@@ -74,12 +74,20 @@ func TestGetOfDamagedBlockIsErrCorrupt(t *testing.T) {
 	if !strings.Contains(err.Error(), ids[victim]) {
 		t.Errorf("error %q does not name the block %s", err, ids[victim])
 	}
+	var w bytes.Buffer
+	if n, err := v.WriteTo(ids[victim], &w); !errors.Is(err, ErrCorrupt) || n != 0 || w.Len() != 0 {
+		t.Fatalf("WriteTo of the damaged block: wrote %d bytes, err %v; want none and ErrCorrupt", w.Len(), err)
+	}
 	for i, id := range ids {
 		if i == victim {
 			continue
 		}
 		if got, err := v.Get(id); err != nil || !bytes.Equal(got, blocks[i]) {
 			t.Errorf("undamaged block %d: %d bytes, err %v", i, len(got), err)
+		}
+		w.Reset()
+		if n, err := v.WriteTo(id, &w); err != nil || n != int64(len(blocks[i])) || !bytes.Equal(w.Bytes(), blocks[i]) {
+			t.Errorf("WriteTo of undamaged block %d: %d bytes, err %v", i, n, err)
 		}
 	}
 }
@@ -123,6 +131,10 @@ func TestRandomFlipsNeverReturnWrongBytes(t *testing.T) {
 				}
 			case !bytes.Equal(got, blocks[i]):
 				t.Errorf("seed %d: block %d (%s) came back with wrong bytes and no error", seed, i, id)
+			}
+			var w bytes.Buffer
+			if _, err := v.WriteTo(id, &w); err == nil && !bytes.Equal(w.Bytes(), blocks[i]) {
+				t.Errorf("seed %d: WriteTo of block %d (%s) wrote wrong bytes and no error", seed, i, id)
 			}
 		}
 		v.Close()

@@ -96,14 +96,10 @@ func newVaultGet(g *globals) *cobra.Command {
 		Short: "Print the exact bytes of a block (nothing else)",
 		Args:  cobra.ExactArgs(1),
 		RunE: g.vaultRun(func(cmd *cobra.Command, args []string, v *vault.Vault) error {
-			data, err := v.Get(args[0])
-			if err != nil {
-				if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrBadID) {
-					return &exitError{code: 1, err: err}
-				}
-				return err
+			_, err := v.WriteTo(args[0], cmd.OutOrStdout())
+			if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrBadID) {
+				return &exitError{code: 1, err: err}
 			}
-			_, err = cmd.OutOrStdout().Write(data)
 			return err
 		}),
 	}
