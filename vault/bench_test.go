@@ -111,21 +111,28 @@ func BenchmarkIndexLoad100k(b *testing.B) {
 	}
 }
 
+// benchBlocks opens a vault holding n random blocks of size bytes and
+// returns it with their ids.
+func benchBlocks(b *testing.B, n, size int) (*Vault, []string) {
+	v := MustOpen(b)
+	r := rand.New(rand.NewSource(3))
+	ids := make([]string, n)
+	for i := range ids {
+		id, err := v.Put(benchText(r, size), Meta{Kind: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = id
+	}
+	return v, ids
+}
+
 // BenchmarkGetVerified measures Get, which hashes every block it returns
 // to check it against its id, in bytes of block data per second.
 func BenchmarkGetVerified(b *testing.B) {
 	for _, size := range []int{4 << 10, 64 << 10, 1 << 20} {
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			v := MustOpen(b)
-			r := rand.New(rand.NewSource(3))
-			ids := make([]string, 32)
-			for i := range ids {
-				id, err := v.Put(benchText(r, size), Meta{Kind: "bench"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ids[i] = id
-			}
+			v, ids := benchBlocks(b, 32, size)
 			b.SetBytes(int64(size))
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -143,16 +150,7 @@ func BenchmarkGetVerified(b *testing.B) {
 func BenchmarkWriteToVerified(b *testing.B) {
 	for _, size := range []int{4 << 10, 64 << 10, 1 << 20, 16 << 20} {
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			v := MustOpen(b)
-			r := rand.New(rand.NewSource(3))
-			ids := make([]string, 8)
-			for i := range ids {
-				id, err := v.Put(benchText(r, size), Meta{Kind: "bench"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ids[i] = id
-			}
+			v, ids := benchBlocks(b, 8, size)
 			b.SetBytes(int64(size))
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
