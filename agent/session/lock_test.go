@@ -88,25 +88,13 @@ func TestOpenRefusesALostTranscript(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := t.TempDir()
-			s := mustCreate(t, data)
-			for i := 1; i <= 6; i++ {
-				if err := s.AppendMessage(provider.Message{Role: "user", Content: fmt.Sprintf("m%d", i)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
+			s, raw := closedSession(t, data, 6)
 			path := filepath.Join(s.Dir(), RawFile)
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if err := os.WriteFile(path, tt.cut(raw), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			before := sessionFiles(t, s.Dir())
-			_, _, err = Open(data, s.ID())
+			_, _, err := Open(data, s.ID())
 			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was changed") {
 				t.Fatalf("Open = %v, want ErrDamaged saying %q", err, tt.want)
 			}

@@ -16,8 +16,15 @@ import (
 // returns it with the bytes of its raw.jsonl.
 func threeMessages(t *testing.T, data string) (*Session, []byte) {
 	t.Helper()
+	return closedSession(t, data, 3)
+}
+
+// closedSession creates a closed session holding messages m1…mN and
+// returns it with the bytes of its raw.jsonl.
+func closedSession(t *testing.T, data string, n int) (*Session, []byte) {
+	t.Helper()
 	s := mustCreate(t, data)
-	for i := 1; i <= 3; i++ {
+	for i := 1; i <= n; i++ {
 		if err := s.AppendMessage(provider.Message{Role: "user", Content: fmt.Sprintf("m%d", i)}); err != nil {
 			t.Fatal(err)
 		}
