@@ -166,7 +166,7 @@ func TestWorkstationApprovesAndDeniesToolCalls(t *testing.T) {
 			r.waitFor("agent-1 wants to run write_file")
 			r.waitFor("+hello")
 			r.waitFor("‼ approval")
-			r.waitFor("y allow once") // the dialog's keys are armed
+			r.waitFor("y  allow once") // the dialog's keys are armed
 			r.press(tc.key)
 			r.waitFor(tc.want)
 			_, err := os.Stat(filepath.Join(r.ws, "out.txt"))

@@ -54,7 +54,7 @@ func TestWorkstationWorktreeIsolatesAnAgentAndShowsItsDiff(t *testing.T) {
 	)
 	r.typeText("write isolated.txt")
 	r.press("Enter")
-	r.waitFor("y allow once") // the dialog's keys are armed
+	r.waitFor("y  allow once") // the dialog's keys are armed
 	r.press("y")
 	r.waitFor("wrote it")
 	if _, err := os.Stat(filepath.Join(dir, "isolated.txt")); err != nil {
