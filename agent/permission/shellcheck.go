@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -39,7 +40,9 @@ func ShellCheck(prefixes []string, workspace, command string) error {
 	if why := riskyArgs(argv, n); why != "" {
 		return fmt.Errorf("%w: %s", ErrShellNotAllowed, why)
 	}
-	if why := outsidePaths(argv[1:], workspace); why != "" {
+	// Go's flag package and find take no glued values.
+	glued := !slices.Contains([]string{"go", "find"}, filepath.Base(argv[0]))
+	if why := outsidePaths(argv[1:], workspace, glued); why != "" {
 		return fmt.Errorf("%w: %s", ErrShellNotAllowed, why)
 	}
 	if programInWorkspace(argv[0], workspace) {
@@ -200,13 +203,16 @@ func nodeName(n syntax.Node) string {
 // "". Every argument and every option's =value is read as a possible path:
 // absolute ones must lie in the workspace (or be /dev/null), relative ones
 // must not climb out of it, and an existing one must not be a symlink that
-// leads out. With no workspace, any absolute or climbing path is outside.
-func outsidePaths(args []string, workspace string) string {
-	root := ""
+// leads out. When glued is set, every tail of a -cluster is read as a path
+// too, because getopt takes a short option's value glued on (grep
+// -f/etc/passwd, grep -rf../x). With no workspace, any absolute or
+// climbing path is outside.
+func outsidePaths(args []string, workspace string, glued bool) string {
+	root, abs := "", ""
 	if workspace != "" {
-		if abs, err := filepath.Abs(workspace); err == nil {
-			root = abs
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if a, err := filepath.Abs(workspace); err == nil {
+			root, abs = a, a
+			if real, err := filepath.EvalSymlinks(a); err == nil {
 				root = real
 			}
 		}
@@ -216,11 +222,16 @@ func outsidePaths(args []string, workspace string) string {
 		if _, v, ok := strings.Cut(a, "="); ok {
 			cands = append(cands, v)
 		}
+		if glued && len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			for i := 2; i < len(a); i++ {
+				cands = append(cands, a[i:])
+			}
+		}
 		for _, c := range cands {
 			if c == "" || c == "/dev/null" {
 				continue
 			}
-			if !insideRoot(root, c) {
+			if !insideRoot(root, abs, c) {
 				return fmt.Sprintf("%q is outside the workspace", c)
 			}
 		}
@@ -229,30 +240,53 @@ func outsidePaths(args []string, workspace string) string {
 }
 
 // insideRoot reports whether path p (relative to root, or absolute) stays
-// inside root after cleaning and after resolving symlinks when it exists.
-func insideRoot(root, p string) bool {
+// inside root, which is the workspace with its symlinks resolved (abs is
+// the workspace as given). The path is followed the way the kernel does:
+// each existing component that is a symlink is resolved before the next
+// one, so a later .. climbs from where the symlink leads (escape/../x
+// leaves through the symlink escape although it looks like x), and the
+// first component that does not exist yet ends the walk lexically.
+func insideRoot(root, abs, p string) bool {
 	if root == "" {
 		return !filepath.IsAbs(p) && filepath.IsLocal(p)
 	}
-	full := p
-	if !filepath.IsAbs(p) {
-		full = filepath.Join(root, p)
-	}
-	full = filepath.Clean(full)
-	if !within(root, full) {
-		return false
-	}
-	// The deepest existing ancestor decides where the path really leads:
-	// escape/passwd leaves through the symlink escape even when passwd
-	// does not exist yet.
-	for p := full; within(root, p); p = filepath.Dir(p) {
-		if _, err := os.Lstat(p); err == nil {
-			real, err := filepath.EvalSymlinks(p)
-			return err == nil && within(root, real)
+	rest := p
+	if filepath.IsAbs(p) {
+		switch {
+		case p == root || strings.HasPrefix(p, root+"/"):
+			rest = p[len(root):]
+		case p == abs || strings.HasPrefix(p, abs+"/"):
+			rest = p[len(abs):]
+		default:
+			return false
 		}
-		if p == root {
-			break
+	}
+	comps := strings.Split(rest, "/")
+	cur := root
+	for i, c := range comps {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if cur == root {
+				return false
+			}
+			cur = filepath.Dir(cur)
+			continue
 		}
+		next := filepath.Join(cur, c)
+		st, err := os.Lstat(next)
+		if err != nil {
+			return within(root, filepath.Join(append([]string{next}, comps[i+1:]...)...))
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(next)
+			if err != nil || !within(root, real) {
+				return false
+			}
+			next = real
+		}
+		cur = next
 	}
 	return true
 }
