@@ -21,9 +21,10 @@ func MustOpen(t testing.TB) *vault.Vault {
 	return v
 }
 
-// DamageBlock closes v, flips two bytes inside the stored copy of data in
-// the vault file on disk, and returns the vault reopened (closed when the
-// test ends). It fails the test unless data is stored exactly once.
+// DamageBlock closes v, flips two bytes inside every stored copy of data
+// in the vault file on disk (bbolt may keep an old copy of a page in its
+// free list), and returns the vault reopened (closed when the test ends).
+// It fails the test when data is not in the file.
 func DamageBlock(t testing.TB, v *vault.Vault, data []byte) *vault.Vault {
 	t.Helper()
 	path := v.Path()
@@ -35,12 +36,18 @@ func DamageBlock(t testing.TB, v *vault.Vault, data []byte) *vault.Vault {
 		t.Fatal(err)
 	}
 	at := bytes.Index(raw, data)
-	if at < 0 || bytes.Contains(raw[at+1:], data) {
-		t.Fatalf("vaulttest: the block is not stored exactly once in %s", path)
+	if at < 0 {
+		t.Fatalf("vaulttest: the block is not in %s", path)
 	}
-	mid := at + len(data)/2
-	raw[mid] ^= 0x20
-	raw[at+len(data)-1] ^= 0x01
+	for at >= 0 {
+		raw[at+len(data)/2] ^= 0x20
+		raw[at+len(data)-1] ^= 0x01
+		next := bytes.Index(raw[at+1:], data)
+		if next < 0 {
+			break
+		}
+		at += 1 + next
+	}
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
