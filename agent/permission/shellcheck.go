@@ -25,7 +25,8 @@ var ErrShellNotAllowed = errors.New("not allowed by shell_allow")
 // be an option that makes the program write files, run other programs or
 // read its configuration from elsewhere (see riskyArg), or a path outside
 // workspace (absolute, .. or a symlink that leaves it; /dev/null is fine).
-// The program itself must not resolve to a file inside the workspace. It
+// The program itself must not resolve to a file inside the workspace, and
+// git must find its repository in the workspace (see gitRepository). It
 // returns nil when the command may run, else an error wrapping
 // ErrShellNotAllowed that says why.
 func ShellCheck(prefixes []string, workspace, command string) error {
@@ -44,6 +45,11 @@ func ShellCheck(prefixes []string, workspace, command string) error {
 	glued := !slices.Contains([]string{"go", "find"}, filepath.Base(argv[0]))
 	if why := outsidePaths(argv[1:], workspace, glued); why != "" {
 		return fmt.Errorf("%w: %s", ErrShellNotAllowed, why)
+	}
+	if filepath.Base(argv[0]) == "git" {
+		if why := gitRepository(workspace); why != "" {
+			return fmt.Errorf("%w: %s", ErrShellNotAllowed, why)
+		}
 	}
 	if programInWorkspace(argv[0], workspace) {
 		return fmt.Errorf("%w: %s resolves to a program inside the workspace", ErrShellNotAllowed, argv[0])

@@ -223,8 +223,10 @@ var safe = []string{
 func TestShellCheckBypasses(t *testing.T) {
 	ws := t.TempDir()
 	outside := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{"sub", ".git"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(ws, "inside"), []byte("ok"), 0o644); err != nil {
 		t.Fatal(err)
@@ -252,6 +254,9 @@ func TestShellCheckBypasses(t *testing.T) {
 
 func TestShellCheckPrefixWords(t *testing.T) {
 	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	prefixes := []string{"git status", "go test", "ls", "  make  check "}
 	tests := []struct {
 		cmd  string
@@ -277,6 +282,48 @@ func TestShellCheckPrefixWords(t *testing.T) {
 	}
 	if ShellCheck(nil, ws, "ls") == nil || ShellCheck([]string{""}, ws, "ls") == nil {
 		t.Error("an empty prefix list allowed a command")
+	}
+}
+
+// TestShellCheckGitRepository checks that git may run without asking only
+// when its repository and work tree are the workspace's own.
+func TestShellCheckGitRepository(t *testing.T) {
+	outside := t.TempDir()
+	tests := []struct {
+		name  string
+		setup func(ws string) error
+		want  bool
+	}{
+		{"own .git directory", func(ws string) error { return os.Mkdir(filepath.Join(ws, ".git"), 0o755) }, true},
+		{"no .git: git searches the parents", func(ws string) error { return nil }, false},
+		{".git file naming a gitdir", func(ws string) error {
+			return os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: "+outside+"\n"), 0o644)
+		}, false},
+		{".git symlink", func(ws string) error { return os.Symlink(outside, filepath.Join(ws, ".git")) }, false},
+		{"core.worktree", func(ws string) error {
+			if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\tworkTree = "+outside+"\n"), 0o644)
+		}, false},
+		{"include.path", func(ws string) error {
+			if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[include]\n\tpath = x\n"), 0o644)
+		}, false},
+		{"alternates", func(ws string) error {
+			return os.MkdirAll(filepath.Join(ws, ".git", "objects", "info", "alternates"), 0o755)
+		}, false},
+	}
+	for _, tt := range tests {
+		ws := t.TempDir()
+		if err := tt.setup(ws); err != nil {
+			t.Fatal(err)
+		}
+		if got := ShellCheck([]string{"git status"}, ws, "git status") == nil; got != tt.want {
+			t.Errorf("%s: allowed = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 

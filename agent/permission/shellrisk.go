@@ -1,7 +1,10 @@
 package permission
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -505,4 +508,41 @@ func sedScriptMode(s string, mode int) string {
 			return fmt.Sprintf("sed command %q followed by %q", c, s[i])
 		}
 	}
+}
+
+// gitRepository returns why git run in workspace may read a repository or
+// work tree outside it, or "". The workspace must hold its own .git
+// directory: without one git searches the parent directories, and a .git
+// file or symlink (gitdir:) names a repository anywhere. Its config must
+// not set a work tree (core.worktree) or include other files, and the
+// repository must not borrow objects (alternates) or a common directory
+// from elsewhere. With no workspace (as in tests of the policy alone)
+// there is nothing to look at and it returns "".
+func gitRepository(workspace string) string {
+	if workspace == "" {
+		return ""
+	}
+	dir := filepath.Join(workspace, ".git")
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return "the workspace has no .git directory of its own, so git may use a repository outside it"
+	}
+	for _, name := range []string{"commondir", "objects/info/alternates"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return fmt.Sprintf(".git/%s makes git read a repository outside the workspace", name)
+		}
+	}
+	if st, err := os.Lstat(filepath.Join(dir, "config")); err == nil && !st.Mode().IsRegular() {
+		return ".git/config is not a regular file"
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "config"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("cannot read .git/config: %v", err)
+	}
+	lower := strings.ToLower(string(cfg))
+	for _, key := range []string{"worktree", "include"} {
+		if strings.Contains(lower, key) {
+			return fmt.Sprintf(".git/config mentions %s, which can point git at files outside the workspace", key)
+		}
+	}
+	return ""
 }
