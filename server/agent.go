@@ -1,0 +1,203 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/sandbox"
+)
+
+// Memory is one agent's memory as the assembly wires it: the agent
+// recalls from it and saves to it, and it learns from the agent's events.
+type Memory interface {
+	agent.Memory
+	// Watch returns an event handler that learns from each event, then
+	// passes it on to next (which may be nil).
+	Watch(next func(agent.Event)) func(agent.Event)
+}
+
+// AgentSpec is everything one agent is assembled from. The caller opens
+// the shared stores (vault, memory, sidecar, broker) and reads the
+// configuration; Build turns them into the agent, its session, policy and
+// system prompt.
+type AgentSpec struct {
+	// Name is the agent's name: "agent" for kws run, "agent-2" in the
+	// workstation.
+	Name string
+	// DataDir holds the sessions. Session, when set, is the session to
+	// continue (kws run --resume); else Build creates one titled Title.
+	DataDir string
+	Session *session.Session
+	Title   string
+	// Workspace is the project's directory, recorded in the session; Dir,
+	// when set, is where the agent works instead (its git worktree).
+	Workspace, Dir string
+	// Config gives the model's endpoint and key, the permissions, the
+	// shell commands allowed without asking and the key's variable.
+	Config profile.Config
+	// Overrides are the workspace's model profile overrides.
+	Overrides []profile.Profile
+	// Local, when set, is the model in local-only mode: no remote model is
+	// configured, so a role's own model is not used.
+	Local *Model
+	// WrapClient, when set, wraps the remote model's client, such as the
+	// swarm's limit on concurrent calls.
+	WrapClient func(provider.Client) provider.Client
+	// Role names the agent's role among skill.Roles(Skills), or is "".
+	// Its prompt joins the system prompt, and its model, when it names one,
+	// replaces Config.Model on the same endpoint, with its own profile.
+	Role   string
+	Skills []skill.Skill
+	// Params are the diet parameters.
+	Params diet.Params
+	Vault  agent.Vault
+	Broker *permission.Broker
+	// Sandbox confines the agent's shell commands; nil runs them
+	// unconfined, and then every shell command asks, whatever its prefix.
+	Sandbox *sandbox.Policy
+	// HideEnv names variables hidden from shell commands besides
+	// Config.APIKeyEnv.
+	HideEnv []string
+	Router  agent.Router
+	Critic  agent.Critic
+	// History is a resumed transcript.
+	History []provider.Message
+	OnEvent func(agent.Event)
+	// Memory, when set, returns the agent's memory for its session id;
+	// nil leaves memory off.
+	Memory func(sessionID string) Memory
+	// Board, Mailbox and Notices connect a swarm's agent to the others.
+	Board   tools.Board
+	Mailbox tools.Mailbox
+	Notices func() []string
+}
+
+// Agent is an assembled agent: the agent loop with its session, and the
+// profile and diet parameters it runs with, which it records with its
+// totals in the session's run.json (as kws sessions and the status bar
+// read them).
+type Agent struct {
+	*agent.Agent
+	sess      *session.Session
+	workspace string
+	prof      profile.Profile
+	params    diet.Params
+	policy    *permission.Policy
+}
+
+// Build assembles the agent spec describes and records its run. A session
+// Build created is closed again when it fails; one passed in is left to
+// the caller.
+func Build(spec AgentSpec) (*Agent, error) {
+	m, sections, err := spec.model()
+	if err != nil {
+		return nil, err
+	}
+	dir := spec.Dir
+	if dir == "" {
+		dir = spec.Workspace
+	}
+	policy := permission.DefaultPolicy()
+	// A prefix is only as safe as the sandbox behind it: unconfined,
+	// every shell command asks.
+	policy.Workspace, policy.Unsandboxed = dir, spec.Sandbox == nil
+	if err := policy.Apply(spec.Config.Permissions, spec.Config.ShellAllow); err != nil {
+		return nil, err
+	}
+	sess, created := spec.Session, false
+	if sess == nil {
+		if sess, err = newSession(spec.DataDir, spec.Workspace, spec.Title); err != nil {
+			return nil, err
+		}
+		created = true
+	}
+	cfg := agent.Config{Name: spec.Name, Workspace: dir, Client: m.Client, Model: m.Name, Profile: m.Profile,
+		Diet: spec.Params, Vault: spec.Vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
+		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
+		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
+		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices}
+	if spec.Memory != nil {
+		mem := spec.Memory(sess.ID())
+		cfg.Memory, cfg.OnEvent = mem, mem.Watch(cfg.OnEvent)
+	}
+	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: spec.Params, policy: policy}
+	if a.Agent, err = agent.New(cfg); err == nil {
+		err = a.Record()
+	}
+	if err != nil {
+		if created {
+			err = errors.Join(err, sess.Close())
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// newSession creates a session for workspace. Its title names the task at
+// once, so a run killed before its first record still says which task it
+// lost.
+func newSession(dataDir, workspace, title string) (*session.Session, error) {
+	sess, err := session.Create(dataDir, workspace)
+	if err != nil || title == "" {
+		return sess, err
+	}
+	if err := sess.SetSummary(func(s *session.Summary) { s.Title = session.Title(title) }); err != nil {
+		return nil, errors.Join(err, sess.Close())
+	}
+	return sess, nil
+}
+
+// Run runs one user turn, then records the run with its new totals.
+func (a *Agent) Run(ctx context.Context, task string) (string, error) {
+	answer, err := a.Agent.Run(ctx, task)
+	return answer, errors.Join(err, a.Record())
+}
+
+// Record writes the session's run.json: the workspace, the profile, the
+// diet parameters and the totals so far.
+func (a *Agent) Record() error {
+	return a.sess.SetRun(func(r *session.Run) {
+		r.Workspace, r.Profile, r.Params = a.workspace, a.prof, a.params
+		t := a.Totals()
+		r.Totals = session.Totals{NaiveTokens: t.NaiveTokens, SentTokens: t.SentTokens,
+			PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Calls: t.Calls,
+			PageFaults: t.PageFaults, Compactions: t.Compactions, ToolCalls: t.ToolCalls}
+	})
+}
+
+// SetStatus records the run and sets the session's status (one of the
+// session.Status values) and, when runErr is not nil, its last error.
+func (a *Agent) SetStatus(status string, runErr error) error {
+	return errors.Join(a.Record(), a.sess.SetSummary(func(s *session.Summary) {
+		s.Status = status
+		if runErr != nil {
+			s.LastError = runErr.Error()
+		}
+	}))
+}
+
+// Session returns the agent's session; the caller closes it once the
+// agent has stopped.
+func (a *Agent) Session() *session.Session { return a.sess }
+
+// Policy returns the agent's permission policy.
+func (a *Agent) Policy() *permission.Policy { return a.policy }
+
+// nonEmpty returns the non-empty strings of xs.
+func nonEmpty(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
