@@ -84,14 +84,14 @@ type renameCheck struct {
 // exitCodeRE finds the exit code line of a shell tool result.
 var exitCodeRE = regexp.MustCompile(`(?m)^EXIT CODE: (-?\d+)$`)
 
-// watch returns an event handler that learns from the agent's tool
+// Watch returns an event handler that learns from the agent's tool
 // activity, then passes each event on to next: a shell command that
 // succeeded and renamed files proposes each rename, and promotion then
 // rewrites the memories that name the old path. The paths are looked at
 // when the command is called and when its result comes, so only a rename
 // that happened counts: the old path existed and is gone, and the new one
 // is new (or is a directory that got the old entry).
-func (m *agentMemory) watch(next func(agent.Event)) func(agent.Event) {
+func (m *agentMemory) Watch(next func(agent.Event)) func(agent.Event) {
 	return func(e agent.Event) {
 		switch {
 		case e.Type == agent.EvToolCall && e.Tool == "shell":

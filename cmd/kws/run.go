@@ -24,6 +24,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -106,12 +107,6 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if err != nil {
 		return fail("%v", err)
 	}
-	prof := profile.Resolve(cfg.Model, cfg.BaseURL, overrides)
-	client, err := provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model,
-		Timeout: prof.Timeout.Duration(), NativeTools: prof.ToolCalls && prof.Envelope != "text"})
-	if err != nil {
-		return fail("%v", err)
-	}
 	params, err := diet.Preset(cmp.Or(f.mode, cfg.DietMode))
 	if err != nil {
 		return fail("%v", err)
@@ -121,16 +116,6 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	defer v.Close()
-	if sess == nil {
-		if sess, err = session.Create(g.dataDir, ws); err != nil {
-			return fail("%v", err)
-		}
-		// The title names the task at once, so a run killed before its
-		// first record still says which task it lost.
-		if err := sess.SetSummary(func(s *session.Summary) { s.Title = session.Title(task) }); err != nil {
-			return fail("%v", err)
-		}
-	}
 	out := cmd.OutOrStdout()
 	events := newEventPrinter(out, cmd.ErrOrStderr(), g.json)
 	mode := permission.Unattended
@@ -138,54 +123,38 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		mode = permission.AutoAllow
 	}
 	sbx := g.openSandbox()
-	policy := permission.DefaultPolicy()
-	// A prefix is only as safe as the sandbox behind it: unconfined,
-	// every shell command asks.
-	policy.Workspace, policy.Unsandboxed = ws, sbx.Policy == nil
-	if err := policy.Apply(cfg.Permissions, cfg.ShellAllow); err != nil {
-		return fail("%v", err)
-	}
-	if w := sbx.Warning(policy, mode == permission.AutoAllow); w != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+w)
-	}
 	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
 	}
 	defer closeEngine(engine)
-	acfg := agent.Config{Name: "agent", Workspace: ws, Client: client, Model: cfg.Model, Profile: prof,
-		Diet: params, Vault: v, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: permission.NewBroker(mode),
-		SystemPrompt: agent.SystemPromptWith(skill.ModelList(skills)), History: history, OnEvent: events.print,
-		HideEnv: nonEmpty(cfg.APIKeyEnv, f.apiKeyEnv), Router: engine, Critic: engine, Sandbox: sbx.Policy}
+	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
+		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Vault: v, Broker: permission.NewBroker(mode),
+		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
+	var mem *agentMemory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
-		mem := newAgentMemory(store, v, ws, ws, "agent", sess.ID(), engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		defer mem.Wait()
-		acfg.Memory, acfg.OnEvent = mem, mem.watch(acfg.OnEvent)
+		spec.Memory = func(id string) server.Memory {
+			mem = newAgentMemory(store, v, ws, ws, "agent", id, engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			return mem
+		}
 	} else {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %s\n", termsafe.OneLine(err.Error()))
 	}
-	a, err := agent.New(acfg)
+	a, err := server.Build(spec)
 	if err != nil {
 		return fail("%v", err)
 	}
+	sess = a.Session()
+	if mem != nil {
+		defer mem.Wait()
+	}
+	if w := sbx.Warning(a.Policy(), mode == permission.AutoAllow); w != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+w)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	record := func(status string, runErr error) {
-		_ = sess.SetRun(func(r *session.Run) {
-			r.Workspace, r.Profile, r.Params = ws, prof, params
-			t := a.Totals()
-			r.Totals = session.Totals{NaiveTokens: t.NaiveTokens, SentTokens: t.SentTokens,
-				PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Calls: t.Calls,
-				PageFaults: t.PageFaults, Compactions: t.Compactions, ToolCalls: t.ToolCalls}
-		})
-		_ = sess.SetSummary(func(s *session.Summary) {
-			s.Status = status
-			if runErr != nil {
-				s.LastError = runErr.Error()
-			}
-		})
-	}
+	record := func(status string, runErr error) { _ = a.SetStatus(status, runErr) }
 	record("running", nil)
 	if f.resume != "" {
 		if _, resumed, err := a.Resume(ctx); err != nil || !resumed && task == "" {

@@ -112,7 +112,7 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
 	if w.memory != nil {
 		mem := newAgentMemory(w.memory, w.vault, w.ws, dir, name, sess.ID(), w.sidecar, w.log)
-		cfg.Memory, cfg.OnEvent = mem, mem.watch(onEvent)
+		cfg.Memory, cfg.OnEvent = mem, mem.Watch(onEvent)
 	}
 	return agent.New(cfg)
 }
