@@ -232,17 +232,6 @@ func nothingToResume(s *session.Session) error {
 	return fmt.Errorf("session %s stopped before its first message was recorded, so there is nothing to resume; run %s again with kws run, or give --resume a new task", s.ID(), task)
 }
 
-// nonEmpty returns the non-empty strings of xs.
-func nonEmpty(xs ...string) []string {
-	var out []string
-	for _, x := range xs {
-		if x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 func configHome() string {
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
 		return x

@@ -49,17 +49,18 @@ type workstation struct {
 	theme  *themes.Theme
 	cfg    profile.Config
 	cfgErr error
-	prof   profile.Profile
-	params diet.Params
-	skills []skill.Skill
-	broker *permission.Broker
-	swarm  *swarm.Swarm
-	app    *ui.App
-	appP   atomic.Pointer[ui.App]
-	env    *panes.Env
-	shell  pty.Options
-	log    *slog.Logger
-	logF   *os.File
+	// overrides are the workspace's model profile overrides.
+	overrides []profile.Profile
+	params    diet.Params
+	skills    []skill.Skill
+	broker    *permission.Broker
+	swarm     *swarm.Swarm
+	app       *ui.App
+	appP      atomic.Pointer[ui.App]
+	env       *panes.Env
+	shell     pty.Options
+	log       *slog.Logger
+	logF      *os.File
 
 	mu       sync.Mutex
 	sessions []*session.Session
@@ -156,9 +157,7 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		}
 	}
 	if w.cfgErr == nil {
-		overrides, err := profile.LoadOverrides(ws)
-		w.cfgErr = err
-		w.prof = profile.Resolve(w.cfg.Model, w.cfg.BaseURL, overrides)
+		w.overrides, w.cfgErr = profile.LoadOverrides(ws)
 	}
 	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
 		w.cfgErr = errors.Join(w.cfgErr, err)

@@ -7,11 +7,8 @@ import (
 	"time"
 
 	"github.com/kwsdev/kws/agent"
-	"github.com/kwsdev/kws/agent/permission"
-	"github.com/kwsdev/kws/agent/provider"
-	"github.com/kwsdev/kws/agent/session"
-	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/ui"
 )
@@ -69,7 +66,7 @@ func (w *workstation) inject(id string) error {
 // newAgent is the swarm's agent factory: one session per agent, all on the
 // one vault and the one permission broker.
 func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
-	client, model, prof, err := w.client()
+	local, err := w.localModel()
 	if err != nil {
 		return nil, err
 	}
@@ -77,42 +74,23 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	if err != nil {
 		return nil, err
 	}
-	sess, err := session.Create(w.g.dataDir, w.ws)
+	spec := server.AgentSpec{Name: name, DataDir: w.g.dataDir, Workspace: w.ws, Dir: dir, Config: w.cfg,
+		Overrides: w.overrides, Local: local, WrapClient: w.limiter.Client, Role: w.swarm.Role(name), Skills: w.skills,
+		Params: w.params, Vault: w.vault, Broker: w.broker, Sandbox: w.sandbox.forWorktree(w.ws, dir),
+		Router: w.sidecar, Critic: w.sidecar, OnEvent: onEvent,
+		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
+	if w.memory != nil {
+		spec.Memory = func(id string) server.Memory {
+			return newAgentMemory(w.memory, w.vault, w.ws, dir, name, id, w.sidecar, w.log)
+		}
+	}
+	a, err := server.Build(spec)
 	if err != nil {
 		return nil, err
 	}
 	w.mu.Lock()
-	w.sessions = append(w.sessions, sess)
+	w.sessions = append(w.sessions, a.Session())
 	w.mu.Unlock()
-	policy := permission.DefaultPolicy()
-	// A prefix is only as safe as the sandbox behind it: unconfined,
-	// every shell command asks.
-	policy.Workspace, policy.Unsandboxed = dir, w.sandbox.Policy == nil
-	if err := policy.Apply(w.cfg.Permissions, w.cfg.ShellAllow); err != nil {
-		return nil, err
-	}
-	w.log.Info("agent started", "agent", name, "session", sess.ID(), "model", w.cfg.Model)
-	sections := []string{skill.ModelList(w.skills)}
-	if role, ok := skill.Find(skill.Roles(w.skills), w.swarm.Role(name)); ok {
-		// The role's prompt joins the system prompt; its model, when it
-		// names one, replaces the configured model on the same endpoint.
-		sections = append(sections, "# Your role: "+role.Name+"\n\n"+role.Body)
-		if role.Model != "" && w.cfgErr == nil {
-			if client, err = provider.New(provider.Config{BaseURL: w.cfg.BaseURL, APIKey: w.cfg.APIKey, Model: role.Model,
-				Timeout: w.prof.Timeout.Duration(), NativeTools: w.prof.ToolCalls && w.prof.Envelope != "text"}); err != nil {
-				return nil, err
-			}
-			client, model = w.limiter.Client(client), role.Model
-		}
-	}
-	cfg := agent.Config{Name: name, Workspace: dir, Client: client, Model: model, Profile: prof,
-		Diet: w.params, Vault: w.vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: w.broker,
-		SystemPrompt: agent.SystemPromptWith(sections...), OnEvent: onEvent,
-		HideEnv: nonEmpty(w.cfg.APIKeyEnv), Router: w.sidecar, Critic: w.sidecar, Sandbox: w.sandbox.forWorktree(w.ws, dir),
-		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
-	if w.memory != nil {
-		mem := newAgentMemory(w.memory, w.vault, w.ws, dir, name, sess.ID(), w.sidecar, w.log)
-		cfg.Memory, cfg.OnEvent = mem, mem.Watch(onEvent)
-	}
-	return agent.New(cfg)
+	w.log.Info("agent started", "agent", name, "session", a.Session().ID(), "model", w.cfg.Model)
+	return a, nil
 }

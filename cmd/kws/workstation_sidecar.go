@@ -8,25 +8,22 @@ import (
 
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 )
 
-// client is the agents' model: the configured remote one, or with none
-// configured and a sidecar model present, the sidecar (local-only mode).
-func (w *workstation) client() (provider.Client, string, profile.Profile, error) {
+// localModel is the agents' model in local-only mode: with no remote
+// model configured and a sidecar model present, the sidecar. It is nil
+// when a remote model is configured.
+func (w *workstation) localModel() (*server.Model, error) {
 	if w.cfgErr == nil {
-		c, err := provider.New(provider.Config{BaseURL: w.cfg.BaseURL, APIKey: w.cfg.APIKey, Model: w.cfg.Model,
-			Timeout: w.prof.Timeout.Duration(), NativeTools: w.prof.ToolCalls && w.prof.Envelope != "text"})
-		if err != nil {
-			return nil, "", profile.Profile{}, err
-		}
-		return w.limiter.Client(c), w.cfg.Model, w.prof, nil
+		return nil, nil
 	}
 	if w.sidecarPath == "" {
-		return nil, "", profile.Profile{}, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
+		return nil, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
 	}
 	name := "sidecar:" + strings.TrimSuffix(filepath.Base(w.sidecarPath), filepath.Ext(w.sidecarPath))
-	return provider.NewLocal(w.sidecar.Current), name, localProfile(name), nil
+	return &server.Model{Name: name, Profile: localProfile(name), Client: provider.NewLocal(w.sidecar.Current)}, nil
 }
 
 // localProfile is the model profile of the sidecar as the agents' model:

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/agent/session"
+)
+
+// TestWorkstationAgentRecordsItsRun checks that a workstation agent's
+// session gets the run.json kws run writes: the model's profile, the diet
+// parameters and the token totals of its turns.
+func TestWorkstationAgentRecordsItsRun(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.srv.Push(providertest.Step{Text: "recorded", Usage: &provider.Usage{PromptTokens: 120, CompletionTokens: 7}})
+	r.typeText("say recorded")
+	r.press("Enter")
+	r.waitFor("recorded")
+	sums, err := session.List(r.w.g.dataDir)
+	if err != nil || len(sums) != 1 {
+		t.Fatalf("sessions: %v, %v", sums, err)
+	}
+	var run struct {
+		Profile profile.Profile `json:"profile"`
+		Params  diet.Params     `json:"params"`
+		Totals  session.Totals  `json:"totals"`
+	}
+	path := filepath.Join(session.SessionsDir(r.w.g.dataDir), sums[0].ID, session.RunFile)
+	// The totals are written when the turn ends, just after its answer
+	// is drawn.
+	for deadline := time.Now().Add(10 * time.Second); run.Totals.Calls == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			data, _ := os.ReadFile(path)
+			t.Fatalf("run.json never recorded the turn: %s", data)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &run); err != nil {
+			t.Fatalf("run.json: %v: %s", err, data)
+		}
+	}
+	want := profile.Resolve(providertest.Model, r.srv.URL(), nil)
+	if run.Profile != want {
+		t.Errorf("profile %+v, want %+v", run.Profile, want)
+	}
+	if params, _ := diet.Preset(""); run.Params != params {
+		t.Errorf("params %+v, want %+v", run.Params, params)
+	}
+	if run.Totals.Calls != 1 || run.Totals.PromptTokens != 120 || run.Totals.CompletionTokens != 7 || run.Totals.SentTokens == 0 {
+		t.Errorf("totals %+v, want one call of 120+7 tokens", run.Totals)
+	}
+}
