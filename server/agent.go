@@ -82,8 +82,7 @@ type AgentSpec struct {
 
 // Agent is an assembled agent: the agent loop with its session, and the
 // profile and diet parameters it runs with, which it records with its
-// totals in the session's run.json (as kws sessions and the status bar
-// read them).
+// totals in the session's run.json.
 type Agent struct {
 	*agent.Agent
 	sess      *session.Session
@@ -155,7 +154,8 @@ func newSession(dataDir, workspace, title string) (*session.Session, error) {
 	return sess, nil
 }
 
-// Run runs one user turn, then records the run with its new totals.
+// Run runs one user turn, then records the run with its new totals; a
+// failure to record joins the turn's own error.
 func (a *Agent) Run(ctx context.Context, task string) (string, error) {
 	answer, err := a.Agent.Run(ctx, task)
 	return answer, errors.Join(err, a.Record())
