@@ -12,6 +12,7 @@ import (
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sandbox"
 )
 
@@ -42,7 +43,7 @@ type AgentSpec struct {
 	Workspace, Dir string
 	// Config gives the model's endpoint and key, the permissions, the
 	// shell commands allowed without asking and the key's variable.
-	Config profile.Config
+	Config config.Config
 	// Overrides are the workspace's model profile overrides.
 	Overrides []profile.Profile
 	// Local, when set, is the model in local-only mode: no remote model is

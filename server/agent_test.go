@@ -14,6 +14,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -45,7 +46,7 @@ func TestBuildResolvesTheRoleModelsOwnProfile(t *testing.T) {
 			defer broker.Close()
 			params, _ := diet.Preset("")
 			a, err := Build(AgentSpec{Name: "agent-2", DataDir: data, Workspace: t.TempDir(), Role: tc.role, Skills: skills,
-				Config: profile.Config{BaseURL: srv.URL(), Model: providertest.Model, APIKey: "test-key"},
+				Config: config.Config{BaseURL: srv.URL(), Model: providertest.Model, APIKey: "test-key"},
 				Params: params, Vault: v, Broker: broker})
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/config"
 )
 
 // Model is the model an agent talks to: the name sent to the API, the
@@ -21,7 +22,7 @@ type Model struct {
 // RemoteModel is the model called name at cfg's endpoint: its profile is
 // resolved for that name, overrides first, and its client gets the
 // profile's timeout and tool envelope.
-func RemoteModel(cfg profile.Config, name string, overrides []profile.Profile) (Model, error) {
+func RemoteModel(cfg config.Config, name string, overrides []profile.Profile) (Model, error) {
 	prof := profile.Resolve(name, cfg.BaseURL, overrides)
 	client, err := provider.New(provider.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: name,
 		Timeout: prof.Timeout.Duration(), NativeTools: prof.ToolCalls && prof.Envelope != profile.EnvelopeText})

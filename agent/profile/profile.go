@@ -1,6 +1,6 @@
 // Package profile knows what each model can take: its context window, how
 // much of it to keep for the answer, how long to wait for it and whether
-// it calls tools natively. It also loads the user's kws configuration.
+// it calls tools natively.
 package profile
 
 import (

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/config"
 )
 
 // heldEnvFD names the variable that tells a re-executed kws which file
@@ -74,8 +74,8 @@ func protectKeys(args []string) error {
 // KWS_API_KEY, OPENAI_API_KEY, the user config's api_key_env and the
 // --api-key-env flag's value.
 func keyVarNames(args []string) []string {
-	names := []string{profile.EnvAPIKey, profile.EnvOpenAIAPIKey}
-	if cfg, _, err := profile.LoadConfig("", os.Getenv); err == nil && cfg.APIKeyEnv != "" {
+	names := []string{config.EnvAPIKey, config.EnvOpenAIAPIKey}
+	if cfg, _, err := config.Load("", os.Getenv); err == nil && cfg.APIKeyEnv != "" {
 		names = append(names, cfg.APIKeyEnv)
 	}
 	for i, a := range args {

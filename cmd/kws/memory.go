@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/sidecar"
@@ -64,7 +64,7 @@ func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 // DATA/memory for the hashing embedder (the default), DATA/memory-sidecar
 // or DATA/memory-openai-MODEL for the others, since a store must be read
 // with the embedder that filled it. engine embeds for "sidecar".
-func (g *globals) openMemoryWith(cfg profile.Config, engine sidecar.Engine) (*memory.Store, error) {
+func (g *globals) openMemoryWith(cfg config.Config, engine sidecar.Engine) (*memory.Store, error) {
 	// Candidates under the promotion threshold wait in the memory pane's
 	// approval queue.
 	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true}

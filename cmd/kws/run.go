@@ -21,6 +21,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
@@ -92,7 +93,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 			return fail("%v", nothingToResume(sess))
 		}
 	}
-	cfg, _, err := profile.LoadConfig(ws, getenv)
+	cfg, _, err := config.Load(ws, getenv)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -181,7 +182,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	return nil
 }
 
-func applyRunFlags(cfg *profile.Config, f *runFlags) {
+func applyRunFlags(cfg *config.Config, f *runFlags) {
 	if f.baseURL != "" {
 		cfg.BaseURL = f.baseURL
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -207,7 +207,7 @@ func benchSidecar(out io.Writer, asJSON bool, l *sidecar.Local, n int) error {
 
 // userConfig is the user's own configuration and environment, without a
 // workspace (the sidecar model is a user-only setting).
-func userConfig() (profile.Config, error) {
-	cfg, _, err := profile.LoadConfig("", getenv)
+func userConfig() (config.Config, error) {
+	cfg, _, err := config.Load("", getenv)
 	return cfg, err
 }

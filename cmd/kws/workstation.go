@@ -22,6 +22,7 @@ import (
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
@@ -47,7 +48,7 @@ type workstation struct {
 	ws     string
 	vault  *vault.Vault
 	theme  *themes.Theme
-	cfg    profile.Config
+	cfg    config.Config
 	cfgErr error
 	// overrides are the workspace's model profile overrides.
 	overrides []profile.Profile
@@ -145,7 +146,7 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 		w.close()
 		return nil, err
 	}
-	w.cfg, _, w.cfgErr = profile.LoadConfig(ws, getenv)
+	w.cfg, _, w.cfgErr = config.Load(ws, getenv)
 	if w.sandbox = g.openSandbox(); w.sandbox.Err != nil {
 		w.log.Warn("shell commands run unconfined", "error", w.sandbox.Err)
 	}

@@ -1,4 +1,8 @@
-package profile
+// Package config loads kws's config.toml: the user's file, the workspace's
+// file, the environment and, applied by the caller, flags. It enforces the
+// trust rule: a workspace's file may not set the keys that could redirect
+// the API key, grant permissions or rebind keys.
+package config
 
 import (
 	"errors"
@@ -13,7 +17,7 @@ import (
 )
 
 // Config is kws's configuration: which model to talk to and how the agent
-// may act. Command-line flags are applied by the caller after LoadConfig.
+// may act. Command-line flags are applied by the caller after Load.
 type Config struct {
 	// BaseURL is the OpenAI-compatible API root.
 	BaseURL string `toml:"base_url" json:"base_url"`
@@ -45,7 +49,7 @@ type Config struct {
 	MemoryEmbedder string `toml:"memory_embedder" json:"memory_embedder,omitempty"`
 }
 
-// Environment variables LoadConfig reads.
+// Environment variables Load reads.
 const (
 	// EnvBaseURL sets the API root.
 	EnvBaseURL = "KWS_BASE_URL"
@@ -62,7 +66,7 @@ const (
 // knownKeys are the top-level keys of config.toml.
 var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder"}
 
-// LoadConfig reads the configuration for workspace, each layer overriding
+// Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
 // ~/.config/kws/config.toml), then <workspace>/.kws/config.toml, then
 // KWS_BASE_URL, KWS_MODEL and KWS_API_KEY. A key may also come from the
@@ -71,7 +75,7 @@ var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mo
 // nothing above set the value, so that a globally exported OpenAI key never
 // replaces a key configured for kws. Missing files are skipped; env nil
 // means os.Getenv. It returns the files and variables that were used.
-func LoadConfig(workspace string, env func(string) string) (Config, []string, error) {
+func Load(workspace string, env func(string) string) (Config, []string, error) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -146,12 +150,12 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("profile: reading config %s: %w", path, err)
+		return false, fmt.Errorf("config: reading %s: %w", path, err)
 	}
 	var f Config
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return false, fmt.Errorf("profile: config %s: %w", path, safeTOMLError(err))
+		return false, fmt.Errorf("config: %s: %w", path, safeTOMLError(err))
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		var names []string
@@ -159,7 +163,7 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 			names = append(names, k.String())
 		}
 		sort.Strings(names)
-		return false, fmt.Errorf("profile: config %s: unknown key %s (known keys: %s)",
+		return false, fmt.Errorf("config: %s: unknown key %s (known keys: %s)",
 			path, strings.Join(names, ", "), strings.Join(knownKeys, ", "))
 	}
 	if !user {
@@ -236,6 +240,6 @@ func checkWorkspaceFile(path string, defined func(...string) bool, perms map[str
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("profile: config %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions or rebind your keys)",
+	return fmt.Errorf("config: %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions or rebind your keys)",
 		path, strings.Join(bad, ", "))
 }

@@ -1,4 +1,4 @@
-package profile
+package config
 
 import (
 	"errors"
@@ -22,6 +22,11 @@ const (
 // noModelHint is what to do when nothing names a model or server.
 const noModelHint = "set KWS_BASE_URL and KWS_MODEL (and KWS_API_KEY), or add base_url/model to ~/.config/kws/config.toml"
 
+// exampleBaseURLs are the API roots Validate suggests when only a model is
+// named: OpenAI's, OpenRouter's and a local Ollama server's (the base URLs of
+// agent/profile's built-in profiles, which this package may not import).
+const exampleBaseURLs = "https://api.openai.com/v1, https://openrouter.ai/api/v1 or http://localhost:11434/v1"
+
 // Validate explains exactly what is missing or wrong. A missing API key is
 // fine (local servers need none) unless api_key_env names an empty
 // variable.
@@ -32,8 +37,8 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("no model configured: "+noModelHint))
 	case c.BaseURL == "":
 		errs = append(errs, fmt.Errorf("no base URL configured for model %q: set KWS_BASE_URL "+
-			"(for example %s, %s or %s) or base_url in ~/.config/kws/config.toml",
-			c.Model, OpenAIBaseURL, OpenRouterBaseURL, OllamaBaseURL))
+			"(for example %s) or base_url in ~/.config/kws/config.toml",
+			c.Model, exampleBaseURLs))
 	case c.Model == "":
 		errs = append(errs, fmt.Errorf("no model configured for %s: set KWS_MODEL or model in ~/.config/kws/config.toml", c.BaseURL))
 	}
@@ -58,7 +63,7 @@ func (c Config) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("profile: config: %w", errors.Join(errs...))
+	return fmt.Errorf("config: %w", errors.Join(errs...))
 }
 
 // Redacted returns a copy without the API key, safe for logs and run
@@ -79,7 +84,7 @@ func (c Config) String() string {
 		key = "set"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "profile.Config{BaseURL: %q, Model: %q, APIKey: %s", c.BaseURL, c.Model, key)
+	fmt.Fprintf(&b, "config.Config{BaseURL: %q, Model: %q, APIKey: %s", c.BaseURL, c.Model, key)
 	if c.APIKeyEnv != "" {
 		fmt.Fprintf(&b, ", APIKeyEnv: %q", c.APIKeyEnv)
 	}

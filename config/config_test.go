@@ -1,4 +1,4 @@
-package profile
+package config
 
 import (
 	"encoding/json"
@@ -10,12 +10,25 @@ import (
 	"testing"
 )
 
-// fakeEnv is an environment for LoadConfig.
+// fakeEnv is an environment for Load.
 func fakeEnv(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
 const secretKey = "sk-config-secret-42"
+
+// writeFile writes data to dir/rel, creating directories.
+func writeFile(t *testing.T, dir, rel, data string) string {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // TestWorkspaceConfigCannotRedirectKeyOrGrantItself checks that a cloned
 // repository's .kws/config.toml cannot choose the server the API key goes
@@ -31,14 +44,14 @@ func TestWorkspaceConfigCannotRedirectKeyOrGrantItself(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		writeFile(t, dir, ".kws/config.toml", ws)
-		_, _, err := LoadConfig(dir, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
+		_, _, err := Load(dir, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
 		if err == nil || !strings.Contains(err.Error(), "may only be set in your own") {
 			t.Errorf("workspace config %q: err = %v", ws, err)
 		}
 	}
 }
 
-func TestLoadConfigLayers(t *testing.T) {
+func TestLoadLayers(t *testing.T) {
 	tests := []struct {
 		name        string
 		user, ws    string
@@ -113,9 +126,9 @@ func TestLoadConfigLayers(t *testing.T) {
 			for k, v := range tt.env {
 				env[k] = v
 			}
-			got, sources, err := LoadConfig(ws, fakeEnv(env))
+			got, sources, err := Load(ws, fakeEnv(env))
 			if err != nil {
-				t.Fatalf("LoadConfig: %v", err)
+				t.Fatalf("Load: %v", err)
 			}
 			tt.want.Workspace = ws
 			if !reflect.DeepEqual(got, tt.want) {
@@ -135,16 +148,16 @@ func TestLoadConfigLayers(t *testing.T) {
 	}
 }
 
-func TestLoadConfigHomeFallback(t *testing.T) {
+func TestLoadHomeFallback(t *testing.T) {
 	home := t.TempDir()
 	writeFile(t, home, ".config/kws/config.toml", "model = \"from-home\"\n")
-	got, sources, err := LoadConfig("", fakeEnv(map[string]string{"HOME": home}))
+	got, sources, err := Load("", fakeEnv(map[string]string{"HOME": home}))
 	if err != nil || got.Model != "from-home" || len(sources) != 1 {
-		t.Errorf("LoadConfig = %+v, %q, %v", got, sources, err)
+		t.Errorf("Load = %+v, %q, %v", got, sources, err)
 	}
 }
 
-func TestLoadConfigErrors(t *testing.T) {
+func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		name, ws string
 		want     []string
@@ -160,9 +173,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := t.TempDir()
 			writeFile(t, ws, ".kws/config.toml", tt.ws)
-			_, _, err := LoadConfig(ws, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
+			_, _, err := Load(ws, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
 			if err == nil {
-				t.Fatal("LoadConfig succeeded, want an error")
+				t.Fatal("Load succeeded, want an error")
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(filepath.ToSlash(err.Error()), w) {
@@ -232,13 +245,13 @@ func TestSidecarModelAndThemeFromConfig(t *testing.T) {
 	env := fakeEnv(map[string]string{"XDG_CONFIG_HOME": home})
 	_ = os.MkdirAll(filepath.Join(home, "kws"), 0o755)
 	_ = os.WriteFile(filepath.Join(home, "kws", "config.toml"), []byte("sidecar_model = \"/models/tiny.gguf\"\ntheme = \"light\"\n"), 0o600)
-	cfg, _, err := LoadConfig(ws, env)
+	cfg, _, err := Load(ws, env)
 	if err != nil || cfg.SidecarModel != "/models/tiny.gguf" || cfg.Theme != "light" {
 		t.Fatalf("user config: %+v %v", cfg, err)
 	}
 	_ = os.MkdirAll(filepath.Join(ws, ".kws"), 0o755)
 	_ = os.WriteFile(filepath.Join(ws, ".kws", "config.toml"), []byte("sidecar_model = \"evil.gguf\"\n"), 0o600)
-	if _, _, err := LoadConfig(ws, env); err == nil || !strings.Contains(err.Error(), "sidecar_model") {
+	if _, _, err := Load(ws, env); err == nil || !strings.Contains(err.Error(), "sidecar_model") {
 		t.Fatalf("a repository set sidecar_model: %v", err)
 	}
 }
