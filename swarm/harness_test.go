@@ -19,8 +19,10 @@ import (
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
-// waitLimit bounds every wait for an event.
-const waitLimit = 10 * time.Second
+// waitLimit bounds every wait for an event. It only decides when a test
+// gives up: a loaded 2-core machine running the race detector can take
+// many seconds for three agents' turns.
+const waitLimit = 60 * time.Second
 
 // harness is a swarm of real agents on one real vault and one broker. Each
 // agent talks to its own scripted server and works in its own workspace.
