@@ -22,6 +22,7 @@ import (
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
@@ -130,10 +131,11 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
-	var mem *agentMemory
+	var mem *agentmem.Memory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
 		spec.Memory = func(id string) server.Memory {
-			mem = newAgentMemory(store, v, ws, ws, "agent", id, engine, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			mem = agentmem.New(agentmem.Config{Store: store, Vault: v, Workspace: ws, Dir: ws, Agent: "agent", Session: id,
+				Engine: engine, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			return mem
 		}
 	} else {

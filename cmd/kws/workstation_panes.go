@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/swarm"
@@ -81,7 +82,8 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
 	if w.memory != nil {
 		spec.Memory = func(id string) server.Memory {
-			return newAgentMemory(w.memory, w.vault, w.ws, dir, name, id, w.sidecar, w.log)
+			return agentmem.New(agentmem.Config{Store: w.memory, Vault: w.vault, Workspace: w.ws, Dir: dir, Agent: name, Session: id,
+				Engine: w.sidecar, Log: w.log})
 		}
 	}
 	a, err := server.Build(spec)
