@@ -1,0 +1,89 @@
+package pane
+
+import (
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/themes"
+)
+
+// Env is what every pane is given by the application.
+type Env struct {
+	// Theme holds every style a pane draws with.
+	Theme *themes.Theme
+	// Update runs fn on the UI goroutine and redraws; background goroutines
+	// reach primitives only through it.
+	Update func(fn func())
+	// Now is the clock (ages in the vault pane); nil means time.Now.
+	Now func() time.Time
+	// Bindings are config.toml's [keys] entries.
+	Bindings map[string]string
+	// Notify shows a one-line message in the status bar.
+	Notify func(msg string)
+	// Prefix is how the application's prefix key is shown ("C-b"), for
+	// texts that name a prefix command.
+	Prefix string
+}
+
+// Scopes are the key-table scopes of the panes, as config.toml's [keys]
+// entries name them ("agent.send").
+var Scopes = []string{"agent", "shell", "copy", "vault", "stats", "memory", "board"}
+
+// PrefixName returns how the prefix key is shown: Prefix, or "C-b" when
+// it is unset.
+func (e *Env) PrefixName() string {
+	if e.Prefix == "" {
+		return "C-b"
+	}
+	return e.Prefix
+}
+
+// Time returns the current time by the Env's clock.
+func (e *Env) Time() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// Tell shows msg in the status bar; without a Notify it is dropped.
+func (e *Env) Tell(msg string) {
+	if e.Notify != nil {
+		e.Notify(msg)
+	}
+}
+
+// KeyTable builds a pane's table and applies the user's bindings to it; a
+// binding naming an action the table lacks is reported in the status bar.
+func (e *Env) KeyTable(scope string, actions ...keymap.Action) *keymap.Table {
+	t := keymap.New(scope, actions...)
+	if err := keymap.ApplyScope(e.Bindings, t); err != nil {
+		e.Tell(err.Error())
+	}
+	return t
+}
+
+// Put draws s at x, y in style st, clipped to width w, and returns the
+// number of columns used. s is drawn literally (no colour tags); control
+// characters show as "?".
+func Put(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
+	used := 0
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = '?'
+		}
+		rw := runewidth.RuneWidth(r)
+		if rw == 0 {
+			continue
+		}
+		if used+rw > w {
+			break
+		}
+		screen.SetContent(x+used, y, r, nil, st)
+		used += rw
+	}
+	return used
+}

@@ -1,0 +1,149 @@
+// Package pane is what the workstation's application knows about panes:
+// the Pane interface, the Env every pane is given, the typed Kind of a
+// pane, the capabilities a pane may offer, and the Registry through which
+// the application builds panes it has never seen the concrete type of.
+// It imports no concrete pane; the panes package implements it and the
+// composition root registers each kind's constructor.
+package pane
+
+import (
+	"fmt"
+
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/keymap"
+)
+
+// Kind names a kind of pane.
+type Kind string
+
+// The kinds of pane the workstation opens.
+const (
+	KindAgent  Kind = "agent"
+	KindShell  Kind = "shell"
+	KindVault  Kind = "vault"
+	KindStats  Kind = "stats"
+	KindMemory Kind = "memory"
+	KindBoard  Kind = "board"
+)
+
+// Pane is what the layout holds in a leaf.
+type Pane interface {
+	tview.Primitive
+	// Kind is the pane's kind.
+	Kind() Kind
+	// Title is the text of the pane's frame.
+	Title() string
+	// Keys is the pane's key-action table.
+	Keys() *keymap.Table
+	// Close releases what the pane owns (a shell, a subscription).
+	Close() error
+}
+
+// The capabilities below are optional: the application asks a Pane for
+// one with a type assertion and does without when the pane lacks it.
+
+// Waiter is a pane that can be waiting for the user (an agent asking for
+// approval); the layout marks it and next-waiting leads there.
+type Waiter interface {
+	NeedsYou() bool
+}
+
+// CloseWarner is a pane that would lose work when closed (a shell running
+// a job, an agent mid-turn); CloseWarning says what, or "" when nothing
+// would be lost.
+type CloseWarner interface {
+	CloseWarning() string
+}
+
+// Tasker is a pane that takes a task (an agent pane).
+type Tasker interface {
+	SendTask(text string) error
+}
+
+// BlockOpener is a pane that shows one vault block by id (the vault pane).
+type BlockOpener interface {
+	Open(id string) error
+}
+
+// Refresher is a pane that re-reads its data (the vault, the stats).
+type Refresher interface {
+	Refresh()
+}
+
+// CopyModer is a pane with a copy mode (a shell pane).
+type CopyModer interface {
+	EnterCopyMode()
+}
+
+// Keeper is a pane that keeps its visible screen, or its selection, in
+// the vault (a shell pane).
+type Keeper interface {
+	SendToVault()
+}
+
+// PrefixHinter is a pane that wants some prefix actions, by name, shown
+// in the hints bar beside its own keys.
+type PrefixHinter interface {
+	PrefixHints() []string
+}
+
+// KeyTabler is a pane with modes of its own, such as a shell pane's copy
+// mode: KeyTables returns its own table, then one per mode, whichever is
+// in force. The help lists them all.
+type KeyTabler interface {
+	KeyTables() []*keymap.Table
+}
+
+// Spec says which pane to open: a kind and, for an agent pane, the role
+// the new agent takes ("" for none).
+type Spec struct {
+	Kind Kind
+	Role string
+}
+
+// String is the spec as messages name it: the kind, then ":ROLE" when a
+// role is set ("agent:coder").
+func (s Spec) String() string {
+	if s.Role == "" {
+		return string(s.Kind)
+	}
+	return string(s.Kind) + ":" + s.Role
+}
+
+// Factory builds a pane of the kind it is registered for.
+type Factory func(s Spec) (Pane, error)
+
+// Registry holds the factory of each kind of pane. The composition root
+// registers every kind before the application starts; the application
+// builds its panes through it. Register is not safe to call concurrently
+// with New.
+type Registry struct {
+	factories map[Kind]Factory
+}
+
+// NewRegistry returns a registry with no kinds.
+func NewRegistry() *Registry {
+	return &Registry{factories: map[Kind]Factory{}}
+}
+
+// Register makes f the factory of kind. Registering a kind twice, or a
+// nil factory, is a wiring mistake and panics.
+func (r *Registry) Register(kind Kind, f Factory) {
+	if f == nil {
+		panic(fmt.Sprintf("pane: nil factory for kind %q", kind))
+	}
+	if _, dup := r.factories[kind]; dup {
+		panic(fmt.Sprintf("pane: kind %q registered twice", kind))
+	}
+	r.factories[kind] = f
+}
+
+// New builds the pane s names with the factory registered for its kind.
+func (r *Registry) New(s Spec) (Pane, error) {
+	f, ok := r.factories[s.Kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown pane kind %q", s.Kind)
+	}
+	return f(s)
+}
