@@ -10,6 +10,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -37,7 +38,7 @@ type Listener interface {
 // refs and the input line.
 type AgentPane struct {
 	*tview.Box
-	env     *Env
+	env     *pane.Env
 	name    string
 	agents  Agents
 	openRef func(id string)
@@ -72,7 +73,7 @@ type AgentPane struct {
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
 // exactly (the vault pane).
-func NewAgentPane(env *Env, name string, agents Agents, openRef func(id string)) *AgentPane {
+func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id string)) *AgentPane {
 	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
 		cards: map[string]*entry{}, selected: -1}
 	th := env.Theme
@@ -81,7 +82,7 @@ func NewAgentPane(env *Env, name string, agents Agents, openRef func(id string))
 	p.input.SetFieldStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
 		SetPlaceholderStyle(th.ChatSystem.TCell())
 	p.input.SetBackgroundColor(th.Base.Bg)
-	p.keys = env.keys("agent",
+	p.keys = env.KeyTable("agent",
 		keymap.Bind("send", "Enter", "send (or open the selected ref)", true, p.submit),
 		keymap.Bind("next-ref", "Tab", "select the next vault ref", true, func() { p.selectRef(1) }),
 		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
@@ -102,7 +103,7 @@ func NewAgentPane(env *Env, name string, agents Agents, openRef func(id string))
 }
 
 // Kind returns "agent".
-func (p *AgentPane) Kind() string { return "agent" }
+func (p *AgentPane) Kind() pane.Kind { return pane.KindAgent }
 
 // Name returns the agent's name.
 func (p *AgentPane) Name() string { return p.name }
@@ -183,11 +184,11 @@ func (p *AgentPane) submit() {
 		return
 	}
 	if strings.HasPrefix(strings.TrimSpace(text), ".ctx_get") {
-		p.env.notify("malformed .ctx_get: write .ctx_get id=ctx:<8 to 16 hex digits>")
+		p.env.Tell("malformed .ctx_get: write .ctx_get id=ctx:<8 to 16 hex digits>")
 		return
 	}
 	if err := p.SendTask(text); err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 		return
 	}
 	p.input.SetText("")
@@ -222,13 +223,13 @@ func (p *AgentPane) armed() bool {
 	if p.lastKey.After(since) {
 		since = p.lastKey
 	}
-	return p.env.now().Sub(since) >= armDelay
+	return p.env.Time().Sub(since) >= armDelay
 }
 
 // showAsk starts the arming delay of the dialog now in front and redraws
 // when it arms.
 func (p *AgentPane) showAsk() {
-	p.askAt, p.dialogScroll = p.env.now(), 0
+	p.askAt, p.dialogScroll = p.env.Time(), 0
 	p.redrawAfter(armDelay)
 }
 
@@ -243,7 +244,7 @@ func (p *AgentPane) redrawAfter(d time.Duration) {
 func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return p.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
 		armed := p.armed()
-		p.lastKey = p.env.now()
+		p.lastKey = p.env.Time()
 		if len(p.asks) > 0 {
 			if !armed {
 				p.redrawAfter(armDelay)
@@ -263,7 +264,7 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 		}
 		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
 			if len(p.asks) > 0 && act.Name == "send" {
-				p.env.notify("answer " + p.name + "'s request first: y allow once, A for this agent's session, E for every agent, n deny")
+				p.env.Tell("answer " + p.name + "'s request first: y allow once, A for this agent's session, E for every agent, n deny")
 				return
 			}
 			act.Run()

@@ -12,13 +12,13 @@ func (p *AgentPane) togglePause() {
 		}
 	}
 	if err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 	}
 }
 
 func (p *AgentPane) restart() {
 	if err := p.agents.Restart(p.name); err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 		return
 	}
 	p.cur = nil
@@ -32,7 +32,7 @@ func (p *AgentPane) cancel() {
 		return
 	}
 	if err := p.agents.Cancel(p.name); err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 	}
 }
 
@@ -46,7 +46,7 @@ func (p *AgentPane) answer(d permission.Decision) {
 		p.showAsk()
 	}
 	if err := p.agents.Answer(req.ID, permission.Answer{Decision: d}); err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -139,7 +140,7 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 		for _, c := range dialogChoices {
 			line += " " + string(c.key) + " " + c.label
 		}
-		Put(screen, x, y+h-1, w, line, th.StatusAgentWaiting.TCell())
+		pane.Put(screen, x, y+h-1, w, line, th.StatusAgentWaiting.TCell())
 		return 1
 	}
 	var note []string
@@ -161,34 +162,34 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	}
 	top := y + h - rows
 	fill(screen, x, top, w, rows, th.Dialog.TCell())
-	Put(screen, x, top, w, "‼ "+termsafe.OneLine(req.Agent)+" wants to run "+termsafe.OneLine(req.Tool)+":", th.StatusAgentWaiting.TCell())
+	pane.Put(screen, x, top, w, "‼ "+termsafe.OneLine(req.Agent)+" wants to run "+termsafe.OneLine(req.Tool)+":", th.StatusAgentWaiting.TCell())
 	row := top + 1
 	for _, l := range note {
-		Put(screen, x+1, row, w-1, l, th.ChatToolError.TCell())
+		pane.Put(screen, x+1, row, w-1, l, th.ChatToolError.TCell())
 		row++
 	}
 	for _, cells := range shown {
 		col := x + 1
 		for _, c := range cells {
-			col += Put(screen, col, row, x+w-col, string(c.r), c.st)
+			col += pane.Put(screen, col, row, x+w-col, string(c.r), c.st)
 		}
 		row++
 	}
 	if scrolled {
-		Put(screen, x+1, row, w-1, "lines "+strconv.Itoa(p.dialogScroll+1)+"–"+strconv.Itoa(p.dialogScroll+len(shown))+
+		pane.Put(screen, x+1, row, w-1, "lines "+strconv.Itoa(p.dialogScroll+1)+"–"+strconv.Itoa(p.dialogScroll+len(shown))+
 			" of "+strconv.Itoa(len(preview))+" (PgUp/PgDn)", th.ChatSystem.TCell())
 		row++
 	}
 	row++
 	if !p.armed() {
-		Put(screen, x, row, w, "(keys answer in a moment: typing goes to the input line)", th.ChatSystem.TCell())
+		pane.Put(screen, x, row, w, "(keys answer in a moment: typing goes to the input line)", th.ChatSystem.TCell())
 		return rows
 	}
 	for _, line := range choices {
 		col := x
 		for _, c := range line {
-			col += Put(screen, col, row, x+w-col, " "+string(c.key)+" ", th.DialogButtonFocused.TCell())
-			col += Put(screen, col, row, x+w-col, " "+c.label+" ", th.DialogButton.TCell())
+			col += pane.Put(screen, col, row, x+w-col, " "+string(c.key)+" ", th.DialogButtonFocused.TCell())
+			col += pane.Put(screen, col, row, x+w-col, " "+c.label+" ", th.DialogButton.TCell())
 		}
 		row++
 	}

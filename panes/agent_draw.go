@@ -8,6 +8,8 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // Draw paints the transcript, the permission dialog when one is waiting,
@@ -60,7 +62,7 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 				}
 				refIndex++
 			}
-			col += Put(screen, col, y+row, x+w-col, s.text, st)
+			col += pane.Put(screen, col, y+row, x+w-col, s.text, st)
 		}
 	}
 	p.input.SetRect(x, y+h-1, w, 1)
@@ -112,7 +114,7 @@ func (p *AgentPane) revealSelected(all []line, rows int) {
 }
 
 // diffStyle colours one preview line like a unified diff.
-func diffStyle(env *Env, l string) tcell.Style {
+func diffStyle(env *pane.Env, l string) tcell.Style {
 	th := env.Theme
 	switch {
 	case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---") || strings.HasPrefix(l, "@@"):
@@ -135,7 +137,7 @@ func (p *AgentPane) scrollBy(n int) { p.scroll += n }
 // selectRef moves the ref selection by step, wrapping, newest first.
 func (p *AgentPane) selectRef(step int) {
 	if len(p.refs) == 0 {
-		p.env.notify("no vault refs in this transcript yet")
+		p.env.Tell("no vault refs in this transcript yet")
 		return
 	}
 	switch {

@@ -12,14 +12,14 @@ func (p *AgentPane) SetDiff(diff func() (id string, err error)) { p.diff = diff 
 func (p *AgentPane) showDiff() {
 	diff := p.diff
 	if diff == nil {
-		p.env.notify("no worktree (start kws with --worktree)")
+		p.env.Tell("no worktree (start kws with --worktree)")
 		return
 	}
 	go func() {
 		id, err := diff()
 		p.env.Update(func() {
 			if err != nil {
-				p.env.notify(err.Error())
+				p.env.Tell(err.Error())
 				return
 			}
 			p.openRef(id)

@@ -10,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/vault"
 )
@@ -55,7 +56,7 @@ type boardLine struct {
 // task, or to the whole team; the user never claims a task.
 type BoardPane struct {
 	*tview.Box
-	env     *Env
+	env     *pane.Env
 	board   TaskBoard
 	team    func() []swarm.Info
 	message func(agent, text string) error
@@ -76,11 +77,11 @@ type BoardPane struct {
 // nil team shows none); message delivers the user's text to an agent or to
 // swarm.Everyone (the mailbox), and a nil message makes the message key
 // say that messages are not available.
-func NewBoardPane(env *Env, board TaskBoard, team func() []swarm.Info, message func(agent, text string) error) *BoardPane {
+func NewBoardPane(env *pane.Env, board TaskBoard, team func() []swarm.Info, message func(agent, text string) error) *BoardPane {
 	p := &BoardPane{Box: tview.NewBox(), env: env, board: board, team: team, message: message}
 	p.input = tview.NewInputField()
 	p.input.SetFieldStyle(env.Theme.Selection.TCell()).SetLabelStyle(env.Theme.HintKey.TCell())
-	p.keys = env.keys("board",
+	p.keys = env.KeyTable("board",
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
 		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
 		keymap.Bind("new", "n", "new task", true, p.startTask),
@@ -93,7 +94,7 @@ func NewBoardPane(env *Env, board TaskBoard, team func() []swarm.Info, message f
 }
 
 // Kind returns "board".
-func (p *BoardPane) Kind() string { return "board" }
+func (p *BoardPane) Kind() pane.Kind { return pane.KindBoard }
 
 // Title counts the tasks by status.
 func (p *BoardPane) Title() string {
@@ -253,10 +254,10 @@ func (p *BoardPane) startMessage() {
 	case !ok:
 		return
 	case p.message == nil:
-		p.env.notify("messages to agents are not available here")
+		p.env.Tell("messages to agents are not available here")
 		return
 	case l.kind == lineTask && l.task.Owner == "":
-		p.env.notify(l.task.ID + " is open: no agent holds it")
+		p.env.Tell(l.task.ID + " is open: no agent holds it")
 		return
 	}
 	if l.kind == lineTask {
@@ -310,9 +311,9 @@ func (p *BoardPane) markDone() {
 // report refreshes and tells the user what happened.
 func (p *BoardPane) report(done string, err error) {
 	if err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 	} else {
-		p.env.notify(done)
+		p.env.Tell(done)
 	}
 	p.Refresh()
 }

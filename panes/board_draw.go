@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
@@ -24,7 +25,7 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 	}
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
-	Put(screen, x, y, w, fmt.Sprintf(boardRow, "id", "status", "owner", "age", "task"), th.Title.TCell())
+	pane.Put(screen, x, y, w, fmt.Sprintf(boardRow, "id", "status", "owner", "age", "task"), th.Title.TCell())
 	rows := h - 2
 	if rows <= 0 {
 		return
@@ -51,7 +52,7 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 			st = th.Selection.TCell()
 			fill(screen, x, y+1+i, w, 1, st)
 		}
-		Put(screen, x, y+1+i, w, text, st)
+		pane.Put(screen, x, y+1+i, w, text, st)
 	}
 	if p.typing != inputNone {
 		p.input.SetRect(x, y+h-1, w, 1)
@@ -115,7 +116,7 @@ func (p *BoardPane) rowText(t vault.Task) string {
 	if t.Detail != "" {
 		text += " — " + termsafe.OneLine(t.Detail)
 	}
-	return fmt.Sprintf(boardRow, t.ID, t.Status, owner, Age(p.env.now().Sub(t.Updated)), text)
+	return fmt.Sprintf(boardRow, t.ID, t.Status, owner, Age(p.env.Time().Sub(t.Updated)), text)
 }
 
 // InputHandler edits the input line, or runs the pane's keys.

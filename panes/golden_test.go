@@ -9,13 +9,14 @@ import (
 
 	"github.com/kwsdev/kws/internal/goldentest"
 	"github.com/kwsdev/kws/internal/screentest"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/themes"
 )
 
 // testEnv is an Env whose Update runs at once on the test goroutine and
 // whose clock is fixed.
-func testEnv() *Env {
-	return &Env{
+func testEnv() *pane.Env {
+	return &pane.Env{
 		Theme:  themes.Default(),
 		Update: func(fn func()) { fn() },
 		Now:    func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // MemorySource is what the memory pane needs of the memory store;
@@ -41,7 +42,7 @@ type memRow struct {
 // (Enter opens its vault block), edits, deletes, approves and rejects.
 type MemoryPane struct {
 	*tview.Box
-	env     *Env
+	env     *pane.Env
 	src     MemorySource
 	openRef func(id string)
 	keys    *keymap.Table
@@ -58,11 +59,11 @@ type MemoryPane struct {
 
 // NewMemoryPane returns the memory pane of src; openRef shows a vault
 // block (a memory's provenance).
-func NewMemoryPane(env *Env, src MemorySource, openRef func(id string)) *MemoryPane {
+func NewMemoryPane(env *pane.Env, src MemorySource, openRef func(id string)) *MemoryPane {
 	p := &MemoryPane{Box: tview.NewBox(), env: env, src: src, openRef: openRef}
 	p.editor = tview.NewInputField().SetLabel("edit: ")
 	p.editor.SetFieldStyle(env.Theme.Selection.TCell()).SetLabelStyle(env.Theme.HintKey.TCell())
-	p.keys = env.keys("memory",
+	p.keys = env.KeyTable("memory",
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
 		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
 		keymap.Bind("queue", "Tab", "memories / candidates to approve", true, p.toggleQueue),
@@ -79,7 +80,7 @@ func NewMemoryPane(env *Env, src MemorySource, openRef func(id string)) *MemoryP
 }
 
 // Kind returns "memory".
-func (p *MemoryPane) Kind() string { return "memory" }
+func (p *MemoryPane) Kind() pane.Kind { return pane.KindMemory }
 
 // Title counts the memories and the candidates.
 func (p *MemoryPane) Title() string {
@@ -182,7 +183,7 @@ func (p *MemoryPane) provenance() {
 	if prov.Turn > 0 {
 		where += fmt.Sprintf(" turn %d", prov.Turn)
 	}
-	p.env.notify(where + " (no vault block backs it)")
+	p.env.Tell(where + " (no vault block backs it)")
 }
 
 func (p *MemoryPane) startEdit() {
@@ -233,7 +234,7 @@ func (p *MemoryPane) remove() {
 func (p *MemoryPane) approve() {
 	r := p.current()
 	if r == nil || r.cand == nil {
-		p.env.notify("a approves a candidate: Tab shows the queue")
+		p.env.Tell("a approves a candidate: Tab shows the queue")
 		return
 	}
 	act, m, err := p.src.Approve(context.Background(), r.cand.ID, "")
@@ -243,9 +244,9 @@ func (p *MemoryPane) approve() {
 // report refreshes and tells the user what happened.
 func (p *MemoryPane) report(done string, err error) {
 	if err != nil {
-		p.env.notify(err.Error())
+		p.env.Tell(err.Error())
 	} else {
-		p.env.notify(done)
+		p.env.Tell(done)
 	}
 	p.Refresh()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/memory"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -19,18 +20,18 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 	}
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
-	Put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
+	pane.Put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
 	rows := h - 2
 	if rows <= 0 {
 		return
 	}
 	switch {
 	case p.err != nil:
-		Put(screen, x, y+1, w, "memory: "+p.err.Error(), th.ChatToolError.TCell())
+		pane.Put(screen, x, y+1, w, "memory: "+p.err.Error(), th.ChatToolError.TCell())
 	case len(p.rows) == 0 && p.candidates:
-		Put(screen, x, y+1, w, "No candidates wait for approval.", th.ChatSystem.TCell())
+		pane.Put(screen, x, y+1, w, "No candidates wait for approval.", th.ChatSystem.TCell())
 	case len(p.rows) == 0:
-		Put(screen, x, y+1, w, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
+		pane.Put(screen, x, y+1, w, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
 	}
 	if p.sel < p.top {
 		p.top = p.sel
@@ -43,7 +44,7 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 			st = th.Selection.TCell()
 			fill(screen, x, y+1+i, w, 1, st)
 		}
-		Put(screen, x, y+1+i, w, p.rowText(p.rows[p.top+i]), st)
+		pane.Put(screen, x, y+1+i, w, p.rowText(p.rows[p.top+i]), st)
 	}
 	bottom := y + h - 1
 	switch {
@@ -51,7 +52,7 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 		p.editor.SetRect(x, bottom, w, 1)
 		p.editor.Draw(screen)
 	case p.searching || p.query != "":
-		Put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
+		pane.Put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
 	}
 }
 
@@ -63,7 +64,7 @@ func (p *MemoryPane) rowText(r memRow) string {
 		kind = r.cand.Candidate.Kind + "?"
 		m.Updated = r.cand.Created
 	}
-	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, memory.ScopeLabel(m.Scope), Age(p.env.now().Sub(m.Updated)), termsafe.OneLine(m.Text))
+	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, memory.ScopeLabel(m.Scope), Age(p.env.Time().Sub(m.Updated)), termsafe.OneLine(m.Text))
 }
 
 // InputHandler edits, searches as you type, or runs the pane's keys.

@@ -11,6 +11,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -24,7 +25,7 @@ import (
 // the screen, searches it, selects text and keeps it in the vault.
 type ShellPane struct {
 	*tview.Box
-	env      *Env
+	env      *pane.Env
 	opts     pty.Options
 	keep     func(kind string, text []byte) (id string, err error)
 	sess     *pty.Session
@@ -38,10 +39,10 @@ type ShellPane struct {
 // showing it. keep stores text in the vault under a kind such as
 // "shell:screen" and returns the block's id; it serves SendToVault and
 // copy mode.
-func NewShellPane(env *Env, opts pty.Options, keep func(kind string, text []byte) (id string, err error)) (*ShellPane, error) {
+func NewShellPane(env *pane.Env, opts pty.Options, keep func(kind string, text []byte) (id string, err error)) (*ShellPane, error) {
 	p := &ShellPane{Box: tview.NewBox(), env: env, opts: opts, keep: keep}
 	p.SetBackgroundColor(env.Theme.Base.Bg)
-	p.keys = env.keys("shell",
+	p.keys = env.KeyTable("shell",
 		keymap.Action{Name: "copy-mode", Desc: "copy mode (prefix [)", Run: p.EnterCopyMode},
 		keymap.Action{Name: "send-to-vault", Desc: "keep the screen in the vault", Run: p.SendToVault},
 	)
@@ -85,7 +86,7 @@ func (p *ShellPane) watch(s *pty.Session) {
 }
 
 // Kind returns "shell".
-func (p *ShellPane) Kind() string { return "shell" }
+func (p *ShellPane) Kind() pane.Kind { return pane.KindShell }
 
 // Title returns "shell: " and the title the program set, or the shell's
 // name while it has set none, made safe to show on one line.
@@ -147,7 +148,7 @@ func (p *ShellPane) restart() {
 	// The old shell has exited; closing only releases its pty.
 	_ = p.sess.Close()
 	if err := p.start(); err != nil {
-		p.env.notify(fmt.Sprintf("shell: restart failed: %v", err))
+		p.env.Tell(fmt.Sprintf("shell: restart failed: %v", err))
 	}
 }
 
@@ -180,7 +181,7 @@ func (p *ShellPane) Draw(screen tcell.Screen) {
 		row = max(0, min(row, h-1))
 		st := p.env.Theme.HintKey.TCell()
 		fill(screen, x, y+row, w, 1, st)
-		Put(screen, x, y+row, w, p.exitText(), st)
+		pane.Put(screen, x, y+row, w, p.exitText(), st)
 		return
 	}
 	c := sc.Cursor
@@ -195,7 +196,7 @@ func (p *ShellPane) exitText() string {
 	if code := p.sess.ExitCode(); code >= 0 {
 		status = fmt.Sprintf("status %d", code)
 	}
-	return fmt.Sprintf("[shell exited: %s — press Enter to restart or %s x to close]", status, p.env.prefix())
+	return fmt.Sprintf("[shell exited: %s — press Enter to restart or %s x to close]", status, p.env.PrefixName())
 }
 
 // InputHandler sends every key the pane's table does not claim to the
@@ -239,7 +240,7 @@ func (p *ShellPane) PasteHandler() func(text string, setFocus func(p tview.Primi
 // that has just exited is not worth one.
 func (p *ShellPane) report(err error) {
 	if err != nil && !errors.Is(err, pty.ErrClosed) && !p.exited() {
-		p.env.notify(fmt.Sprintf("shell: %v", err))
+		p.env.Tell(fmt.Sprintf("shell: %v", err))
 	}
 }
 
@@ -261,17 +262,17 @@ func (p *ShellPane) store(kind, text string) bool {
 	text = strings.TrimRight(text, "\n")
 	switch {
 	case strings.TrimSpace(text) == "":
-		p.env.notify("shell: nothing to keep")
+		p.env.Tell("shell: nothing to keep")
 		return false
 	case p.keep == nil:
-		p.env.notify("shell: no vault to keep text in")
+		p.env.Tell("shell: no vault to keep text in")
 		return false
 	}
 	id, err := p.keep(kind, []byte(text))
 	if err != nil {
-		p.env.notify(fmt.Sprintf("shell: keeping %s failed: %v", kind, err))
+		p.env.Tell(fmt.Sprintf("shell: keeping %s failed: %v", kind, err))
 		return false
 	}
-	p.env.notify(fmt.Sprintf("kept %s (%s, %d lines)", id, kind, strings.Count(text, "\n")+1))
+	p.env.Tell(fmt.Sprintf("kept %s (%s, %d lines)", id, kind, strings.Count(text, "\n")+1))
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/pty"
 )
 
@@ -40,7 +41,7 @@ func (p *ShellPane) newCopyKeys() *keymap.Table {
 	}
 	move := func(lines, cols int) func() { return in(func(c *copyMode) { c.move(lines, cols) }) }
 	page := func(n int) func() { return in(func(c *copyMode) { c.scroll(n * c.rows / 2) }) }
-	return p.env.keys("copy",
+	return p.env.KeyTable("copy",
 		keymap.Bind("up", "k Up", "cursor up", false, move(-1, 0)),
 		keymap.Bind("down", "j Down", "cursor down", false, move(1, 0)),
 		keymap.Bind("left", "h Left", "cursor left", false, move(0, -1)),
@@ -97,7 +98,7 @@ func (p *ShellPane) copyInput(ev *tcell.EventKey) {
 func (p *ShellPane) findNext(backward bool) {
 	c := p.copy
 	if c.query == "" {
-		p.env.notify("shell: no search yet (/ or ? starts one)")
+		p.env.Tell("shell: no search yet (/ or ? starts one)")
 		return
 	}
 	m, ok := c.hist.Search(c.query, c.cur, backward)
@@ -109,7 +110,7 @@ func (p *ShellPane) findNext(backward bool) {
 		m, ok = c.hist.Search(c.query, from, backward)
 	}
 	if !ok {
-		p.env.notify(fmt.Sprintf("shell: no match for %q", c.query))
+		p.env.Tell(fmt.Sprintf("shell: no match for %q", c.query))
 		return
 	}
 	c.goTo(m.Start)
@@ -119,7 +120,7 @@ func (p *ShellPane) findNext(backward bool) {
 func (p *ShellPane) copySelection() {
 	c := p.copy
 	if c.sel == selNone {
-		p.env.notify("shell: nothing selected (v selects characters, V lines)")
+		p.env.Tell("shell: nothing selected (v selects characters, V lines)")
 		return
 	}
 	if p.store("shell:selection", c.selection()) {
@@ -157,7 +158,7 @@ func (p *ShellPane) drawCopy(screen tcell.Screen, x, y, w, h int) {
 	}
 	pos := fmt.Sprintf("[%d/%d]", c.cur.Line+1, c.hist.Len())
 	if len(pos) <= w {
-		Put(screen, x+w-len(pos), y, len(pos), pos, th.HintKey.TCell())
+		pane.Put(screen, x+w-len(pos), y, len(pos), pos, th.HintKey.TCell())
 	}
 	if !c.typing {
 		return
@@ -167,7 +168,7 @@ func (p *ShellPane) drawCopy(screen tcell.Screen, x, y, w, h int) {
 		prompt = "?"
 	}
 	fill(screen, x, y+h-1, w, 1, th.Base.TCell())
-	used := Put(screen, x, y+h-1, w, prompt+string(c.input), th.Base.TCell())
+	used := pane.Put(screen, x, y+h-1, w, prompt+string(c.input), th.Base.TCell())
 	if p.HasFocus() && used < w {
 		screen.ShowCursor(x+used, y+h-1)
 	}

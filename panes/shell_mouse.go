@@ -123,7 +123,7 @@ func (p *ShellPane) releaseCopy() {
 	case c.sel == selNone && c.byClick:
 		p.leaveCopyMode()
 	case c.sel != selNone:
-		p.env.notify("shell: selected; y keeps it in the vault, q leaves")
+		p.env.Tell("shell: selected; y keeps it in the vault, q leaves")
 	}
 }
 

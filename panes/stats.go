@@ -10,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/themes"
 )
@@ -20,7 +21,7 @@ import (
 // sparkline per agent of naive against sent tokens per call.
 type StatsPane struct {
 	*tview.Box
-	env    *Env
+	env    *pane.Env
 	agents func() []swarm.Info
 	infos  []swarm.Info
 	keys   *keymap.Table
@@ -65,9 +66,9 @@ var statsColumns = []statsColumn{
 }
 
 // NewStatsPane returns a stats pane showing the figures agents returns.
-func NewStatsPane(env *Env, agents func() []swarm.Info) *StatsPane {
+func NewStatsPane(env *pane.Env, agents func() []swarm.Info) *StatsPane {
 	p := &StatsPane{Box: tview.NewBox(), env: env, agents: agents}
-	p.keys = env.keys("stats",
+	p.keys = env.KeyTable("stats",
 		keymap.Bind("down", "j Down", "scroll down", false, func() { p.top++ }),
 		keymap.Bind("up", "k Up", "scroll up", false, func() { p.top-- }),
 		keymap.Bind("page-down", "PgDn Ctrl-d", "page down", false, func() { p.top += max(p.height-1, 1) }),
@@ -81,7 +82,7 @@ func NewStatsPane(env *Env, agents func() []swarm.Info) *StatsPane {
 }
 
 // Kind returns "stats".
-func (p *StatsPane) Kind() string { return "stats" }
+func (p *StatsPane) Kind() pane.Kind { return pane.KindStats }
 
 // Title returns "stats".
 func (p *StatsPane) Title() string { return "stats" }
@@ -117,7 +118,7 @@ func (p *StatsPane) Draw(screen tcell.Screen) {
 	for i := 0; i < h && p.top+i < len(lines); i++ {
 		col := x
 		for _, sp := range lines[p.top+i] {
-			col += Put(screen, col, y+i, x+w-col, sp.text, sp.st)
+			col += pane.Put(screen, col, y+i, x+w-col, sp.text, sp.st)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -33,7 +34,7 @@ const vaultSearchLimit = 200
 // only on request.
 type VaultPane struct {
 	*tview.Box
-	env    *Env
+	env    *pane.Env
 	src    VaultSource
 	inject func(id string) error
 	keys   *keymap.Table
@@ -54,9 +55,9 @@ type VaultPane struct {
 
 // NewVaultPane returns a vault pane reading v. inject queues a block for an
 // agent's next turn; its error, or its success, is shown with env.Notify.
-func NewVaultPane(env *Env, v VaultSource, inject func(id string) error) *VaultPane {
+func NewVaultPane(env *pane.Env, v VaultSource, inject func(id string) error) *VaultPane {
 	p := &VaultPane{Box: tview.NewBox(), env: env, src: v, inject: inject}
-	p.keys = env.keys("vault",
+	p.keys = env.KeyTable("vault",
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
 		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
 		keymap.Bind("page-down", "PgDn Ctrl-d", "page down", false, func() { p.move(p.page()) }),
@@ -91,10 +92,10 @@ func (p *VaultPane) summarizeOpen() {
 	case p.summarize == nil:
 		return
 	case v == nil:
-		p.env.notify("open a block (Enter) first")
+		p.env.Tell("open a block (Enter) first")
 		return
 	case v.sensitive && !v.revealed:
-		p.env.notify("reveal the block (r) before asking for a summary")
+		p.env.Tell("reveal the block (r) before asking for a summary")
 		return
 	}
 	v.hint = "…"
@@ -104,7 +105,7 @@ func (p *VaultPane) summarizeOpen() {
 		p.env.Update(func() {
 			if err != nil {
 				v.hint = ""
-				p.env.notify("summary: " + err.Error())
+				p.env.Tell("summary: " + err.Error())
 				return
 			}
 			v.hint = sum
@@ -113,7 +114,7 @@ func (p *VaultPane) summarizeOpen() {
 }
 
 // Kind returns "vault".
-func (p *VaultPane) Kind() string { return "vault" }
+func (p *VaultPane) Kind() pane.Kind { return pane.KindVault }
 
 // Title names the pane: the number of blocks, the filter, or the block
 // being viewed.
@@ -242,7 +243,7 @@ func (p *VaultPane) openSelected() {
 	}
 	if id := p.selectedID(); id != "" {
 		if err := p.Open(id); err != nil {
-			p.env.notify(err.Error())
+			p.env.Tell(err.Error())
 		}
 	}
 }
@@ -279,15 +280,15 @@ func (p *VaultPane) injectSelected() {
 	}
 	switch {
 	case id == "":
-		p.env.notify("vault: no block selected")
+		p.env.Tell("vault: no block selected")
 	case p.inject == nil:
-		p.env.notify("vault: no agent to inject " + id + " into")
+		p.env.Tell("vault: no agent to inject " + id + " into")
 	default:
 		if err := p.inject(id); err != nil {
-			p.env.notify(fmt.Sprintf("inject %s: %v", id, err))
+			p.env.Tell(fmt.Sprintf("inject %s: %v", id, err))
 			return
 		}
-		p.env.notify(id + " will ride the agent's next turn")
+		p.env.Tell(id + " will ride the agent's next turn")
 	}
 }
 

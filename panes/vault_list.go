@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/vault"
@@ -78,13 +79,13 @@ func (p *VaultPane) Draw(screen tcell.Screen) {
 	cols.draw(screen, x, y, w, vaultHeader(th.Title.TCell()), nil)
 	switch {
 	case p.loadErr != nil:
-		Put(screen, x, y+1, w, "vault: "+termsafe.OneLine(p.loadErr.Error()), base)
+		pane.Put(screen, x, y+1, w, "vault: "+termsafe.OneLine(p.loadErr.Error()), base)
 	case len(p.all) == 0:
-		Put(screen, x, y+1, w, "The vault is empty: old context the diet moves out of prompts lands here.", base)
+		pane.Put(screen, x, y+1, w, "The vault is empty: old context the diet moves out of prompts lands here.", base)
 	case len(p.shown) == 0:
-		Put(screen, x, y+1, w, "No block matches the filter (Esc clears it).", base)
+		pane.Put(screen, x, y+1, w, "No block matches the filter (Esc clears it).", base)
 	}
-	now := p.env.now()
+	now := p.env.Time()
 	for i := 0; i < rows && p.top+i < len(p.shown); i++ {
 		m := p.shown[p.top+i]
 		var sel *tcell.Style
@@ -99,13 +100,13 @@ func (p *VaultPane) Draw(screen tcell.Screen) {
 
 func (p *VaultPane) drawFilter(screen tcell.Screen, x, y, w int, st tcell.Style) {
 	if p.editing {
-		n := Put(screen, x, y, w, "/"+p.filter, st)
+		n := pane.Put(screen, x, y, w, "/"+p.filter, st)
 		if p.HasFocus() {
 			screen.ShowCursor(x+n, y)
 		}
 		return
 	}
-	Put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %d blocks (/ edits, Esc clears)", p.filter, len(p.shown), len(p.all)), st)
+	pane.Put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %d blocks (/ edits, Esc clears)", p.filter, len(p.shown), len(p.all)), st)
 }
 
 // vaultColumns are the widths of the list's columns (id, kind, agent,
@@ -167,14 +168,14 @@ func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, 
 			cell.st = *sel
 		}
 		if i == len(c) {
-			Put(screen, x, y, end-x, cell.text, cell.st)
+			pane.Put(screen, x, y, end-x, cell.text, cell.st)
 			return
 		}
 		at := x
 		if pad := c[i] - runewidth.StringWidth(cell.text); i >= 3 && pad > 0 {
 			at += pad
 		}
-		Put(screen, at, y, min(c[i], end-at), cell.text, cell.st)
+		pane.Put(screen, at, y, min(c[i], end-at), cell.text, cell.st)
 		x += c[i] + 2
 	}
 }

@@ -25,7 +25,7 @@ const (
 // the order given.
 func vaultTestVault(t *testing.T) (*vault.Vault, []string) {
 	t.Helper()
-	now := testEnv().now()
+	now := testEnv().Time()
 	var pytest strings.Builder
 	pytest.WriteString("$ pytest -q\n")
 	for i := range 30 {
@@ -259,7 +259,7 @@ func TestVaultOpenAndRefresh(t *testing.T) {
 	if p.selectedID() != ids[1] {
 		t.Errorf("after Open the list selects %s, want %s", p.selectedID(), ids[1])
 	}
-	id, err := v.Put([]byte("fresh block"), vault.Meta{Kind: "user", Created: testEnv().now()})
+	id, err := v.Put([]byte("fresh block"), vault.Meta{Kind: "user", Created: testEnv().Time()})
 	if err != nil {
 		t.Fatal(err)
 	}

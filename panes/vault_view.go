@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/vault"
@@ -206,7 +207,7 @@ func (v *vaultView) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) 
 	body := h - 1
 	bodyY := y + 1
 	if v.hint != "" && h > 3 {
-		Put(screen, x, y+1, w, "sidecar summary (a hint; the block below is exact): "+termsafe.OneLine(v.hint), th.ChatSystem.TCell())
+		pane.Put(screen, x, y+1, w, "sidecar summary (a hint; the block below is exact): "+termsafe.OneLine(v.hint), th.ChatSystem.TCell())
 		bodyY, body = y+2, body-1
 	}
 	if v.editing || v.query != "" {
@@ -223,7 +224,7 @@ func (v *vaultView) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) 
 	end := x + w
 	if pos := fmt.Sprintf("%d-%d/%d", v.top+1, min(v.top+body, len(v.rows)), len(v.rows)); w > 2*len(pos) {
 		end -= len(pos) + 1
-		Put(screen, end+1, y, len(pos), pos, base)
+		pane.Put(screen, end+1, y, len(pos), pos, base)
 	}
 	col := x
 	for _, f := range []statsSpan{
@@ -232,10 +233,10 @@ func (v *vaultView) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) 
 		{vaultBytes(v.meta.Chars) + "  " + vaultTokens(v.meta) + " tok", th.VaultSize.TCell()},
 		{v.flags(), th.VaultSensitive.TCell()},
 	} {
-		col += Put(screen, col, y, end-col, f.text, f.st) + 2
+		col += pane.Put(screen, col, y, end-col, f.text, f.st) + 2
 	}
 	if v.escaped {
-		Put(screen, col, y, end-col, `escaped: \xNN is a byte, \\ a backslash`, base)
+		pane.Put(screen, col, y, end-col, `escaped: \xNN is a byte, \\ a backslash`, base)
 	}
 	for i := 0; i < body && v.top+i < len(v.rows); i++ {
 		v.drawRow(screen, x, bodyY+i, w, v.rows[v.top+i], base, th.SearchMatch.TCell())
@@ -262,16 +263,16 @@ func (v *vaultView) drawRow(screen tcell.Screen, x, y, w int, r vaultRow, base, 
 			continue
 		}
 		s := max(m.start, at)
-		x += Put(screen, x, y, end-x, l[at:s], base)
+		x += pane.Put(screen, x, y, end-x, l[at:s], base)
 		at = min(m.end, r.end)
-		x += Put(screen, x, y, end-x, l[s:at], hit)
+		x += pane.Put(screen, x, y, end-x, l[s:at], hit)
 	}
-	Put(screen, x, y, end-x, l[at:r.end], base)
+	pane.Put(screen, x, y, end-x, l[at:r.end], base)
 }
 
 func (v *vaultView) drawSearch(screen tcell.Screen, x, y, w int, st tcell.Style) {
 	if v.editing {
-		n := Put(screen, x, y, w, "/"+v.query, st)
+		n := pane.Put(screen, x, y, w, "/"+v.query, st)
 		screen.ShowCursor(x+n, y)
 		return
 	}
@@ -279,7 +280,7 @@ func (v *vaultView) drawSearch(screen tcell.Screen, x, y, w int, st tcell.Style)
 	if len(v.matches) > 0 {
 		msg = fmt.Sprintf("/%s: match %d of %d (n next, N previous)", v.query, v.cur+1, len(v.matches))
 	}
-	Put(screen, x, y, w, msg, st)
+	pane.Put(screen, x, y, w, msg, st)
 }
 
 // rowOf returns the index of the wrapped row holding m's start.

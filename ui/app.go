@@ -9,24 +9,10 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/themes"
 )
-
-// Pane kinds the factory builds.
-const (
-	KindAgent  = "agent"
-	KindShell  = "shell"
-	KindVault  = "vault"
-	KindStats  = "stats"
-	KindMemory = "memory"
-	KindBoard  = "board"
-)
-
-// Factory builds panes of a kind; cmd/kws wires it to the swarm, the vault
-// and the shell.
-type Factory func(kind string) (panes.Pane, error)
 
 // Status is what the status bar shows.
 type Status struct {
@@ -51,16 +37,18 @@ type AgentStatus struct {
 // Config wires the application.
 type Config struct {
 	Theme    *themes.Theme
-	Factory  Factory
 	Status   func() Status
 	Bindings map[string]string
+	// Panes builds the panes; the composition root registers a factory
+	// for every kind, wired to the swarm, the vault and the shell.
+	Panes *pane.Registry
 	// Screen replaces the terminal (tests use a simulation screen).
 	Screen tcell.Screen
-	// Layout is the panes to open at start: "default" (agent, shell, vault
-	// and stats) or a list of kinds split left to right.
-	Layout []string
-	// Roles are the agent roles a new agent may take; the factory builds
-	// "agent:ROLE" for one.
+	// Layout is the panes to open at start, split left to right; empty
+	// opens the default layout (agent, shell, vault and stats).
+	Layout []pane.Kind
+	// Roles are the agent roles a new agent may take; the agent factory
+	// is given one in its pane.Spec.
 	Roles []string
 }
 
@@ -76,7 +64,7 @@ type App struct {
 	global  *keymap.Table
 	pending bool // the prefix key was pressed
 
-	lastOf   map[string]panes.Pane // last focused pane of each kind
+	lastOf   map[pane.Kind]pane.Pane // last focused pane of each kind
 	focusSeq uint64
 
 	mu      sync.Mutex
@@ -100,7 +88,7 @@ func New(cfg Config) (*App, error) {
 	if cfg.Status == nil {
 		cfg.Status = func() Status { return Status{} }
 	}
-	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[string]panes.Pane{}, handled: make(chan struct{}, 1024)}
+	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[pane.Kind]pane.Pane{}, handled: make(chan struct{}, 1024)}
 	a.layout = newLayout(cfg.Theme)
 	a.layout.onClick = a.focus
 	a.layout.modal = a.modal
@@ -121,15 +109,14 @@ func New(cfg Config) (*App, error) {
 	if cfg.Screen != nil {
 		a.tv.SetScreen(cfg.Screen)
 	}
-	kinds := cfg.Layout
-	if len(kinds) == 0 || len(kinds) == 1 && kinds[0] == "default" {
+	if len(cfg.Layout) == 0 {
 		// A pane that cannot open (no shell) is reported; the rest work.
 		if err := a.defaultLayout(); err != nil {
 			a.Notify(err.Error())
 		}
 		return a, nil
 	}
-	for _, k := range kinds {
+	for _, k := range cfg.Layout {
 		if err := a.Open(k, LeftRight); err != nil {
 			return nil, err
 		}
@@ -142,18 +129,18 @@ func New(cfg Config) (*App, error) {
 // vault and the stats below.
 func (a *App) defaultLayout() error {
 	var errs []error
-	open := func(kind string, at *leaf, d Dir) *leaf {
-		p, err := a.cfg.Factory(kind)
+	open := func(kind pane.Kind, at *leaf, d Dir) *leaf {
+		p, err := a.cfg.Panes.New(pane.Spec{Kind: kind})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s pane: %w", kind, err))
 			return at
 		}
 		return a.insert(at, d, p)
 	}
-	agentL := open(KindAgent, nil, LeftRight)
-	vaultL := open(KindVault, agentL, TopBottom)
-	open(KindShell, agentL, LeftRight)
-	open(KindStats, vaultL, LeftRight)
+	agentL := open(pane.KindAgent, nil, LeftRight)
+	vaultL := open(pane.KindVault, agentL, TopBottom)
+	open(pane.KindShell, agentL, LeftRight)
+	open(pane.KindStats, vaultL, LeftRight)
 	if root := a.layout.tree.root; root != nil && root.leaf == nil && root.dir == TopBottom {
 		root.weights = []float64{3, 2}
 	}
@@ -180,7 +167,7 @@ func (a *App) Quit() {
 	var wg sync.WaitGroup
 	for _, lf := range a.layout.tree.leaves() {
 		wg.Add(1)
-		go func(p panes.Pane) {
+		go func(p pane.Pane) {
 			defer wg.Done()
 			_ = p.Close()
 		}(lf.pane)
@@ -218,14 +205,14 @@ func (a *App) flush() {
 
 // EachPane calls fn for every pane in the layout; call it on the UI
 // goroutine.
-func (a *App) EachPane(fn func(p panes.Pane)) {
+func (a *App) EachPane(fn func(p pane.Pane)) {
 	for _, lf := range a.layout.tree.leaves() {
 		fn(lf.pane)
 	}
 }
 
 // Focused returns the focused pane.
-func (a *App) Focused() panes.Pane {
+func (a *App) Focused() pane.Pane {
 	if a.layout.focused == nil {
 		return nil
 	}
@@ -234,7 +221,7 @@ func (a *App) Focused() panes.Pane {
 
 // Last returns the pane of the kind that had the focus last, or the first
 // one of that kind.
-func (a *App) Last(kind string) panes.Pane {
+func (a *App) Last(kind pane.Kind) pane.Pane {
 	if p := a.lastOf[kind]; p != nil && a.leafOf(p) != nil {
 		return p
 	}
@@ -247,10 +234,15 @@ func (a *App) Last(kind string) panes.Pane {
 }
 
 // Open builds a pane of the kind and splits the focused pane for it.
-func (a *App) Open(kind string, d Dir) error {
-	p, err := a.cfg.Factory(kind)
+func (a *App) Open(kind pane.Kind, d Dir) error {
+	return a.open(pane.Spec{Kind: kind}, d)
+}
+
+// open builds the pane s names and splits the focused pane for it.
+func (a *App) open(s pane.Spec, d Dir) error {
+	p, err := a.cfg.Panes.New(s)
 	if err != nil {
-		a.Notify(fmt.Sprintf("cannot open a %s pane: %v", kind, err))
+		a.Notify(fmt.Sprintf("cannot open a %s pane: %v", s, err))
 		return err
 	}
 	a.focusLeaf(a.insert(a.layout.focused, d, p))
@@ -259,10 +251,10 @@ func (a *App) Open(kind string, d Dir) error {
 
 // Show focuses the pane of the kind, opening one when there is none, and
 // returns it; a pane that can re-read its data does.
-func (a *App) Show(kind string) (panes.Pane, error) {
+func (a *App) Show(kind pane.Kind) (pane.Pane, error) {
 	if p := a.Last(kind); p != nil {
 		a.focusLeaf(a.leafOf(p))
-		if r, ok := p.(interface{ Refresh() }); ok {
+		if r, ok := p.(pane.Refresher); ok {
 			r.Refresh()
 		}
 		return p, nil

@@ -9,8 +9,8 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
 )
@@ -120,7 +120,7 @@ func (h *hintsBar) Draw(screen tcell.Screen) {
 	} else {
 		if f := h.app.Focused(); f != nil {
 			hints = f.Keys().Hints()
-			if ph, ok := f.(prefixHinter); ok {
+			if ph, ok := f.(pane.PrefixHinter); ok {
 				for _, name := range ph.PrefixHints() {
 					for _, act := range h.app.prefix.Actions() {
 						if act.Name == name && len(act.Keys) > 0 {
@@ -157,7 +157,7 @@ func fillRow(screen tcell.Screen, x, y, w int, st tcell.Style) {
 // drawText draws s literally (control characters and escape sequences
 // removed) clipped to w columns and returns the columns used.
 func drawText(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
-	return panes.Put(screen, x, y, w, termsafe.OneLine(s), st)
+	return pane.Put(screen, x, y, w, termsafe.OneLine(s), st)
 }
 
 // human formats a count as 950, 12.3k or 4.56M.

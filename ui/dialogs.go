@@ -10,8 +10,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // Page names of the dialogs shown over the layout.
@@ -20,13 +20,6 @@ const (
 	pagePalette = "palette"
 	pageQuit    = "quit"
 )
-
-// keyTables is a pane with modes of its own, such as a shell pane's copy
-// mode: KeyTables returns its own table, then one per mode, whichever is
-// in force. The help lists them all.
-type keyTables interface {
-	KeyTables() []*keymap.Table
-}
 
 // helpText is the help screen, generated from the key tables: the prefix
 // table first, then each open pane kind's table.
@@ -55,9 +48,9 @@ func (a *App) helpText() string {
 		seen[t.Scope] = true
 		section(title, t)
 	}
-	pane := func(p panes.Pane) {
+	paneTables := func(p pane.Pane) {
 		tables := []*keymap.Table{p.Keys()}
-		if m, ok := p.(keyTables); ok {
+		if m, ok := p.(pane.KeyTabler); ok {
 			tables = m.KeyTables()
 		}
 		for i, t := range tables {
@@ -69,12 +62,12 @@ func (a *App) helpText() string {
 		}
 	}
 	if f := a.Focused(); f != nil {
-		pane(f)
+		paneTables(f)
 	}
 	pk := a.global.Actions()[0].KeyNames()
 	section("After the prefix "+pk+":", a.prefix)
 	for _, lf := range a.layout.tree.leaves() {
-		pane(lf.pane)
+		paneTables(lf.pane)
 	}
 	b.WriteString("Rebind any action in config.toml:  [keys]  \"prefix.split-right\" = \"|\"\n")
 	b.WriteString("q or Esc closes this help.")
@@ -158,9 +151,6 @@ func (a *App) palette() {
 	a.tv.SetFocus(in)
 }
 
-// tasker is a pane that takes a task (an agent pane).
-type tasker interface{ SendTask(text string) error }
-
 // roleAndTask splits "ROLE task…" when the first word names a role, and
 // strips quotes around the task.
 func (a *App) roleAndTask(text string) (role, task string) {
@@ -175,28 +165,25 @@ func (a *App) roleAndTask(text string) (role, task string) {
 	return role, strings.Trim(strings.TrimSpace(text), `"'`)
 }
 
-// agentKind is the factory kind of an agent with role.
-func agentKind(role string) string {
-	if role == "" {
-		return KindAgent
-	}
-	return KindAgent + ":" + role
+// agentSpec names an agent pane with role.
+func agentSpec(role string) pane.Spec {
+	return pane.Spec{Kind: pane.KindAgent, Role: role}
 }
 
 // newAgent asks for a role and a task, then opens the agent pane beside the
 // focused one; with no roles configured it opens a plain agent at once.
 func (a *App) newAgent() {
 	if len(a.cfg.Roles) == 0 {
-		a.openNew(KindAgent)
+		a.openNew(pane.KindAgent)
 		return
 	}
 	a.prompt("new agent — role ("+strings.Join(a.cfg.Roles, ", ")+") and task, or Enter: ", func(text string) {
 		role, task := a.roleAndTask(text)
 		d := a.splitDir()
-		if !a.roomToSplit(d) || a.Open(agentKind(role), d) != nil {
+		if !a.roomToSplit(d) || a.open(agentSpec(role), d) != nil {
 			return
 		}
-		if t, ok := a.Focused().(tasker); ok && task != "" {
+		if t, ok := a.Focused().(pane.Tasker); ok && task != "" {
 			if err := t.SendTask(task); err != nil {
 				a.Notify(err.Error())
 			}
@@ -235,12 +222,12 @@ func (a *App) spawnCommand(arg string) {
 	role, task := a.roleAndTask(rest)
 	opened := 0
 	for range n {
-		p, err := a.openTiled(agentKind(role))
+		p, err := a.openTiled(agentSpec(role))
 		if err != nil {
 			break
 		}
 		opened++
-		if t, ok := p.(tasker); ok && task != "" {
+		if t, ok := p.(pane.Tasker); ok && task != "" {
 			if err := t.SendTask(task); err != nil {
 				a.Notify(err.Error())
 			}
@@ -253,7 +240,7 @@ func (a *App) spawnCommand(arg string) {
 
 // openTiled opens a pane by splitting the largest pane along its longer
 // side, so panes opened one after another tile the screen.
-func (a *App) openTiled(kind string) (panes.Pane, error) {
+func (a *App) openTiled(s pane.Spec) (pane.Pane, error) {
 	var big *leaf
 	for _, lf := range a.layout.tree.leaves() {
 		if big == nil || lf.w*lf.h > big.w*big.h {
@@ -267,7 +254,7 @@ func (a *App) openTiled(kind string) (panes.Pane, error) {
 	if !a.roomToSplit(d) {
 		return nil, errors.New("no space")
 	}
-	if err := a.Open(kind, d); err != nil {
+	if err := a.open(s, d); err != nil {
 		return nil, err
 	}
 	// Lay out now so the next split sees the new sizes.
@@ -275,9 +262,6 @@ func (a *App) openTiled(kind string) (panes.Pane, error) {
 	a.layout.arrange(a.layout.tree.root, x, y, w, h)
 	return a.Focused(), nil
 }
-
-// blockOpener is a pane that shows one vault block (the vault pane).
-type blockOpener interface{ Open(id string) error }
 
 // Command runs one palette command: an action of the prefix table by name, or
 // "ctx_get ID".
@@ -303,11 +287,11 @@ func (a *App) Command(cmd string) {
 // OpenBlock shows the exact vault block id in the vault pane, opening one
 // when there is none.
 func (a *App) OpenBlock(id string) {
-	p, err := a.Show(KindVault)
+	p, err := a.Show(pane.KindVault)
 	if err != nil {
 		return
 	}
-	if o, ok := p.(blockOpener); ok {
+	if o, ok := p.(pane.BlockOpener); ok {
 		if err := o.Open(id); err != nil {
 			a.Notify(err.Error())
 		}

@@ -3,17 +3,17 @@ package ui
 import (
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/pane"
 )
 
-func (a *App) insert(at *leaf, d Dir, p panes.Pane) *leaf {
+func (a *App) insert(at *leaf, d Dir, p pane.Pane) *leaf {
 	lf := a.layout.tree.split(at, d, p)
 	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
 	a.layout.tree.zoomed = nil
 	return lf
 }
 
-func (a *App) leafOf(p panes.Pane) *leaf {
+func (a *App) leafOf(p pane.Pane) *leaf {
 	for _, lf := range a.layout.tree.leaves() {
 		if lf.pane == p {
 			return lf
@@ -38,14 +38,10 @@ func (a *App) focusLeaf(lf *leaf) {
 	a.tv.SetFocus(lf.pane)
 }
 
-// closeWarner is a pane that would lose work when closed (a shell running
-// a job, an agent mid-turn) and says what.
-type closeWarner interface{ CloseWarning() string }
-
 // askClose closes the focused pane, first asking, as tmux does, when it
 // would end running work.
 func (a *App) askClose() {
-	if w, ok := a.Focused().(closeWarner); ok {
+	if w, ok := a.Focused().(pane.CloseWarner); ok {
 		if msg := w.CloseWarning(); msg != "" {
 			a.confirm(msg+" Close it anyway?", "Close", a.close)
 			return

@@ -9,8 +9,8 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // prefixTable is the table of keys pressed after the prefix (Ctrl-b).
@@ -26,17 +26,17 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
 		keymap.Bind("close", "x", "close the pane (asks when it runs a job)", true, a.askClose),
 		keymap.Bind("new-agent", "a", "new agent pane (asks for a role and a task)", true, a.newAgent),
-		keymap.Bind("new-shell", "s", "new shell pane", true, func() { a.openNew(KindShell) }),
-		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(KindVault) }),
-		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(KindStats) }),
-		keymap.Bind("memory", "m", "show the memory pane (memories, candidates to approve)", true, func() { _, _ = a.Show(KindMemory) }),
+		keymap.Bind("new-shell", "s", "new shell pane", true, func() { a.openNew(pane.KindShell) }),
+		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(pane.KindVault) }),
+		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(pane.KindStats) }),
+		keymap.Bind("memory", "m", "show the memory pane (memories, candidates to approve)", true, func() { _, _ = a.Show(pane.KindMemory) }),
 		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
 		keymap.Bind("to-vault", "y", "keep the shell screen in the vault (its id is shown)", true, a.toVault),
 		keymap.Bind("resize-left", "H Alt-Left", "move the pane's border left", false, func() { a.resize(LeftRight, -2) }),
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
 		keymap.Bind("resize-down", "J Alt-Down", "move the pane's border down", false, func() { a.resize(TopBottom, 1) }),
-		keymap.Bind("board", "b", "show the swarm's task board", true, func() { _, _ = a.Show(KindBoard) }),
+		keymap.Bind("board", "b", "show the swarm's task board", true, func() { _, _ = a.Show(pane.KindBoard) }),
 		keymap.Bind("next-waiting", "n", "focus the next pane waiting for you", true, a.nextWaiting),
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),
@@ -59,8 +59,8 @@ func (a *App) checkBindings(b map[string]string) error {
 		switch {
 		case scope == a.prefix.Scope || scope == a.global.Scope:
 			own[full] = keys
-		case !slices.Contains(panes.Scopes, scope):
-			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(panes.Scopes, ", "))
+		case !slices.Contains(pane.Scopes, scope):
+			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(pane.Scopes, ", "))
 		}
 	}
 	if err := keymap.Apply(own, a.prefix, a.global); err != nil {
@@ -128,9 +128,9 @@ func (a *App) splitFocused(d Dir) {
 	if !a.roomToSplit(d) {
 		return
 	}
-	kind := KindShell
-	if f := a.Focused(); f != nil && f.Kind() == KindAgent {
-		kind = KindAgent
+	kind := pane.KindShell
+	if f := a.Focused(); f != nil && f.Kind() == pane.KindAgent {
+		kind = pane.KindAgent
 	}
 	_ = a.Open(kind, d)
 }
@@ -168,7 +168,7 @@ func (a *App) roomToSplit(d Dir) bool {
 
 // openNew opens a pane of the kind beside the focused one when there is
 // room.
-func (a *App) openNew(kind string) {
+func (a *App) openNew(kind pane.Kind) {
 	if d := a.splitDir(); a.roomToSplit(d) {
 		_ = a.Open(kind, d)
 	}
@@ -218,31 +218,21 @@ func (a *App) resize(d Dir, delta int) {
 	}
 }
 
-// copyModer is a pane with a copy mode (the shell pane).
-type copyModer interface{ EnterCopyMode() }
-
 func (a *App) copyMode() {
-	if c, ok := a.Focused().(copyModer); ok {
+	if c, ok := a.Focused().(pane.CopyModer); ok {
 		c.EnterCopyMode()
 		return
 	}
 	a.Notify("copy mode is for shell panes")
 }
 
-// keeper is a pane that can keep what it shows in the vault.
-type keeper interface{ SendToVault() }
-
 func (a *App) toVault() {
-	if k, ok := a.Focused().(keeper); ok {
+	if k, ok := a.Focused().(pane.Keeper); ok {
 		k.SendToVault()
 		return
 	}
 	a.Notify("C-b y keeps a shell pane's screen; in the vault pane i gives a block to an agent")
 }
-
-// prefixHinter is a pane whose hints include prefix actions (the shell
-// pane, whose own keys all go to the program).
-type prefixHinter interface{ PrefixHints() []string }
 
 // prefixKey is the prefix key; prefixName how it is shown ("C-b").
 func (a *App) prefixKey() keymap.Key {

@@ -4,7 +4,7 @@
 package ui
 
 import (
-	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // Dir is a split's direction.
@@ -58,7 +58,7 @@ func (t *tree) leaves() []*leaf {
 
 // split puts p beside l: after it in direction d. The new leaf takes half
 // of l's space, as tmux does.
-func (t *tree) split(l *leaf, d Dir, p panes.Pane) *leaf {
+func (t *tree) split(l *leaf, d Dir, p pane.Pane) *leaf {
 	nl := &leaf{pane: p}
 	nn := &node{leaf: nl}
 	nl.node = nn

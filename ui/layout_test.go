@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 func TestSplitZoomFocusClose(t *testing.T) {
@@ -195,11 +197,11 @@ func TestBadBindingsAreReported(t *testing.T) {
 	for _, b := range []map[string]string{
 		{"nosuch.split": "x"}, {"prefix.nosuch": "x"}, {"prefix.zoom": "Ctrl-Ü"}, {"split": "x"},
 	} {
-		if _, err := New(Config{Factory: ff.make, Bindings: b, Screen: tcell.NewSimulationScreen("")}); err == nil {
+		if _, err := New(Config{Panes: ff.registry(), Bindings: b, Screen: tcell.NewSimulationScreen("")}); err == nil {
 			t.Errorf("%v accepted", b)
 		}
 	}
-	d, err := NewDriver(Config{Factory: ff.make, Layout: []string{"shell"}, Bindings: map[string]string{"prefix.split-right": "|", "global.prefix": "Ctrl-a"}}, 80, 24)
+	d, err := NewDriver(Config{Panes: ff.registry(), Layout: []pane.Kind{pane.KindShell}, Bindings: map[string]string{"prefix.split-right": "|", "global.prefix": "Ctrl-a"}}, 80, 24)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +275,7 @@ func TestSplitNeedsRoom(t *testing.T) {
 
 func TestRebindingThePrefixRenamesIt(t *testing.T) {
 	ff := &fakeFactory{}
-	d, err := NewDriver(Config{Factory: ff.make, Layout: []string{"shell"}, Bindings: map[string]string{"global.prefix": "Ctrl-a"}}, 80, 24)
+	d, err := NewDriver(Config{Panes: ff.registry(), Layout: []pane.Kind{pane.KindShell}, Bindings: map[string]string{"global.prefix": "Ctrl-a"}}, 80, 24)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +351,7 @@ func TestSpawnOpensTiledAgentsWithTheTask(t *testing.T) {
 
 func TestNewAgentAsksForARoleAndATask(t *testing.T) {
 	ff := &fakeFactory{}
-	d, err := NewDriver(Config{Factory: ff.make, Layout: []string{"shell"}, Roles: []string{"coder", "tester"}}, 160, 48)
+	d, err := NewDriver(Config{Panes: ff.registry(), Layout: []pane.Kind{pane.KindShell}, Roles: []string{"coder", "tester"}}, 160, 48)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +380,7 @@ func TestNewAgentAsksForARoleAndATask(t *testing.T) {
 	var got []string
 	_ = d.Do(func() {
 		for _, p := range ff.made[1:] {
-			got = append(got, p.kind+" "+strings.Join(p.keys, ","))
+			got = append(got, p.spec.String()+" "+strings.Join(p.keys, ","))
 		}
 	})
 	want := []string{"agent:coder task:fix the login bug", "agent:tester task:cover the login flow", "agent:tester task:cover the login flow"}

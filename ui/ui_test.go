@@ -10,20 +10,21 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/internal/goldentest"
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/themes"
 )
 
 // fakePane is a pane that draws its name and records the keys it gets.
 type fakePane struct {
 	*tview.Box
-	kind, name string
-	keys       []string
-	closed     bool
-	table      *keymap.Table
-	modes      []*keymap.Table
-	waiting    bool
+	spec    pane.Spec
+	name    string
+	keys    []string
+	closed  bool
+	table   *keymap.Table
+	modes   []*keymap.Table
+	waiting bool
 }
 
 func (f *fakePane) KeyTables() []*keymap.Table { return append([]*keymap.Table{f.table}, f.modes...) }
@@ -42,7 +43,7 @@ func (f *fakePane) SendTask(text string) error {
 	return nil
 }
 
-func (f *fakePane) Kind() string        { return f.kind }
+func (f *fakePane) Kind() pane.Kind     { return f.spec.Kind }
 func (f *fakePane) Title() string       { return f.name }
 func (f *fakePane) Keys() *keymap.Table { return f.table }
 func (f *fakePane) Close() error        { f.closed = true; return nil }
@@ -54,7 +55,7 @@ func (f *fakePane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return func(ev *tcell.EventKey, _ func(tview.Primitive)) { f.keys = append(f.keys, keymap.Of(ev).String()) }
 }
 
-// fakeFactory numbers the panes it makes per kind.
+// fakeFactory numbers the panes it makes per kind and role.
 type fakeFactory struct {
 	n      map[string]int
 	made   []*fakePane
@@ -68,21 +69,31 @@ func (ff *fakeFactory) setAgents(a ...AgentStatus) {
 	ff.agents = a
 }
 
-func (ff *fakeFactory) make(kind string) (panes.Pane, error) {
+// registry registers the fake factory for every kind.
+func (ff *fakeFactory) registry() *pane.Registry {
+	r := pane.NewRegistry()
+	for _, k := range []pane.Kind{pane.KindAgent, pane.KindShell, pane.KindVault, pane.KindStats, pane.KindMemory, pane.KindBoard} {
+		r.Register(k, ff.make)
+	}
+	return r
+}
+
+func (ff *fakeFactory) make(s pane.Spec) (pane.Pane, error) {
 	if ff.n == nil {
 		ff.n = map[string]int{}
 	}
+	kind := s.String()
 	ff.n[kind]++
-	p := &fakePane{Box: tview.NewBox(), kind: kind, name: kind + "-" + string(rune('0'+ff.n[kind])),
+	p := &fakePane{Box: tview.NewBox(), spec: s, name: kind + "-" + string(rune('0'+ff.n[kind])),
 		table: keymap.New(kind, keymap.Bind("poke", "Ctrl-p", "poke the "+kind, true, nil))}
-	if kind == "shell" {
+	if s.Kind == pane.KindShell {
 		p.modes = []*keymap.Table{keymap.New("copy", keymap.Bind("quit", "q", "leave copy mode", true, nil))}
 	}
 	ff.made = append(ff.made, p)
 	return p, nil
 }
 
-func newTestDriver(t *testing.T, w, h int, layout ...string) (*Driver, *fakeFactory) {
+func newTestDriver(t *testing.T, w, h int, layout ...pane.Kind) (*Driver, *fakeFactory) {
 	t.Helper()
 	ff := &fakeFactory{}
 	status := func() Status {
@@ -92,7 +103,7 @@ func newTestDriver(t *testing.T, w, h int, layout ...string) (*Driver, *fakeFact
 		ff.mu.Unlock()
 		return st
 	}
-	d, err := NewDriver(Config{Theme: themes.Default(), Factory: ff.make, Status: status, Layout: layout}, w, h)
+	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Status: status, Layout: layout}, w, h)
 	if err != nil {
 		t.Fatal(err)
 	}

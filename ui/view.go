@@ -6,14 +6,14 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/themes"
 )
 
 // leaf is one pane in the layout with the frame drawn around it.
 type leaf struct {
 	node  *node
-	pane  panes.Pane
+	pane  pane.Pane
 	frame *tview.Box
 	x, y  int
 	w, h  int
@@ -128,12 +128,9 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 	lf.pane.Draw(screen)
 }
 
-// waiter is a pane that can be waiting for the user (an agent asking for
-// approval).
-type waiter interface{ NeedsYou() bool }
-
-func needsYou(p panes.Pane) bool {
-	w, ok := p.(waiter)
+// needsYou reports whether p waits for the user.
+func needsYou(p pane.Pane) bool {
+	w, ok := p.(pane.Waiter)
 	return ok && w.NeedsYou()
 }
 

@@ -24,8 +24,8 @@ import (
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory"
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/sidecar"
@@ -58,7 +58,7 @@ type workstation struct {
 	swarm     *swarm.Swarm
 	app       *ui.App
 	appP      atomic.Pointer[ui.App]
-	env       *panes.Env
+	env       *pane.Env
 	shell     pty.Options
 	log       *slog.Logger
 	logF      *os.File
@@ -198,7 +198,7 @@ func (w *workstation) appConfig() ui.Config {
 	w.swarm.Start()
 	// Panes built while ui.New lays out the first screen may ask for a
 	// redraw before the application exists; the first frame draws them.
-	w.env = &panes.Env{Theme: w.theme, Bindings: w.cfg.Keys,
+	w.env = &pane.Env{Theme: w.theme, Bindings: w.cfg.Keys,
 		Update: func(fn func()) {
 			if a := w.appP.Load(); a != nil {
 				a.Update(fn)
@@ -209,7 +209,7 @@ func (w *workstation) appConfig() ui.Config {
 	for _, r := range skill.Roles(w.skills) {
 		roles = append(roles, r.Name)
 	}
-	return ui.Config{Theme: w.theme, Factory: w.newPane, Status: w.status, Bindings: w.cfg.Keys, Roles: roles}
+	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles}
 }
 
 // attach starts delivering the swarm's events to the application and

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/ui"
 )
@@ -29,9 +30,6 @@ func (w *workstation) status() ui.Status {
 	}
 	return st
 }
-
-// refresher is a pane that re-reads its data (vault, stats).
-type refresher interface{ Refresh() }
 
 // pump delivers the swarm's events to the panes on the UI goroutine, in
 // batches, and refreshes the vault pane at most once a second.
@@ -64,14 +62,14 @@ func (w *workstation) deliver(batch []swarm.Event) {
 		if e.Type == swarm.EvAgent && e.Loop.Type == agent.EvError {
 			w.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)
 		}
-		w.app.EachPane(func(p panes.Pane) {
+		w.app.EachPane(func(p pane.Pane) {
 			if l, ok := p.(panes.Listener); ok {
 				l.OnEvent(e)
 			}
 		})
 	}
-	w.app.EachPane(func(p panes.Pane) {
-		if r, ok := p.(refresher); ok && p.Kind() == ui.KindStats {
+	w.app.EachPane(func(p pane.Pane) {
+		if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindStats {
 			r.Refresh()
 		}
 	})
@@ -97,8 +95,8 @@ func (w *workstation) refreshVault() {
 		return
 	}
 	w.vaultAt = time.Now()
-	w.app.EachPane(func(p panes.Pane) {
-		if r, ok := p.(refresher); ok && p.Kind() == ui.KindVault {
+	w.app.EachPane(func(p pane.Pane) {
+		if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindVault {
 			r.Refresh()
 		}
 	})

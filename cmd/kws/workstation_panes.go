@@ -2,31 +2,27 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/swarm"
-	"github.com/kwsdev/kws/ui"
 )
 
-// newPane is the application's pane factory.
-func (w *workstation) newPane(kind string) (panes.Pane, error) {
-	role := ""
-	if r, ok := strings.CutPrefix(kind, ui.KindAgent+":"); ok {
-		kind, role = ui.KindAgent, r
-	}
-	switch kind {
-	case ui.KindAgent:
-		name := w.swarm.SpawnRole(role)
+// paneRegistry registers every kind of pane the application opens, each
+// wired to the swarm, the vault and the shell.
+func (w *workstation) paneRegistry() *pane.Registry {
+	r := pane.NewRegistry()
+	r.Register(pane.KindAgent, func(s pane.Spec) (pane.Pane, error) {
+		name := w.swarm.SpawnRole(s.Role)
 		p := panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) })
 		w.wireWorktree(p)
 		return p, nil
-	case ui.KindShell:
+	})
+	r.Register(pane.KindShell, func(pane.Spec) (pane.Pane, error) {
 		return panes.NewShellPane(w.env, w.shell, func(kind string, text []byte) (string, error) {
 			id, err := keep(w.vault, kind, "user", text)
 			if err == nil {
@@ -36,28 +32,32 @@ func (w *workstation) newPane(kind string) (panes.Pane, error) {
 			}
 			return id, err
 		})
-	case ui.KindVault:
+	})
+	r.Register(pane.KindVault, func(pane.Spec) (pane.Pane, error) {
 		vp := panes.NewVaultPane(w.env, w.vault, w.inject)
 		vp.SetSummarizer(w.sidecar.Summarize)
 		return vp, nil
-	case ui.KindBoard:
+	})
+	r.Register(pane.KindBoard, func(pane.Spec) (pane.Pane, error) {
 		return panes.NewBoardPane(w.env, w.board, w.swarm.Agents, func(agent, text string) error {
 			return w.swarm.Message("", agent, text)
 		}), nil
-	case ui.KindMemory:
+	})
+	r.Register(pane.KindMemory, func(pane.Spec) (pane.Pane, error) {
 		if w.memory == nil {
 			return nil, errors.New("memory is off (see DATA/kws.log)")
 		}
 		return panes.NewMemoryPane(w.env, w.memory, func(id string) { w.app.OpenBlock(id) }), nil
-	case ui.KindStats:
+	})
+	r.Register(pane.KindStats, func(pane.Spec) (pane.Pane, error) {
 		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
-	}
-	return nil, fmt.Errorf("unknown pane kind %q", kind)
+	})
+	return r
 }
 
 // inject sends a vault block to the agent whose pane had the focus last.
 func (w *workstation) inject(id string) error {
-	p, ok := w.app.Last(ui.KindAgent).(*panes.AgentPane)
+	p, ok := w.app.Last(pane.KindAgent).(*panes.AgentPane)
 	if !ok {
 		return errors.New("no agent pane to give the block to (C-b a opens one)")
 	}

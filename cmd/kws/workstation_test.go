@@ -13,6 +13,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/internal/goldentest"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 	"github.com/kwsdev/kws/ui"
@@ -140,7 +141,7 @@ func TestWorkstationStreamsAnAnswerAndOpensItsRef(t *testing.T) {
 	r.waitFor("see there.")
 	r.press("Tab", "Enter")
 	r.waitFor("FAIL TestFoo")
-	if f := r.d.App.Focused(); f == nil || f.Kind() != ui.KindVault {
+	if f := r.d.App.Focused(); f == nil || f.Kind() != pane.KindVault {
 		t.Fatalf("the vault pane is not focused after opening the ref")
 	}
 	// Back in the agent pane, typing .ctx_get opens the same block.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/ui"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -66,7 +66,7 @@ func TestWorkstationWorktreeIsolatesAnAgentAndShowsItsDiff(t *testing.T) {
 
 	r.press("Ctrl-g")
 	r.waitFor("untracked files:") // the diff block, open in the vault pane
-	if f := r.d.App.Focused(); f == nil || f.Kind() != ui.KindVault {
+	if f := r.d.App.Focused(); f == nil || f.Kind() != pane.KindVault {
 		t.Fatal("the diff key did not open the vault pane")
 	}
 	var kept []vault.Meta
