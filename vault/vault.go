@@ -76,8 +76,17 @@ type Vault struct {
 	idxErr  error
 }
 
-// DefaultDataDir returns $XDG_DATA_HOME/kws, else ~/.local/share/kws.
+// DataDirEnv names the variable that sets the default data dir. The
+// workstation exports it to its shell panes, so a kws typed in a pane
+// uses the workstation's own data dir rather than an empty default one.
+const DataDirEnv = "KWS_DATA_DIR"
+
+// DefaultDataDir returns $KWS_DATA_DIR, else $XDG_DATA_HOME/kws, else
+// ~/.local/share/kws.
 func DefaultDataDir() string {
+	if x := os.Getenv(DataDirEnv); x != "" {
+		return x
+	}
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "kws")
 	}

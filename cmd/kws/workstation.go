@@ -136,7 +136,14 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workstation{g: g, ws: ws, shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu}, useWorktrees: f.worktree}
+	// A kws typed in a shell pane must reach this workstation's data dir,
+	// not the default one.
+	dataDir, err := filepath.Abs(g.dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	w := &workstation{g: g, ws: ws, useWorktrees: f.worktree,
+		shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu, Env: []string{vault.DataDirEnv + "=" + dataDir}}}
 	w.logF, err = os.OpenFile(filepath.Join(g.dataDir, "kws.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)

@@ -66,7 +66,7 @@ func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws
 		t.Fatal(err)
 	}
 	r.ws = w.ws
-	w.shell.Env = []string{"PS1=$ ", "ENV="}
+	w.shell.Env = append(w.shell.Env, "PS1=$ ", "ENV=")
 	r.w = w
 	d, err := ui.NewDriver(w.appConfig(), width, height)
 	if err != nil {
@@ -120,6 +120,10 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 			r.typeText("echo $((6*7))sh")
 			r.press("Enter")
 			r.waitFor("42sh")
+			// kws typed in the pane finds this workstation's data dir.
+			r.typeText(`[ "$KWS_DATA_DIR" = '` + r.w.g.dataDir + `' ] && echo same-dir`)
+			r.press("Enter")
+			r.waitFor("same-dir")
 			// C-b y keeps the screen; the id is shown and the vault pane
 			// lists the block at once.
 			r.press("Ctrl-b", "y")
