@@ -63,8 +63,9 @@ type workstation struct {
 	log       *slog.Logger
 	logF      *os.File
 
-	mu       sync.Mutex
-	sessions []*session.Session
+	mu        sync.Mutex
+	sessions  []agentSession
+	closeOnce sync.Once
 	// vaultAt is the last vault pane refresh; vaultLater is set while a
 	// trailing refresh is scheduled.
 	vaultAt    time.Time
@@ -256,17 +257,40 @@ func prefixName(bindings map[string]string) string {
 	return "C-b"
 }
 
+// agentSession is a session the workstation opened and the agent it is
+// for.
+type agentSession struct {
+	agent string
+	sess  *session.Session
+}
+
 // close stops the agents and closes the sessions, the vault and the log.
-func (w *workstation) close() {
+// A session whose agent was mid-turn is recorded as interrupted (kws run
+// --resume finishes it), every other one as done, so kws sessions ls
+// never shows a closed workstation's sessions as running. Calling it
+// again does nothing.
+func (w *workstation) close() { w.closeOnce.Do(w.closeAll) }
+
+// closeAll is close's body, run once.
+func (w *workstation) closeAll() {
+	busy := map[string]bool{}
 	if w.swarm != nil {
+		for _, in := range w.swarm.Agents() {
+			busy[in.Name] = in.Busy()
+		}
 		w.swarm.Stop()
 	}
 	if w.broker != nil {
 		w.broker.Close()
 	}
 	w.mu.Lock()
-	for _, s := range w.sessions {
-		_ = s.Close()
+	for _, as := range w.sessions {
+		status := session.StatusDone
+		if busy[as.agent] {
+			status = session.StatusInterrupted
+		}
+		_ = as.sess.SetSummary(func(s *session.Summary) { s.Status = status })
+		_ = as.sess.Close()
 	}
 	w.mu.Unlock()
 	if w.vault != nil {

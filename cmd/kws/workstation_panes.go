@@ -91,7 +91,7 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		return nil, err
 	}
 	w.mu.Lock()
-	w.sessions = append(w.sessions, a.Session())
+	w.sessions = append(w.sessions, agentSession{agent: name, sess: a.Session()})
 	w.mu.Unlock()
 	w.log.Info("agent started", "agent", name, "session", a.Session().ID(), "model", w.cfg.Model)
 	return a, nil

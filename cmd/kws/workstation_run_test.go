@@ -35,7 +35,7 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 	path := filepath.Join(session.SessionsDir(r.w.g.dataDir), sums[0].ID, session.RunFile)
 	// The totals are written when the turn ends, just after its answer
 	// is drawn.
-	for deadline := time.Now().Add(10 * time.Second); run.Totals.Calls == 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); run.Totals.Calls == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			data, _ := os.ReadFile(path)
 			t.Fatalf("run.json never recorded the turn: %s", data)
@@ -57,5 +57,27 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 	}
 	if run.Totals.Calls != 1 || run.Totals.PromptTokens != 120 || run.Totals.CompletionTokens != 7 || run.Totals.SentTokens == 0 {
 		t.Errorf("totals %+v, want one call of 120+7 tokens", run.Totals)
+	}
+}
+
+// TestWorkstationClosesItsSessionsAsDone: after the workstation quits,
+// kws sessions ls shows its agent's finished session as done, not as
+// running forever.
+func TestWorkstationClosesItsSessionsAsDone(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.srv.Push(providertest.TextStep("finished"))
+	r.typeText("say finished")
+	r.press("Enter")
+	r.waitFor("agent-1 · idle")
+	if sums, err := session.List(r.w.g.dataDir); err != nil || len(sums) != 1 || sums[0].Status != session.StatusRunning {
+		t.Fatalf("while open: %+v, %v", sums, err)
+	}
+	if err := r.d.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	r.w.close()
+	sums, err := session.List(r.w.g.dataDir)
+	if err != nil || len(sums) != 1 || sums[0].Status != session.StatusDone {
+		t.Fatalf("after quitting: %+v, %v; want one session, done", sums, err)
 	}
 }
