@@ -220,16 +220,19 @@ func TestGrantsAreScopedToOneAgent(t *testing.T) {
 			ch <- a
 		}()
 	}
-	waitPending := func(n int) {
-		for len(b.Pending()) != n {
-			time.Sleep(time.Millisecond)
+	delivered := b.Subscribe()
+	// waitAsked waits until n more requests have reached the front end,
+	// that is, are pending.
+	waitAsked := func(n int) {
+		for range n {
+			<-delivered
 		}
 	}
 	ask("a1-1", "agent-1", "shell")
 	ask("a1-2", "agent-1", "shell")
 	ask("a2-1", "agent-2", "shell")
 	ask("a2-2", "agent-2", "write_file")
-	waitPending(4)
+	waitAsked(4)
 	if err := b.Answer("a1-1", Answer{Decision: AllowSession}); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +241,6 @@ func TestGrantsAreScopedToOneAgent(t *testing.T) {
 			t.Errorf("%s = %+v, want AllowSession", id, a)
 		}
 	}
-	waitPending(2)
 	if p := b.Pending(); len(p) != 2 || p[0].Agent != "agent-2" || p[1].Agent != "agent-2" {
 		t.Fatalf("agent-2's requests were answered by agent-1's grant: pending %+v", p)
 	}
@@ -246,7 +248,7 @@ func TestGrantsAreScopedToOneAgent(t *testing.T) {
 		t.Error("agent-1's grant leaked to a teammate")
 	}
 	ask("a3-1", "agent-3", "shell") // spawned after the grant: still asks
-	waitPending(3)
+	waitAsked(1)
 	if err := b.Answer("a3-1", Answer{Decision: AllowAll}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/profile"
@@ -19,10 +18,10 @@ import (
 // parameters and the token totals of its turns.
 func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
-	r.srv.Push(providertest.Step{Text: "recorded", Usage: &provider.Usage{PromptTokens: 120, CompletionTokens: 7}})
+	r.srv.Push(providertest.Step{Text: "the run is on record", Usage: &provider.Usage{PromptTokens: 120, CompletionTokens: 7}})
 	r.typeText("say recorded")
 	r.press("Enter")
-	r.waitFor("recorded")
+	r.waitFor("the run is on record") // the answer, drawn mid-turn
 	sums, err := session.List(r.w.g.dataDir)
 	if err != nil || len(sums) != 1 {
 		t.Fatalf("sessions: %v, %v", sums, err)
@@ -32,21 +31,16 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 		Params  diet.Params     `json:"params"`
 		Totals  session.Totals  `json:"totals"`
 	}
+	// The agent goes idle only after its Run returned, and Run records
+	// the totals before it returns.
+	r.waitFor("agent-1 · idle")
 	path := filepath.Join(session.SessionsDir(r.w.g.dataDir), sums[0].ID, session.RunFile)
-	// The totals are written when the turn ends, just after its answer
-	// is drawn.
-	for deadline := time.Now().Add(60 * time.Second); run.Totals.Calls == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			data, _ := os.ReadFile(path)
-			t.Fatalf("run.json never recorded the turn: %s", data)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &run); err != nil {
-			t.Fatalf("run.json: %v: %s", err, data)
-		}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatalf("run.json: %v: %s", err, data)
 	}
 	want := profile.Resolve(providertest.Model, r.srv.URL(), nil)
 	if run.Profile != want {
@@ -65,10 +59,11 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 // running forever.
 func TestWorkstationClosesItsSessionsAsDone(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
-	r.srv.Push(providertest.TextStep("finished"))
+	r.srv.Push(providertest.TextStep("all wrapped up"))
 	r.typeText("say finished")
 	r.press("Enter")
-	r.waitFor("agent-1 · idle")
+	r.waitFor("all wrapped up") // the answer, drawn mid-turn
+	r.waitFor("agent-1 · idle") // then the turn's end
 	if sums, err := session.List(r.w.g.dataDir); err != nil || len(sums) != 1 || sums[0].Status != session.StatusRunning {
 		t.Fatalf("while open: %+v, %v", sums, err)
 	}

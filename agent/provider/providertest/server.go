@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kwsdev/kws/agent/provider"
 )
@@ -53,13 +54,15 @@ type Server struct {
 	mu       sync.Mutex
 	steps    []Step
 	requests []RecordedRequest
+	// arrived is closed and replaced each time a request is recorded.
+	arrived chan struct{}
 }
 
 // New starts a server that answers chat completions requests with steps, in
 // order, and closes it when the test ends.
 func New(t testing.TB, steps ...Step) *Server {
 	t.Helper()
-	s := &Server{t: t, steps: append([]Step(nil), steps...)}
+	s := &Server{t: t, steps: append([]Step(nil), steps...), arrived: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	t.Cleanup(s.srv.Close)
 	return s
@@ -75,6 +78,27 @@ func (s *Server) Push(steps ...Step) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.steps = append(s.steps, steps...)
+}
+
+// WaitRequests waits until at least n chat completions requests have
+// arrived, and fails the test when that takes longer than limit (which
+// only bounds a hang: a loaded machine may be slow).
+func (s *Server) WaitRequests(n int, limit time.Duration) {
+	s.t.Helper()
+	timeout := time.After(limit)
+	for {
+		s.mu.Lock()
+		got, arrived := len(s.requests), s.arrived
+		s.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-arrived:
+		case <-timeout:
+			s.t.Fatalf("providertest: %d of %d requests arrived within %v", got, n, limit)
+		}
+	}
 }
 
 // Requests returns every chat completions request received so far, in order.
@@ -116,6 +140,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	n := len(s.requests)
 	var step Step
 	ok := len(s.steps) > 0
