@@ -235,13 +235,9 @@ func resolve(bb *bolt.Bucket, id string) ([]byte, error) {
 func (v *Vault) Get(id string) ([]byte, error) {
 	var out []byte
 	err := v.view(func(tx *bolt.Tx) error {
-		bb := tx.Bucket(bucketBlocks)
-		key, err := resolve(bb, id)
-		if err != nil {
-			return err
-		}
-		out = append([]byte(nil), bb.Get(key)...)
-		return verifyBlock(string(key), out)
+		data, err := verifiedBlock(tx, id)
+		out = append([]byte(nil), data...)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -257,19 +253,29 @@ func (v *Vault) Get(id string) ([]byte, error) {
 func (v *Vault) WriteTo(id string, w io.Writer) (int64, error) {
 	var n int
 	err := v.view(func(tx *bolt.Tx) error {
-		bb := tx.Bucket(bucketBlocks)
-		key, err := resolve(bb, id)
+		data, err := verifiedBlock(tx, id)
 		if err != nil {
-			return err
-		}
-		data := bb.Get(key)
-		if err := verifyBlock(string(key), data); err != nil {
 			return err
 		}
 		n, err = w.Write(data)
 		return err
 	})
 	return int64(n), err
+}
+
+// verifiedBlock returns the bytes stored under id (or a unique prefix of
+// it) in place, valid only during tx, once they hash to the id.
+func verifiedBlock(tx *bolt.Tx, id string) ([]byte, error) {
+	bb := tx.Bucket(bucketBlocks)
+	key, err := resolve(bb, id)
+	if err != nil {
+		return nil, err
+	}
+	data := bb.Get(key)
+	if err := verifyBlock(string(key), data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // verifyBlock checks that data hashes to the id it is stored under.
