@@ -50,6 +50,11 @@ func handledFS(v int) uint64 {
 // goroutine, and so to the processes it starts, with every right the
 // kernel's Landlock ABI can restrict.
 func confine(p Policy) error {
+	if unix.Gettid() == unix.Getpid() {
+		// The first thread is the one kill $PPID and /proc/PID reach:
+		// confined, it would put kws inside its commands' sandbox.
+		return errors.New("refusing to confine the process's main thread")
+	}
 	v, err := abi()
 	if err != nil {
 		return err

@@ -47,6 +47,14 @@ type Policy struct {
 	Network bool
 }
 
+// init keeps the main goroutine on the process's first thread for good
+// (the Go runtime runs init on that thread). A goroutine that Start
+// confines then never runs there, so the thread whose id is the process
+// id, which kill $PPID and /proc/PID reach, stays outside every sandbox.
+// Without this, a confined goroutine landing on the first thread put kws
+// itself in its commands' domain, and they could signal it.
+func init() { runtime.LockOSThread() }
+
 // abi probes the kernel's Landlock ABI version once.
 var abi = sync.OnceValues(func() (int, error) {
 	v, err := probeABI()
