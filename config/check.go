@@ -42,6 +42,11 @@ func (c Config) Validate() error {
 	case c.Model == "":
 		errs = append(errs, fmt.Errorf("no model configured for %s: set KWS_MODEL or model in ~/.config/kws/config.toml", c.BaseURL))
 	}
+	switch c.Notify {
+	case "", "osc9", "osc777", "bell", "off":
+	default:
+		errs = append(errs, fmt.Errorf("notify = %q: want osc9, osc777, bell or off", c.Notify))
+	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -47,6 +47,10 @@ type Config struct {
 	// MemoryEmbedder chooses memory's embedder: "hash" (the default),
 	// "sidecar", or "openai:MODEL" (the /embeddings endpoint of base_url).
 	MemoryEmbedder string `toml:"memory_embedder" json:"memory_embedder,omitempty"`
+	// Notify is how the server tells an attached terminal that an agent
+	// waits for approval: "osc9" (the default), "osc777", "bell" or
+	// "off".
+	Notify string `toml:"notify" json:"notify,omitempty"`
 }
 
 // Environment variables Load reads.
@@ -64,7 +68,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -184,6 +188,7 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	set(&c.SidecarModel, "sidecar_model", f.SidecarModel)
 	set(&c.Theme, "theme", f.Theme)
 	set(&c.MemoryEmbedder, "memory_embedder", f.MemoryEmbedder)
+	set(&c.Notify, "notify", f.Notify)
 	if md.IsDefined("yes") {
 		c.Yes = f.Yes
 	}

@@ -50,6 +50,10 @@ type Config struct {
 	// Roles are the agent roles a new agent may take; the agent factory
 	// is given one in its pane.Spec.
 	Roles []string
+	// Detach, when set, detaches the client the keys came from while the
+	// session keeps running (the server's sessions); without it the quit
+	// key ends the workstation.
+	Detach func()
 }
 
 // App is the workstation.
@@ -174,6 +178,17 @@ func (a *App) Quit() {
 	}
 	wg.Wait()
 	a.tv.Stop()
+}
+
+// Redraw repaints the whole screen on the next frame, as after a client
+// attaches to a running session. Safe from any goroutine.
+func (a *App) Redraw() {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if !stopped {
+		go a.tv.Sync()
+	}
 }
 
 // Update runs fn on the UI goroutine and redraws. It is the one way

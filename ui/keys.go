@@ -40,7 +40,8 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("next-waiting", "n", "focus the next pane waiting for you", true, a.nextWaiting),
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),
-		keymap.Bind("quit", "q", "quit kws (asks while an agent works)", true, a.askQuit),
+		keymap.Bind("detach", "d", "detach: the session and its agents keep running (kws attach)", true, a.detach),
+		keymap.Bind("quit", "q", "quit: detach or end the session (asks)", true, a.askQuit),
 		keymap.Bind("send-prefix", "Ctrl-b", "send the prefix key itself to the pane", false, a.sendPrefix),
 	)
 	for i := range 10 {

@@ -87,11 +87,11 @@ func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) e
 	if f.concat != "" {
 		convs = []replay.Conversation{replay.Concat(f.concat, convs)}
 	}
-	v, err := g.openVault()
+	v, release, err := g.openVault()
 	if err != nil {
 		return err
 	}
-	defer v.Close()
+	defer release()
 	counter := tokens.Default()
 	var rows []replay.Row
 	for _, c := range convs {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
@@ -32,8 +31,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "kws: warning:", err)
 	}
 	root := newRoot()
+	root.g.argv = os.Args[1:]
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, errorLine(err))
+		if !errors.Is(err, errPrinted) {
+			fmt.Fprintln(os.Stderr, errorLine(err))
+		}
 		var ee *exitError
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
@@ -49,14 +51,34 @@ func errorLine(err error) string {
 	return "kws: " + termsafe.Strip(err.Error())
 }
 
-// globals are the flags every command shares.
+// errPrinted is the error of a command whose message was printed already
+// (by the server that ran it); main only exits with its code.
+var errPrinted = errors.New("printed")
+
+// globals are the flags every command shares, and where it runs.
 type globals struct {
 	dataDir      string
 	json         bool
 	sidecarModel string
+	// argv is the command line as typed; main sets it, and a command that
+	// a running server can run for it is forwarded there.
+	argv []string
+	// shared is set when the command runs inside the server, on the
+	// server's open stores; cwd is then the client's directory.
+	shared *stores
+	cwd    string
+	// socket is the server's socket inside the server, which shell panes
+	// export.
+	socket string
 }
 
-func newRoot() *cobra.Command {
+// rootCmd is the kws command and its globals.
+type rootCmd struct {
+	*cobra.Command
+	g *globals
+}
+
+func newRoot() rootCmd {
 	g := &globals{}
 	wf := &wsFlags{}
 	root := &cobra.Command{
@@ -69,33 +91,49 @@ func newRoot() *cobra.Command {
 			return runWorkstation(cmd, g, wf)
 		},
 	}
-	root.Flags().StringVar(&wf.theme, "theme", "", "skin: dark, light, high-contrast or one in ~/.config/kws/skins (env KWS_THEME)")
-	root.Flags().StringVar(&wf.workspace, "workspace", ".", "workspace directory the agents and shells work in")
-	root.Flags().StringVar(&wf.shell, "shell", "", "program for shell panes (default $SHELL, else bash)")
-	root.Flags().BoolVar(&wf.worktree, "worktree", false, "give each agent its own git worktree of the workspace (WORKSPACE/.kws/worktrees/NAME, branch kws/NAME)")
-	root.Flags().StringVar(&wf.emulator, "emulator", pty.EmulatorFast, "terminal emulator of shell panes: "+pty.EmulatorFast+" or "+pty.EmulatorVT)
+	addWSFlags(root.Flags(), wf)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g))
 	root.AddCommand(newMemoryCmd(g))
-	return root
+	root.AddCommand(newServerCmds(g)...)
+	forwardable(root, g)
+	return rootCmd{Command: root, g: g}
 }
 
-// openVault opens the vault in the data dir.
-func (g *globals) openVault() (*vault.Vault, error) {
-	return vault.OpenDir(g.dataDir, nil)
+// openVault opens the vault in the data dir, or borrows the server's when
+// the command runs in the server; release closes what openVault opened.
+func (g *globals) openVault() (v *vault.Vault, release func(), err error) {
+	return g.openVaultReserve(0)
+}
+
+// openVaultReserve is openVault for a command about to store n bytes:
+// a vault it opens grows its file for them at once.
+func (g *globals) openVaultReserve(n int64) (v *vault.Vault, release func(), err error) {
+	if g.shared != nil {
+		return g.shared.vault, func() {}, nil
+	}
+	var opts *vault.Options
+	if n > 0 {
+		opts = &vault.Options{Reserve: n}
+	}
+	v, err = vault.OpenDir(g.dataDir, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, func() { _ = v.Close() }, nil
 }
 
 // vaultRun adapts a command body that needs the vault: it opens the vault
 // in the data dir, runs fn and closes the vault.
 func (g *globals) vaultRun(fn func(*cobra.Command, []string, *vault.Vault) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		v, err := g.openVault()
+		v, release, err := g.openVault()
 		if err != nil {
 			return err
 		}
-		defer v.Close()
+		defer release()
 		return fn(cmd, args, v)
 	}
 }
@@ -103,11 +141,11 @@ func (g *globals) vaultRun(fn func(*cobra.Command, []string, *vault.Vault) error
 // overview is what bare `kws` prints when it has no terminal to draw the
 // workstation on: where the data lives, what the vault holds, what to run.
 func overview(cmd *cobra.Command, g *globals) error {
-	v, err := g.openVault()
+	v, release, err := g.openVault()
 	if err != nil {
 		return err
 	}
-	defer v.Close()
+	defer release()
 	n, err := v.Len()
 	if err != nil {
 		return err

@@ -25,10 +25,11 @@ import (
 type memFlags struct {
 	scope     string
 	workspace string
+	g         *globals
 }
 
 func newMemoryCmd(g *globals) *cobra.Command {
-	f := &memFlags{}
+	f := &memFlags{g: g}
 	cmd := &cobra.Command{Use: "memory", Short: "Long-term memory: facts, preferences and decisions kept across sessions"}
 	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
 	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
@@ -41,6 +42,12 @@ func newMemoryCmd(g *globals) *cobra.Command {
 // the sidecar model first when it is the embedder, and warns on warn of
 // each damaged file the store moved aside.
 func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
+	if g.shared != nil {
+		if g.shared.memory == nil {
+			return nil, errors.New("memory is off in the kws server (see DATA/logs/server.log)")
+		}
+		return g.shared.memory, nil
+	}
 	cfg, _ := userConfig()
 	var engine sidecar.Engine
 	if cfg.MemoryEmbedder == "sidecar" {
@@ -104,7 +111,7 @@ func (f *memFlags) scopes(def string) ([]string, error) {
 	if s != "project" && s != "all" {
 		return nil, fmt.Errorf("--scope %q: want global, project or all", f.scope)
 	}
-	ws, err := resolveWorkspace(f.workspace)
+	ws, err := resolveWorkspace(f.g.abs(f.workspace))
 	if err != nil {
 		return nil, err
 	}

@@ -110,11 +110,11 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if err != nil {
 		return fail("%v", err)
 	}
-	v, err := g.openVault()
+	v, release, err := g.openVault()
 	if err != nil {
 		return fail("%v", err)
 	}
-	defer v.Close()
+	defer release()
 	out := cmd.OutOrStdout()
 	events := newEventPrinter(out, cmd.ErrOrStderr(), g.json)
 	mode := permission.Unattended
@@ -205,6 +205,15 @@ func resolveWorkspace(dir string) (string, error) {
 		return "", fmt.Errorf("workspace %s: %w", dir, err)
 	}
 	return ws, nil
+}
+
+// abs resolves a relative path the command was given against the
+// directory it was typed in: the client's, when it runs in the server.
+func (g *globals) abs(path string) string {
+	if g.cwd == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(g.cwd, path)
 }
 
 // resumeWorkspace is the workspace a resumed session continues in: the one

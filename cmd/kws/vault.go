@@ -40,11 +40,11 @@ func newVaultPut(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("read stdin: %w", err)
 			}
-			v, err := vault.OpenDir(g.dataDir, &vault.Options{Reserve: int64(len(data))})
+			v, release, err := g.openVaultReserve(int64(len(data)))
 			if err != nil {
 				return err
 			}
-			defer v.Close()
+			defer release()
 			id, err := keep(v, kind, "", data)
 			if err != nil {
 				return err

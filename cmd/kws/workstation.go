@@ -4,14 +4,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,12 +20,10 @@ import (
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/pty"
-	"github.com/kwsdev/kws/secrets"
-	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/ui"
@@ -42,14 +37,19 @@ type wsFlags struct {
 	worktree bool
 }
 
-// workstation wires the vault, the swarm, the panes and the application.
+// workstation is one session: a workspace's configuration, swarm, panes
+// and application, on the data dir's shared stores.
 type workstation struct {
-	g      *globals
-	ws     string
-	vault  *vault.Vault
-	theme  *themes.Theme
-	cfg    config.Config
-	cfgErr error
+	*stores
+	// ownStores is set when the workstation opened the stores itself (no
+	// server) and closes them with itself.
+	ownStores bool
+	unlisten  func()
+	g         *globals
+	ws        string
+	theme     *themes.Theme
+	cfg       config.Config
+	cfgErr    error
 	// overrides are the workspace's model profile overrides.
 	overrides []profile.Profile
 	params    diet.Params
@@ -60,8 +60,6 @@ type workstation struct {
 	appP      atomic.Pointer[ui.App]
 	env       *pane.Env
 	shell     pty.Options
-	log       *slog.Logger
-	logF      *os.File
 
 	mu        sync.Mutex
 	sessions  []agentSession
@@ -73,91 +71,78 @@ type workstation struct {
 	// early holds notices from before the application existed.
 	early []string
 
-	memory *memory.Store
 	// limiter caps the agents' concurrent remote model calls.
 	limiter *swarm.Limiter
 	// board is the swarm's shared task board.
-	board   *swarm.Board
-	sidecar *sidecar.Switch
-	tel     *sidecar.Telemetry
-	// sidecarPath is the model to load in the background, if any;
-	// sidecarErr says why there is none.
-	sidecarPath string
-	sidecarErr  error
+	board *swarm.Board
+	// onAsk, when set, hears that an agent waits for approval (the
+	// server notifies the attached terminals).
+	onAsk func(agent string)
 	// useWorktrees gives each agent its own git worktree (--worktree);
 	// worktrees holds them by agent name, under mu.
 	useWorktrees bool
 	worktrees    map[string]worktree
-	// sandbox confines the agents' shell commands, when it can.
-	sandbox shellSandbox
 }
 
-// runWorkstation opens the full-screen workstation; without a terminal it
-// prints the overview instead.
+// runWorkstation attaches the terminal to the workspace's session in the
+// data dir's server, starting the server and the session when they are
+// missing. Without a terminal it prints the overview instead.
 func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
 		return overview(cmd, g)
 	}
-	w, err := openWorkstation(g, f)
+	ws, err := resolveWorkspace(cmp.Or(f.workspace, "."))
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	app, err := ui.New(w.appConfig())
-	if err != nil {
-		return err
-	}
-	w.attach(app)
-	w.loadSidecar()
-	// A hangup or kill quits like C-b q does, so the terminal is restored
-	// and the sessions are closed.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	defer signal.Stop(sig)
-	go func() {
-		if _, ok := <-sig; ok {
-			app.Update(app.Quit)
-		}
-	}()
-	return app.Run()
+	return attachTo(cmd, g, server.Hello{Mode: "default", Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
 }
 
-// openWorkstation opens what the workstation needs before it draws: the
-// data dir, the log, the vault, the theme and the model configuration. A
-// model that is missing is not an error: the agent panes say what to set.
+// openWorkstation opens a workstation with stores of its own, for a
+// process without a server (the tests and the headless driver).
 func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	ws, err := resolveWorkspace(cmp.Or(f.workspace, "."))
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
+	cfg, _, _ := config.Load(ws, getenv)
+	st, err := openStores(g, cfg, "kws.log")
+	if err != nil {
+		return nil, err
 	}
+	w, err := openSession(st, ws, f)
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	w.ownStores = true
+	return w, nil
+}
+
+// openSession opens what a session's workstation needs before it draws,
+// on the shared stores: the workspace's configuration, theme and skills.
+// A model that is missing is not an error: the agent panes say what to
+// set.
+func openSession(st *stores, ws string, f *wsFlags) (*workstation, error) {
+	g := st.g
 	newEmu, err := pty.EmulatorByName(f.emulator)
 	if err != nil {
 		return nil, err
 	}
-	// A kws typed in a shell pane must reach this workstation's data dir,
-	// not the default one.
+	// A kws typed in a shell pane must reach this workstation's data dir
+	// and server, not the default ones.
 	dataDir, err := filepath.Abs(g.dataDir)
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	w := &workstation{g: g, ws: ws, useWorktrees: f.worktree,
-		shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu, Env: []string{vault.DataDirEnv + "=" + dataDir}}}
-	w.logF, err = os.OpenFile(filepath.Join(g.dataDir, "kws.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("log: %w", err)
+	env := []string{vault.DataDirEnv + "=" + dataDir}
+	if g.socket != "" {
+		env = append(env, server.SocketEnv+"="+g.socket)
 	}
-	w.log = slog.New(secrets.LogHandler(slog.NewTextHandler(w.logF, nil)))
-	if w.vault, err = g.openVault(); err != nil {
-		w.close()
-		return nil, err
-	}
+	w := &workstation{stores: st, g: g, ws: ws, useWorktrees: f.worktree,
+		shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu, Env: env}}
+	w.early = append(w.early, st.notes...)
 	w.cfg, _, w.cfgErr = config.Load(ws, getenv)
-	if w.sandbox = g.openSandbox(); w.sandbox.Err != nil {
-		w.log.Warn("shell commands run unconfined", "error", w.sandbox.Err)
-	}
 	if w.cfgErr == nil {
 		// The agent pane shows the reason itself, without the package
 		// prefix of the wrapped error.
@@ -174,25 +159,15 @@ func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
 	}
 	userDir, _ := themes.UserDir()
 	if w.theme, err = themes.Load(cmp.Or(f.theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
-		w.close()
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
 	}
-	w.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
-	w.sidecarPath, w.sidecarErr = sidecar.Locate(cmp.Or(g.sidecarModel, w.cfg.SidecarModel), g.dataDir)
-	// Memory is a hint store: when it cannot open, kws works without it.
-	// With the sidecar as its embedder it works once the model has loaded.
-	if w.memory, err = g.openMemoryWith(w.cfg, w.sidecar); err != nil {
-		w.log.Warn("memory unavailable", "error", err)
-		w.early = append(w.early, "memory off: "+err.Error())
-	} else {
-		for _, d := range w.memory.Damaged() {
-			w.log.Warn("memory: damaged file moved aside", "file", d.File, "to", d.MovedTo, "error", d.Err)
-			w.early = append(w.early, d.String())
-		}
-	}
 	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
+	w.unlisten = st.listen(w.notify)
 	return w, nil
 }
+
+// loadSidecar starts loading the shared sidecar model, once per process.
+func (w *workstation) loadSidecar() { w.stores.loadSidecar() }
 
 // appConfig creates the swarm and returns the application's configuration.
 func (w *workstation) appConfig() ui.Config {
@@ -293,14 +268,10 @@ func (w *workstation) closeAll() {
 		_ = as.sess.Close()
 	}
 	w.mu.Unlock()
-	if w.vault != nil {
-		_ = w.vault.Close()
+	if w.unlisten != nil {
+		w.unlisten()
 	}
-	if w.sidecar != nil {
-		closeEngine(w.sidecar.Current())
-	}
-	_ = w.tel.Close()
-	if w.logF != nil {
-		_ = w.logF.Close()
+	if w.ownStores {
+		w.stores.close()
 	}
 }

@@ -16,7 +16,7 @@ func (w *workstation) status() ui.Status {
 	if w.sandbox.Policy == nil {
 		st.Warning = "unsandboxed"
 	}
-	if w.cfgErr != nil && w.sidecarPath != "" {
+	if w.cfgErr != nil && w.sidecarFile() != "" {
 		st.Model = "sidecar (local only)"
 	}
 	for _, in := range w.swarm.Agents() {
@@ -58,6 +58,9 @@ func (w *workstation) deliver(batch []swarm.Event) {
 	for _, e := range batch {
 		if e.Type == swarm.EvAgent && (e.Loop.Type == agent.EvToolResult || e.Loop.Type == agent.EvDiet) || e.Type == swarm.EvFinished {
 			vaultChanged = true
+		}
+		if e.Type == swarm.EvAsk && w.onAsk != nil {
+			w.onAsk(e.Agent)
 		}
 		if e.Type == swarm.EvAgent && e.Loop.Type == agent.EvError {
 			w.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)

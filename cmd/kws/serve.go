@@ -1,0 +1,236 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/ui"
+)
+
+// newServeCmd is the hidden command a client starts the server with.
+func newServeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:    "server",
+		Short:  "Run the kws server of the data dir (kws starts it when needed)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE:   func(*cobra.Command, []string) error { return runServer(g) },
+	}
+}
+
+// runServer serves the data dir until it is killed or its last session
+// ends. Another server already serving it is not an error: the client
+// that started this one attaches to that one.
+func runServer(g *globals) error {
+	sock, err := server.SocketPath(g.dataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(g.dataDir, "logs"), 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	var st *stores
+	cfg, _, _ := config.Load("", getenv)
+	d, err := server.Start(server.Config{DataDir: g.dataDir, Socket: sock, Term: os.Getenv("TERM"), Notify: cfg.Notify,
+		NewSession: func(spec server.SessionSpec) (server.Session, error) { return st.newSession(spec) },
+		Exec:       func(r server.ExecRequest) int { return st.exec(r) }})
+	if errors.Is(err, server.ErrRunning) {
+		return &exitError{code: 3, err: err}
+	}
+	if err != nil {
+		return err
+	}
+	g.socket = sock
+	if st, err = openStores(g, cfg, filepath.Join("logs", "server.log")); err != nil {
+		d.Shutdown(true)
+		return err
+	}
+	defer st.close()
+	d.SetLog(st.log)
+	st.log.Info("server started", "pid", os.Getpid(), "socket", sock)
+	st.loadSidecar()
+	// A hangup is what a closed terminal sends: the server outlives it.
+	// SIGTERM (a shutdown) stops the sessions so the next server restores
+	// them.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(sig)
+	go func() {
+		select {
+		case s := <-sig:
+			st.log.Info("server stopping", "signal", s.String())
+			d.Shutdown(false)
+		case <-d.Done():
+		}
+	}()
+	err = d.Serve()
+	st.log.Info("server stopped")
+	return err
+}
+
+// serverSession is a session's workstation running in the server.
+type serverSession struct {
+	w   *workstation
+	app *ui.App
+}
+
+// newSession builds a session's workstation on the server's stores, on
+// the screen the session's clients share.
+func (st *stores) newSession(spec server.SessionSpec) (server.Session, error) {
+	f := &wsFlags{}
+	fs := pflag.NewFlagSet("session", pflag.ContinueOnError)
+	addWSFlags(fs, f)
+	if err := fs.Parse(spec.Args); err != nil {
+		return nil, err
+	}
+	w, err := openSession(st, spec.Workspace, f)
+	if err != nil {
+		return nil, err
+	}
+	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
+	cfg := w.appConfig()
+	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
+	app, err := ui.New(cfg)
+	if err != nil {
+		w.close()
+		return nil, err
+	}
+	w.attach(app)
+	return &serverSession{w: w, app: app}, nil
+}
+
+// Run shows the session until it ends; then its agents stop and their
+// sessions close.
+func (s *serverSession) Run() error {
+	defer s.w.close()
+	return s.app.Run()
+}
+
+// End ends the session as its quit key does.
+func (s *serverSession) End() { s.app.Update(s.app.Quit) }
+
+// Attached redraws the screen for a client that attached and leads it to
+// the agents waiting for approval.
+func (s *serverSession) Attached() {
+	s.app.Redraw()
+	var waiting []string
+	for _, a := range s.Agents() {
+		if a.Waiting {
+			waiting = append(waiting, a.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		s.app.Notify(fmt.Sprintf("‼ %s waiting for approval (%s n goes there)", strings.Join(waiting, ", "), prefixName(s.w.cfg.Keys)))
+	}
+}
+
+// Agents is the session's agents and their states.
+func (s *serverSession) Agents() []server.AgentState {
+	var out []server.AgentState
+	for _, in := range s.w.swarm.Agents() {
+		state := string(in.State)
+		if in.Paused && in.State == swarm.StateIdle {
+			state = "paused"
+		}
+		out = append(out, server.AgentState{Name: in.Name, State: state, Waiting: in.State == swarm.StateApproval})
+	}
+	return out
+}
+
+// serverCommands are the commands a running server runs for its clients,
+// on its open vault and memory.
+var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true}
+
+// exec runs a kws command for a client, on the server's stores.
+func (st *stores) exec(r server.ExecRequest) int {
+	root := newRoot()
+	root.g.shared, root.g.cwd, root.g.socket = st, r.Cwd, st.g.socket
+	root.SetArgs(r.Args)
+	root.SetIn(r.Stdin)
+	root.SetOut(r.Stdout)
+	root.SetErr(r.Stderr)
+	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] {
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory and sessions")
+		return 2
+	}
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(r.Stderr, errorLine(err))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+// topName is the name of c's top-level command (vault for vault put).
+func topName(c *cobra.Command) string {
+	for c.HasParent() && c.Parent().HasParent() {
+		c = c.Parent()
+	}
+	return c.Name()
+}
+
+// forwardable makes the commands a server can run go to the running
+// server of the data dir, so they see its vault and memory instead of
+// failing on their locks; without a server they run here.
+func forwardable(root *cobra.Command, g *globals) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if run := c.RunE; run != nil {
+			c.RunE = g.viaServer(run)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	for _, c := range root.Commands() {
+		if serverCommands[c.Name()] {
+			walk(c)
+		}
+	}
+}
+
+// viaServer runs a command in the data dir's server when one runs and
+// the command line is known, else runs it here.
+func (g *globals) viaServer(run func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if g.shared != nil || g.argv == nil {
+			return run(cmd, args)
+		}
+		sock, err := server.SocketPath(g.dataDir)
+		if err != nil {
+			return run(cmd, args)
+		}
+		c, err := server.Dial(sock)
+		if errors.Is(err, server.ErrNoServer) {
+			return run(cmd, args)
+		}
+		if err != nil {
+			return err
+		}
+		wd, _ := os.Getwd()
+		code, err := server.Exec(c, g.argv, wd, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		if code != 0 {
+			return &exitError{code: code, err: errPrinted}
+		}
+		return nil
+	}
+}

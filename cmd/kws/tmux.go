@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/termsafe"
+)
+
+// newServerCmds are the server and its tmux-like verbs.
+func newServerCmds(g *globals) []*cobra.Command {
+	attach := &cobra.Command{
+		Use:   "attach [-t NAME]",
+		Short: "Attach to a running session (the latest, or NAME); C-b d detaches again",
+		Args:  cobra.NoArgs,
+	}
+	target := attach.Flags().StringP("target", "t", "", "session name")
+	attach.RunE = func(cmd *cobra.Command, _ []string) error {
+		return attachTo(cmd, g, server.Hello{Mode: "attach", Session: *target}, false)
+	}
+
+	newCmd := &cobra.Command{
+		Use:   "new [-s NAME] [--workspace DIR]",
+		Short: "Start a new session and attach to it",
+		Args:  cobra.NoArgs,
+	}
+	name := newCmd.Flags().StringP("session", "s", "", "session name (default: the workspace's directory name)")
+	wf := &wsFlags{}
+	addWSFlags(newCmd.Flags(), wf)
+	newCmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		ws, err := resolveWorkspace(wf.workspace)
+		if err != nil {
+			return err
+		}
+		return attachTo(cmd, g, server.Hello{Mode: "new", Session: *name, Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
+	}
+
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List the sessions, their agents and who waits for approval",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return listSessions(cmd, g) },
+	}
+
+	kill := &cobra.Command{
+		Use:   "kill-session -t NAME",
+		Short: "End a session: its agents stop and its panes close",
+		Args:  cobra.NoArgs,
+	}
+	killTarget := kill.Flags().StringP("target", "t", "", "session name")
+	_ = kill.MarkFlagRequired("target")
+	kill.RunE = func(cmd *cobra.Command, _ []string) error {
+		_, err := request(g, server.Hello{Op: "kill-session", Session: *killTarget})
+		return err
+	}
+
+	killServer := &cobra.Command{
+		Use:   "kill-server",
+		Short: "End every session and stop the server",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := request(g, server.Hello{Op: "kill-server"})
+			return err
+		},
+	}
+	return []*cobra.Command{newServeCmd(g), attach, newCmd, ls, kill, killServer}
+}
+
+// addWSFlags defines the workstation's flags, which a new session takes.
+func addWSFlags(fs *pflag.FlagSet, wf *wsFlags) {
+	fs.StringVar(&wf.theme, "theme", "", "skin: dark, light, high-contrast or one in ~/.config/kws/skins (env KWS_THEME)")
+	fs.StringVar(&wf.workspace, "workspace", ".", "workspace directory the agents and shells work in")
+	fs.StringVar(&wf.shell, "shell", "", "program for shell panes (default $SHELL, else bash)")
+	fs.BoolVar(&wf.worktree, "worktree", false, "give each agent its own git worktree of the workspace (WORKSPACE/.kws/worktrees/NAME, branch kws/NAME)")
+	fs.StringVar(&wf.emulator, "emulator", pty.EmulatorFast, "terminal emulator of shell panes: "+pty.EmulatorFast+" or "+pty.EmulatorVT)
+}
+
+// sessionArgs are the workstation flags given on the command line, passed
+// to the session the server creates.
+func sessionArgs(fs *pflag.FlagSet) []string {
+	var args []string
+	fs.Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "theme", "shell", "worktree", "emulator":
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
+}
+
+// attachTo attaches the terminal to the session h names, starting the
+// server first when start is set and none runs.
+func attachTo(cmd *cobra.Command, g *globals, h server.Hello, start bool) error {
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		return errors.New("attaching needs a terminal (kws ls lists the sessions without one)")
+	}
+	sock, err := server.SocketPath(g.dataDir)
+	if err != nil {
+		return err
+	}
+	c, err := server.Dial(sock)
+	if start && errors.Is(err, server.ErrNoServer) {
+		c, err = server.DialOrStart(sock, func() (<-chan error, error) { return startServer(g) })
+	}
+	if err != nil {
+		return err
+	}
+	h.Term = os.Getenv("TERM")
+	e, err := server.Attach(c, h, os.Stdin, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if e.Code != 0 {
+		return &exitError{code: e.Code, err: errors.New(e.Message)}
+	}
+	if e.Message != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), termsafe.Strip(e.Message))
+	}
+	return nil
+}
+
+// startServer starts the data dir's server in the background: its own
+// session and process group, no terminal, its output in DATA/logs. The
+// API keys kws holds reach it on a pipe, never in its environment.
+func startServer(g *globals) (<-chan error, error) {
+	dataDir, err := filepath.Abs(g.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dataDir, "logs"), 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	logF, err := os.OpenFile(filepath.Join(dataDir, "logs", "server.out"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("server log: %w", err)
+	}
+	defer logF.Close()
+	args := []string{"--data-dir", dataDir}
+	if g.sidecarModel != "" {
+		args = append(args, "--sidecar-model", g.sidecarModel)
+	}
+	c := exec.Command("/proc/self/exe", append(args, "server")...)
+	c.Dir = "/"
+	c.Stdout, c.Stderr = logF, logF
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	c.Env = os.Environ()
+	if len(held) > 0 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("hold API keys: %w", err)
+		}
+		defer r.Close()
+		if err := json.NewEncoder(w).Encode(held); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("hold API keys: %w", err)
+		}
+		w.Close()
+		c.ExtraFiles = []*os.File{r}
+		c.Env = append(c.Env, heldEnvFD+"="+strconv.Itoa(3))
+	}
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan error, 1)
+	go func() {
+		err := c.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 3 {
+			err = server.ErrRunning
+		}
+		exited <- err
+	}()
+	return exited, nil
+}
+
+// request sends the server a request that needs no terminal.
+func request(g *globals, h server.Hello) ([]byte, error) {
+	sock, err := server.SocketPath(g.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := server.Dial(sock)
+	if err != nil {
+		return nil, &exitError{code: 1, err: err}
+	}
+	out, e, err := server.Request(c, h)
+	if err != nil {
+		return nil, err
+	}
+	if e.Code != 0 {
+		return nil, &exitError{code: e.Code, err: errors.New(e.Message)}
+	}
+	return out, nil
+}
+
+// listSessions prints kws ls: each session, its agents, who waits.
+func listSessions(cmd *cobra.Command, g *globals) error {
+	out, err := request(g, server.Hello{Op: "ls"})
+	if err != nil {
+		return err
+	}
+	var list []server.SessionInfo
+	if err := json.Unmarshal(out, &list); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	if g.json {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		for _, s := range list {
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	printSessions(cmd.OutOrStdout(), list)
+	return nil
+}
+
+// printSessions writes the session list as tmux's ls does, with each
+// agent's state under its session.
+func printSessions(w io.Writer, list []server.SessionInfo) {
+	for _, s := range list {
+		state := "detached"
+		if s.Clients > 0 {
+			state = fmt.Sprintf("attached: %d", s.Clients)
+		}
+		fmt.Fprintf(w, "%s: %s (created %s) (%s)\n", s.Name, termsafe.OneLine(s.Workspace), s.Created.Local().Format("2006-01-02 15:04"), state)
+		for _, a := range s.Agents {
+			if a.Waiting {
+				fmt.Fprintf(w, "  ‼ %s waits for approval\n", a.Name)
+				continue
+			}
+			fmt.Fprintf(w, "  %-10s %s\n", a.Name, a.State)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+)
+
+// errClientGone is what a command reads from its standard input when the
+// client went away before ending it: an input cut short is never taken
+// for a whole one.
+var errClientGone = errors.New("the client went away before the end of its input")
+
+// frameWriter writes a command's output to the client as frames of one
+// type. Writes block while the client is behind, so a command's output
+// is never dropped.
+type frameWriter struct {
+	mu   *sync.Mutex
+	conn net.Conn
+	typ  byte
+}
+
+// Write sends p in frames of at most maxFrame bytes.
+func (w frameWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for len(p) > 0 {
+		chunk := p[:min(len(p), maxFrame)]
+		if err := writeFrame(w.conn, w.typ, chunk); err != nil {
+			return n, fmt.Errorf("client: %w", err)
+		}
+		n += len(chunk)
+		p = p[len(chunk):]
+	}
+	return n, nil
+}
+
+// exec runs a command for a client: its standard input comes from the
+// client's input frames, its output goes back as frames, and its exit
+// code ends the connection.
+func (d *Daemon) exec(c *net.UnixConn, h Hello) {
+	if d.cfg.Exec == nil || len(h.Args) == 0 {
+		_ = writeJSON(c, frameExit, Exit{Code: 2, Message: "kws server: nothing to run"})
+		return
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for {
+			typ, payload, err := readFrame(c)
+			if err != nil {
+				pw.CloseWithError(errClientGone)
+				return
+			}
+			if typ != frameInput {
+				continue
+			}
+			if len(payload) == 0 {
+				pw.Close()
+				continue
+			}
+			// A command that stopped reading leaves the rest unread.
+			_, _ = pw.Write(payload)
+		}
+	}()
+	var mu sync.Mutex
+	code := d.cfg.Exec(ExecRequest{Args: h.Args, Cwd: h.Cwd, Stdin: pr,
+		Stdout: frameWriter{mu: &mu, conn: c, typ: frameOutput},
+		Stderr: frameWriter{mu: &mu, conn: c, typ: frameStderr}})
+	pr.CloseWithError(io.EOF)
+	mu.Lock()
+	_ = writeJSON(c, frameExit, Exit{Code: code})
+	mu.Unlock()
+}

@@ -1,0 +1,255 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// live is one running session: its workstation and the terminal its
+// clients share.
+type live struct {
+	name      string
+	workspace string
+	created   time.Time
+	tty       *Tty
+	ws        Session
+	done      chan struct{}
+	// used is when a client last attached (kws attach picks the latest).
+	used time.Time
+	// keepJournal is set when the server stops without ending the
+	// session, so the next server restores it.
+	keepJournal bool
+}
+
+// journal is a session's file in DATA/server/sessions.
+type journal struct {
+	Name      string          `json:"name"`
+	Workspace string          `json:"workspace"`
+	Created   time.Time       `json:"created"`
+	Args      []string        `json:"args,omitempty"`
+	State     json.RawMessage `json:"state,omitempty"`
+}
+
+// info describes the session for kws ls.
+func (s *live) info() SessionInfo {
+	return SessionInfo{Name: s.name, Workspace: s.workspace, Created: s.created,
+		Clients: len(s.tty.attachedClients()), Agents: s.ws.Agents()}
+}
+
+// sortInfos orders sessions oldest first, then by name.
+func sortInfos(list []SessionInfo) {
+	slices.SortFunc(list, func(a, b SessionInfo) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		if a.Name < b.Name {
+			return -1
+		}
+		return 1
+	})
+}
+
+// unsafeName matches what a session name may not hold.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// nameFor derives a free session name from a workspace's base name.
+// Call with d.mu held.
+func (d *Daemon) nameFor(workspace string) string {
+	base := unsafeName.ReplaceAllString(filepath.Base(workspace), "-")
+	if base == "" || base == "." || base == "-" {
+		base = "kws"
+	}
+	name := base
+	for i := 2; d.sessions[name] != nil; i++ {
+		name = base + "-" + strconv.Itoa(i)
+	}
+	return name
+}
+
+// find returns the session a hello names, creating it when the mode says
+// so.
+func (d *Daemon) find(h Hello) (*live, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ending {
+		return nil, errors.New("the server is shutting down")
+	}
+	switch h.Mode {
+	case "new":
+		if h.Session != "" && d.sessions[h.Session] != nil {
+			return nil, fmt.Errorf("duplicate session: %s", h.Session)
+		}
+	case "attach":
+		if h.Session != "" {
+			if s := d.sessions[h.Session]; s != nil {
+				return s, nil
+			}
+			return nil, fmt.Errorf("can't find session: %s", h.Session)
+		}
+		var last *live
+		for _, s := range d.sessions {
+			if last == nil || s.used.After(last.used) {
+				last = s
+			}
+		}
+		if last == nil {
+			return nil, errors.New("no sessions")
+		}
+		return last, nil
+	default:
+		for _, s := range d.sessions {
+			if s.workspace == h.Workspace {
+				return s, nil
+			}
+		}
+	}
+	if h.Session != "" && unsafeName.MatchString(h.Session) {
+		return nil, fmt.Errorf("session name %q: use letters, digits, '.', '_' and '-'", h.Session)
+	}
+	name := h.Session
+	if name == "" {
+		name = d.nameFor(h.Workspace)
+	}
+	return d.create(journal{Name: name, Workspace: h.Workspace, Created: time.Now(), Args: h.Args})
+}
+
+// create starts a session's workstation. Call with d.mu held.
+func (d *Daemon) create(j journal) (*live, error) {
+	tty := newTty()
+	screen, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, d.ti.ti)
+	if err != nil {
+		return nil, fmt.Errorf("session screen: %w", err)
+	}
+	s := &live{name: j.Name, workspace: j.Workspace, created: j.Created, tty: tty, done: make(chan struct{}), used: time.Now()}
+	spec := SessionSpec{Name: j.Name, Workspace: j.Workspace, Args: j.Args, Screen: screen, Journal: j.State,
+		Detach: func() { d.detach(s, tty.lastClient(), "detached") },
+		Notify: func(msg string) { d.notify(s, msg) },
+		Save: func(state []byte) error {
+			j.State = state
+			return d.saveJournal(j)
+		}}
+	s.ws, err = d.cfg.NewSession(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.saveJournal(j); err != nil {
+		d.cfg.Log.Warn("journal", "session", j.Name, "error", err)
+	}
+	d.sessions[j.Name] = s
+	d.wg.Add(1)
+	go d.run(s)
+	return s, nil
+}
+
+// run runs a session until it ends, then tells its clients and forgets
+// it. The server stops with its last session, as tmux's does.
+func (d *Daemon) run(s *live) {
+	defer d.wg.Done()
+	err := s.ws.Run()
+	if err != nil {
+		d.cfg.Log.Error("session ended", "session", s.name, "error", err)
+	}
+	d.mu.Lock()
+	delete(d.sessions, s.name)
+	keep, empty := s.keepJournal, len(d.sessions) == 0
+	d.mu.Unlock()
+	if !keep {
+		_ = os.Remove(filepath.Join(d.journalDir(), s.name+".json"))
+	}
+	for _, c := range s.tty.attachedClients() {
+		d.detach(s, c, "exited")
+	}
+	s.tty.Close()
+	close(s.done)
+	if empty {
+		d.cancel()
+	}
+}
+
+// detach ends client c's attachment with a message like tmux's.
+func (d *Daemon) detach(s *live, c *peer, what string) {
+	if c == nil {
+		return
+	}
+	s.tty.detach(c)
+	c.exit(Exit{Message: fmt.Sprintf("[%s (from session %s)]", what, s.name)})
+}
+
+// attach serves an attaching client until it detaches or goes away.
+func (d *Daemon) attach(c *net.UnixConn, h Hello) {
+	s, err := d.find(h)
+	if err != nil {
+		_ = writeJSON(c, frameExit, Exit{Code: 1, Message: err.Error()})
+		return
+	}
+	p := newPeer(c)
+	p.size = h.Size
+	p.onCaughtUp = s.ws.Attached
+	p.sendJSON(frameAttached, Attached{Session: s.name, Enter: d.ti.enter, Leave: d.ti.leave})
+	d.mu.Lock()
+	s.used = time.Now()
+	d.mu.Unlock()
+	s.tty.attach(p)
+	s.ws.Attached()
+	for {
+		typ, payload, err := readFrame(c)
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				d.cfg.Log.Debug("client gone", "session", s.name, "error", err)
+			}
+			break
+		}
+		switch typ {
+		case frameInput:
+			s.tty.input(p, payload)
+		case frameSize:
+			var sz Size
+			if decode(payload, &sz) == nil {
+				s.tty.setSize(p, sz)
+			}
+		}
+	}
+	s.tty.detach(p)
+	p.close()
+	<-p.done
+}
+
+// notify sends each attached client the configured notification.
+func (d *Daemon) notify(s *live, msg string) {
+	var seq string
+	switch d.cfg.Notify {
+	case "off":
+		return
+	case "bell":
+		seq = "\a"
+	case "osc777":
+		seq = "\x1b]777;notify;kws;" + oscText(msg) + "\a"
+	default:
+		seq = "\x1b]9;" + oscText(msg) + "\a"
+	}
+	for _, c := range s.tty.attachedClients() {
+		c.send(frameOutput, []byte(seq))
+	}
+}
+
+// oscText makes msg safe inside an OSC string: no control characters.
+func oscText(msg string) string {
+	out := []rune{}
+	for _, r := range msg {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// SocketEnv names the variable that points kws at a server's socket.
+// Shell panes export it, so a kws typed in a pane reaches its own server.
+const SocketEnv = "KWS_SOCKET"
+
+// maxSocketPath is the longest path a Unix socket may have on Linux,
+// less the terminating NUL.
+const maxSocketPath = 107
+
+// SocketPath is where the server of dataDir listens: $KWS_SOCKET when set,
+// else a name derived from the data dir in a 0700 directory under
+// $XDG_RUNTIME_DIR, else under the data dir itself. When that path is too
+// long for a socket, a 0700 directory of the user's in the system's
+// temporary directory is used.
+func SocketPath(dataDir string) (string, error) {
+	if p := os.Getenv(SocketEnv); p != "" {
+		return p, nil
+	}
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("socket: %w", err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	name := "kws-" + hex.EncodeToString(sum[:6]) + ".sock"
+	dir := filepath.Join(abs, "run")
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
+		dir = filepath.Join(x, "kws")
+	}
+	if len(filepath.Join(dir, name)) > maxSocketPath {
+		dir = filepath.Join(os.TempDir(), "kws-"+strconv.Itoa(os.Getuid()))
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// privateDir makes dir (mode 0700) when it is missing and checks that it
+// is a directory of this user that nobody else may enter: a socket in a
+// directory another user controls could be replaced by theirs.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("socket directory %s is not a directory of this user", dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("socket directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// ErrRunning is returned by Listen when a live server already answers on
+// the socket.
+var ErrRunning = errors.New("a kws server is already running")
+
+// Listen listens on the socket at path. A socket left by a dead server (a
+// connect is refused) is removed and replaced; a live one is left alone
+// and ErrRunning returned. The caller holds the data dir's server lock, so
+// two servers never race to replace the same socket.
+func Listen(path string) (*net.UnixListener, error) {
+	if err := privateDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	if c, err := net.Dial("unix", path); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("%w on %s", ErrRunning, path)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove the stale socket: %w", err)
+	}
+	old := unix.Umask(0o177)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	unix.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	ln.SetUnlinkOnClose(true)
+	return ln, nil
+}
+
+// peerUID returns the user id of the process at the other end of c.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if credErr != nil {
+		return -1, credErr
+	}
+	return int(cred.Uid), nil
+}
+
+// lockServer takes the data dir's server lock (DATA/server.lock) without
+// waiting. Only the process holding it may serve the data dir; the lock
+// goes with the process, so a killed server leaves none behind.
+func lockServer(dataDir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dataDir, "server.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("server lock: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w for %s", ErrRunning, dataDir)
+		}
+		return nil, fmt.Errorf("server lock: %w", err)
+	}
+	return f, nil
+}
