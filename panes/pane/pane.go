@@ -96,10 +96,32 @@ type KeyTabler interface {
 }
 
 // Spec says which pane to open: a kind and, for an agent pane, the role
-// the new agent takes ("" for none).
+// the new agent takes ("" for none). State, when set, is what a Persister
+// pane gave before a restart, so that the pane comes back where it was; a
+// new pane has none. A Spec is stored as JSON in the layout's journal.
 type Spec struct {
-	Kind Kind
-	Role string
+	Kind  Kind              `json:"kind"`
+	Role  string            `json:"role,omitempty"`
+	State map[string]string `json:"state,omitempty"`
+}
+
+// The keys of Spec.State that the workstation's panes use.
+const (
+	// StateAgent is an agent pane's agent name ("agent-3").
+	StateAgent = "agent"
+	// StateSession is the id of the session an agent pane's agent
+	// records; a restored pane resumes it.
+	StateSession = "session"
+	// StateDir is a shell pane's working directory; a restored shell
+	// starts there.
+	StateDir = "dir"
+)
+
+// Persister is a pane that can come back after the workstation restarts:
+// PersistState returns what it needs, stored in its Spec's State and given
+// back to its factory. It is called on the UI goroutine and must be cheap.
+type Persister interface {
+	PersistState() map[string]string
 }
 
 // String is the spec as messages name it: the kind, then ":ROLE" when a

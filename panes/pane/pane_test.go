@@ -1,6 +1,8 @@
 package pane
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +47,27 @@ func TestRegistryBuildsEachKindWithItsFactory(t *testing.T) {
 	}
 	if _, err := r.New(Spec{Kind: KindVault}); err == nil || err.Error() != `unknown pane kind "vault"` {
 		t.Errorf("an unregistered kind: %v", err)
+	}
+}
+
+func TestSpecJSONRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		spec Spec
+		json string
+	}{
+		{Spec{Kind: KindVault}, `{"kind":"vault"}`},
+		{Spec{Kind: KindAgent, Role: "coder", State: map[string]string{StateAgent: "agent-2", StateSession: "s1"}},
+			`{"kind":"agent","role":"coder","state":{"agent":"agent-2","session":"s1"}}`},
+		{Spec{Kind: KindShell, State: map[string]string{StateDir: "/tmp"}}, `{"kind":"shell","state":{"dir":"/tmp"}}`},
+	} {
+		b, err := json.Marshal(tc.spec)
+		if err != nil || string(b) != tc.json {
+			t.Fatalf("Marshal(%v) = %s, %v; want %s", tc.spec, b, err, tc.json)
+		}
+		var back Spec
+		if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, tc.spec) {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want %+v", b, back, err, tc.spec)
+		}
 	}
 }
 
