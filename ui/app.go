@@ -14,26 +14,6 @@ import (
 	"github.com/kwsdev/kws/themes"
 )
 
-// Status is what the status bar shows.
-type Status struct {
-	Workspace string
-	Model     string
-	Agents    []AgentStatus
-	// NaiveTokens and SentTokens are summed over every agent's calls.
-	NaiveTokens, SentTokens int
-	// Warning, when set, is shown in the error style after the name
-	// ("unsandboxed" when shell commands cannot be confined).
-	Warning string
-}
-
-// AgentStatus is one agent's state as its loop reports it.
-type AgentStatus struct {
-	Name   string
-	State  string
-	Detail string
-	Busy   bool
-}
-
 // Config wires the application.
 type Config struct {
 	Theme    *themes.Theme
@@ -54,6 +34,14 @@ type Config struct {
 	// session keeps running (the server's sessions); without it the quit
 	// key ends the workstation.
 	Detach func()
+	// Restore, when set, is a layout saved by Snapshot to rebuild instead
+	// of Layout or the default one (see restore).
+	Restore *Snapshot
+	// OnLayoutChange, when set, is called on the UI goroutine after every
+	// change a Snapshot would see: a pane opened or closed, a split, a
+	// resize, a zoom, a focus move. It is not called while New builds the
+	// first layout. It must be cheap.
+	OnLayoutChange func()
 }
 
 // App is the workstation.
@@ -84,7 +72,8 @@ type App struct {
 	handled chan struct{}
 }
 
-// New builds the application and its default layout.
+// New builds the application and its first layout: cfg.Restore's, else
+// cfg.Layout, else the default one.
 func New(cfg Config) (*App, error) {
 	if cfg.Theme == nil {
 		cfg.Theme = themes.Default()
@@ -93,6 +82,9 @@ func New(cfg Config) (*App, error) {
 		cfg.Status = func() Status { return Status{} }
 	}
 	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[pane.Kind]pane.Pane{}, handled: make(chan struct{}, 1024)}
+	// The first layout is no change: the caller has no App to ask yet.
+	a.cfg.OnLayoutChange = nil
+	defer func() { a.cfg.OnLayoutChange = cfg.OnLayoutChange }()
 	a.layout = newLayout(cfg.Theme)
 	a.layout.onClick = a.focus
 	a.layout.modal = a.modal
@@ -112,6 +104,9 @@ func New(cfg Config) (*App, error) {
 	a.tv.SetInputCapture(a.capture)
 	if cfg.Screen != nil {
 		a.tv.SetScreen(cfg.Screen)
+	}
+	if cfg.Restore != nil && a.restore(*cfg.Restore) {
+		return a, nil
 	}
 	if len(cfg.Layout) == 0 {
 		// A pane that cannot open (no shell) is reported; the rest work.
@@ -139,7 +134,7 @@ func (a *App) defaultLayout() error {
 			errs = append(errs, fmt.Errorf("%s pane: %w", kind, err))
 			return at
 		}
-		return a.insert(at, d, p)
+		return a.insert(at, d, pane.Spec{Kind: kind}, p)
 	}
 	agentL := open(pane.KindAgent, nil, LeftRight)
 	vaultL := open(pane.KindVault, agentL, TopBottom)
@@ -260,7 +255,7 @@ func (a *App) open(s pane.Spec, d Dir) error {
 		a.Notify(fmt.Sprintf("cannot open a %s pane: %v", s, err))
 		return err
 	}
-	a.focusLeaf(a.insert(a.layout.focused, d, p))
+	a.focusLeaf(a.insert(a.layout.focused, d, s, p))
 	return nil
 }
 

@@ -15,6 +15,26 @@ import (
 	"github.com/kwsdev/kws/themes"
 )
 
+// Status is what the status bar shows.
+type Status struct {
+	Workspace string
+	Model     string
+	Agents    []AgentStatus
+	// NaiveTokens and SentTokens are summed over every agent's calls.
+	NaiveTokens, SentTokens int
+	// Warning, when set, is shown in the error style after the name
+	// ("unsandboxed" when shell commands cannot be confined).
+	Warning string
+}
+
+// AgentStatus is one agent's state as its loop reports it.
+type AgentStatus struct {
+	Name   string
+	State  string
+	Detail string
+	Busy   bool
+}
+
 // statusBar shows the workspace, the model, every agent's state, the token
 // totals and the latest notice.
 type statusBar struct {

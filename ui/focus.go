@@ -6,11 +6,25 @@ import (
 	"github.com/kwsdev/kws/panes/pane"
 )
 
-func (a *App) insert(at *leaf, d Dir, p pane.Pane) *leaf {
+// insert puts p, built from s, beside at in direction d.
+func (a *App) insert(at *leaf, d Dir, s pane.Spec, p pane.Pane) *leaf {
 	lf := a.layout.tree.split(at, d, p)
-	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
+	framed(lf, s)
 	a.layout.tree.zoomed = nil
 	return lf
+}
+
+// framed gives lf its frame and the spec its pane was built from.
+func framed(lf *leaf, s pane.Spec) {
+	lf.spec = s
+	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
+}
+
+// changed tells the composition root the layout changed.
+func (a *App) changed() {
+	if a.cfg.OnLayoutChange != nil {
+		a.cfg.OnLayoutChange()
+	}
 }
 
 func (a *App) leafOf(p pane.Pane) *leaf {
@@ -36,6 +50,7 @@ func (a *App) focusLeaf(lf *leaf) {
 	lf.used = a.focusSeq
 	a.lastOf[lf.pane.Kind()] = lf.pane
 	a.tv.SetFocus(lf.pane)
+	a.changed()
 }
 
 // askClose closes the focused pane, first asking, as tmux does, when it
@@ -65,6 +80,7 @@ func (a *App) close() {
 	leaves = append(leaves[:i], leaves[i+1:]...)
 	if len(leaves) == 0 {
 		a.layout.focused = nil
+		a.changed()
 		a.Quit()
 		return
 	}

@@ -190,6 +190,7 @@ func (a *App) move(dx, dy int) {
 		a.layout.tree.zoomed = nil
 		x, y, w, h := a.layout.GetRect()
 		a.layout.arrange(a.layout.tree.root, x, y, w, h)
+		a.changed()
 	}
 	if f := a.layout.focused; f != nil {
 		if n := a.layout.neighbour(f, dx, dy); n != nil {
@@ -211,11 +212,13 @@ func (a *App) zoom() {
 	} else if f := a.layout.focused; f != nil && len(t.leaves()) > 1 {
 		t.zoomed = f
 	}
+	a.changed()
 }
 
 func (a *App) resize(d Dir, delta int) {
 	if f := a.layout.focused; f != nil && a.layout.tree.zoomed == nil {
 		a.layout.tree.resize(f, d, delta)
+		a.changed()
 	}
 }
 

@@ -43,6 +43,9 @@ func (f *fakePane) SendTask(text string) error {
 	return nil
 }
 
+// PersistState keeps the pane's name, so that a restored pane has it.
+func (f *fakePane) PersistState() map[string]string { return map[string]string{"name": f.name} }
+
 func (f *fakePane) Kind() pane.Kind     { return f.spec.Kind }
 func (f *fakePane) Title() string       { return f.name }
 func (f *fakePane) Keys() *keymap.Table { return f.table }
@@ -61,6 +64,8 @@ type fakeFactory struct {
 	made   []*fakePane
 	mu     sync.Mutex
 	agents []AgentStatus
+	// fail makes a kind's panes fail to build.
+	fail map[pane.Kind]bool
 }
 
 func (ff *fakeFactory) setAgents(a ...AgentStatus) {
@@ -82,9 +87,16 @@ func (ff *fakeFactory) make(s pane.Spec) (pane.Pane, error) {
 	if ff.n == nil {
 		ff.n = map[string]int{}
 	}
+	if ff.fail[s.Kind] {
+		return nil, fmt.Errorf("no %s today", s.Kind)
+	}
 	kind := s.String()
 	ff.n[kind]++
-	p := &fakePane{Box: tview.NewBox(), spec: s, name: kind + "-" + string(rune('0'+ff.n[kind])),
+	name := kind + "-" + string(rune('0'+ff.n[kind]))
+	if saved := s.State["name"]; saved != "" {
+		name = saved
+	}
+	p := &fakePane{Box: tview.NewBox(), spec: s, name: name,
 		table: keymap.New(kind, keymap.Bind("poke", "Ctrl-p", "poke the "+kind, true, nil))}
 	if s.Kind == pane.KindShell {
 		p.modes = []*keymap.Table{keymap.New("copy", keymap.Bind("quit", "q", "leave copy mode", true, nil))}

@@ -14,6 +14,7 @@ import (
 type leaf struct {
 	node  *node
 	pane  pane.Pane
+	spec  pane.Spec // what pane was built from
 	frame *tview.Box
 	x, y  int
 	w, h  int

@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/kwsdev/kws/panes/pane"
+)
+
+// Snapshot is the layout as a journal keeps it, so that a workstation
+// that died can come back as it was: the tree of splits and panes, which
+// pane has the focus and whether it is zoomed. It encodes to JSON.
+type Snapshot struct {
+	// Root is the layout tree; nil when no pane is open.
+	Root *SnapshotNode `json:"root,omitempty"`
+	// Focus is the focused pane's number: its index in reading order.
+	Focus int `json:"focus"`
+	// Zoomed reports that the focused pane is zoomed.
+	Zoomed bool `json:"zoomed,omitempty"`
+}
+
+// SnapshotNode is one node of a Snapshot's tree: a pane when Pane is set,
+// else a split of Children along Dir, each child with its share of the
+// space in Weights.
+type SnapshotNode struct {
+	// Pane is the spec the pane is rebuilt from: its kind, its role and
+	// the State it gave as a pane.Persister.
+	Pane *pane.Spec `json:"pane,omitempty"`
+	// Dir is the split's direction; JSON leaves out LeftRight, the zero.
+	Dir      Dir            `json:"dir,omitempty"`
+	Children []SnapshotNode `json:"children,omitempty"`
+	Weights  []float64      `json:"weights,omitempty"`
+}
+
+// MarshalText names the direction: "left-right" or "top-bottom".
+func (d Dir) MarshalText() ([]byte, error) {
+	switch d {
+	case LeftRight:
+		return []byte("left-right"), nil
+	case TopBottom:
+		return []byte("top-bottom"), nil
+	}
+	return nil, fmt.Errorf("ui: no direction %d", int(d))
+}
+
+// UnmarshalText reads a direction as MarshalText names it.
+func (d *Dir) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "left-right":
+		*d = LeftRight
+	case "top-bottom":
+		*d = TopBottom
+	default:
+		return fmt.Errorf("ui: no direction %q (left-right or top-bottom)", b)
+	}
+	return nil
+}
+
+// Snapshot returns the layout as it stands, with each persisting pane's
+// state read now. Call it on the UI goroutine (from OnLayoutChange, or
+// through Update).
+func (a *App) Snapshot() Snapshot {
+	t := &a.layout.tree
+	return Snapshot{Root: snapshotOf(t.root), Focus: max(a.layout.number(a.layout.focused), 0),
+		Zoomed: t.zoomed != nil && t.zoomed == a.layout.focused}
+}
+
+// snapshotOf returns the snapshot of the subtree at n.
+func snapshotOf(n *node) *SnapshotNode {
+	if n == nil {
+		return nil
+	}
+	if n.leaf != nil {
+		spec := n.leaf.spec
+		spec.State = nil
+		if p, ok := n.leaf.pane.(pane.Persister); ok {
+			spec.State = p.PersistState()
+		}
+		return &SnapshotNode{Pane: &spec}
+	}
+	out := &SnapshotNode{Dir: n.dir, Weights: slices.Clone(n.weights)}
+	for _, c := range n.children {
+		out.Children = append(out.Children, *snapshotOf(c))
+	}
+	return out
+}
+
+// check reports the first thing that makes the subtree at n unusable.
+func (n *SnapshotNode) check() error {
+	if n.Pane != nil {
+		if len(n.Children) > 0 {
+			return errors.New("a node is both a pane and a split")
+		}
+		if n.Pane.Kind == "" {
+			return errors.New("a pane has no kind")
+		}
+		return nil
+	}
+	if n.Dir != LeftRight && n.Dir != TopBottom {
+		return fmt.Errorf("a split has no direction %d", int(n.Dir))
+	}
+	if len(n.Children) == 0 || len(n.Weights) != len(n.Children) {
+		return fmt.Errorf("a split has %d children and %d weights", len(n.Children), len(n.Weights))
+	}
+	for _, w := range n.Weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("a split has weight %v", w)
+		}
+	}
+	for i := range n.Children {
+		if err := n.Children[i].check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restore rebuilds the layout s describes, each pane through the
+// registry, and reports whether any pane opened. A pane that cannot be
+// built is reported and left out, its split giving its space to the rest.
+// An empty or invalid snapshot opens nothing, so that the caller opens the
+// default layout.
+func (a *App) restore(s Snapshot) bool {
+	if s.Root == nil {
+		return false
+	}
+	if err := s.Root.check(); err != nil {
+		a.Notify(fmt.Sprintf("cannot restore the layout (%v); opening the default one", err))
+		return false
+	}
+	var failed []string
+	var focus *leaf
+	count := 0
+	var build func(sn *SnapshotNode) *node
+	build = func(sn *SnapshotNode) *node {
+		if sn.Pane != nil {
+			count++
+			p, err := a.cfg.Panes.New(*sn.Pane)
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s pane: %v", sn.Pane, err))
+				return nil
+			}
+			lf := &leaf{pane: p}
+			framed(lf, *sn.Pane)
+			lf.node = &node{leaf: lf}
+			if count-1 == s.Focus {
+				focus = lf
+			}
+			return lf.node
+		}
+		n := &node{dir: sn.Dir}
+		for i := range sn.Children {
+			if c := build(&sn.Children[i]); c != nil {
+				c.parent = n
+				n.children = append(n.children, c)
+				n.weights = append(n.weights, sn.Weights[i])
+			}
+		}
+		switch len(n.children) {
+		case 0:
+			return nil
+		case 1:
+			only := n.children[0]
+			only.parent = nil
+			return only
+		}
+		return n
+	}
+	root := build(s.Root)
+	if len(failed) > 0 {
+		a.Notify("restored the layout without: " + strings.Join(failed, "; "))
+	}
+	if root == nil {
+		return false
+	}
+	a.layout.tree.root = root
+	leaves := a.layout.tree.leaves()
+	if focus == nil {
+		focus = leaves[0]
+	}
+	a.focusLeaf(focus)
+	if s.Zoomed && len(leaves) > 1 {
+		a.layout.tree.zoomed = focus
+	}
+	return true
+}
