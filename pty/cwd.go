@@ -1,0 +1,30 @@
+package pty
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// ErrExited is matched (errors.Is) by the error of Dir once the program
+// has exited: it has no working directory any more.
+var ErrExited = errors.New("pty: the program has exited")
+
+// Dir returns the working directory of the program the session started
+// (the shell, not a job it runs), as the kernel knows it: it follows every
+// cd. It reads /proc, so it works on Linux only, and fails with ErrExited
+// once the program has exited.
+func (s *Session) Dir() (string, error) {
+	select {
+	case <-s.done:
+		return "", ErrExited
+	default:
+	}
+	dir, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(s.Pid()), "cwd"))
+	if err != nil {
+		return "", fmt.Errorf("pty: working directory of pid %d: %w", s.Pid(), err)
+	}
+	return dir, nil
+}

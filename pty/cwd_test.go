@@ -1,0 +1,38 @@
+package pty
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestDirFollowsTheShellsCd(t *testing.T) {
+	start := t.TempDir()
+	sub := filepath.Join(t.TempDir(), "sub dir")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startShell(t, Options{Dir: start})
+	if dir, err := s.Dir(); err != nil || dir != start {
+		t.Fatalf("Dir at start = %q, %v; want %q", dir, err, start)
+	}
+	for _, tc := range []struct{ cmd, want string }{
+		{"cd '" + sub + "'", sub},
+		{"cd /", "/"},
+		{"cd -", sub},
+	} {
+		run(t, s, tc.cmd)
+		waitFor(t, "the shell to be in "+tc.want, func() bool {
+			dir, err := s.Dir()
+			return err == nil && dir == tc.want
+		})
+	}
+	run(t, s, "exit")
+	if err := s.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Dir(); !errors.Is(err, ErrExited) {
+		t.Fatalf("Dir after exit = %v, want ErrExited", err)
+	}
+}
