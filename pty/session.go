@@ -31,6 +31,9 @@ type Options struct {
 	Args []string
 	// Dir is the working directory; default the current one.
 	Dir string
+	// Notice, when set, is one line shown on the screen before the
+	// program's output, such as why the shell was restarted.
+	Notice string
 	// Env holds KEY=value entries added to (and overriding) the inherited
 	// environment, which already carries TERM=xterm-256color.
 	Env []string
@@ -122,6 +125,7 @@ func Start(opts Options) (*Session, error) {
 		exitCode: -1,
 	}
 	s.input.init()
+	s.show(opts.Notice)
 	s.wg.Add(5)
 	go s.waitExit()
 	go s.readOutput()
@@ -169,11 +173,6 @@ func pollable(f *os.File) (*os.File, error) {
 		return nil, fmt.Errorf("pty: close original master: %w", err)
 	}
 	return nf, nil
-}
-
-// Pid returns the process id of the shell.
-func (s *Session) Pid() int {
-	return s.cmd.Process.Pid
 }
 
 // Done is closed when the shell process has exited.

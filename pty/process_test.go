@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,4 +36,18 @@ func TestDirFollowsTheShellsCd(t *testing.T) {
 	if _, err := s.Dir(); !errors.Is(err, ErrExited) {
 		t.Fatalf("Dir after exit = %v, want ErrExited", err)
 	}
+}
+
+func TestNoticeComesBeforeTheProgramsOutput(t *testing.T) {
+	s := startShell(t, Options{Notice: "kws restarted\x1b[31m this shell\n"})
+	if got, want := firstLine(s.Text()), "kws restarted this shell"; got != want {
+		t.Fatalf("first line %q, want %q; screen:\n%s", got, want, s.Text())
+	}
+	run(t, s, "echo after")
+	waitLine(t, s, "after")
+}
+
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	return strings.TrimRight(line, " ")
 }

@@ -6,7 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/kwsdev/kws/termsafe"
 )
+
+// Pid returns the process id of the shell.
+func (s *Session) Pid() int {
+	return s.cmd.Process.Pid
+}
 
 // ErrExited is matched (errors.Is) by the error of Dir once the program
 // has exited: it has no working directory any more.
@@ -27,4 +34,13 @@ func (s *Session) Dir() (string, error) {
 		return "", fmt.Errorf("pty: working directory of pid %d: %w", s.Pid(), err)
 	}
 	return dir, nil
+}
+
+// show writes notice, made safe and kept to one line, on the screen as if
+// the program had printed it, then moves to the next line.
+func (s *Session) show(notice string) {
+	if notice == "" {
+		return
+	}
+	s.output([]byte(termsafe.OneLine(notice) + "\r\n"))
 }
