@@ -33,6 +33,7 @@ type ShellPane struct {
 	copyKeys *keymap.Table
 	copy     *copyMode
 	held     tcell.ButtonMask // the mouse buttons down over the pane
+	dir      string           // the shell's working directory, last read
 }
 
 // NewShellPane starts the shell described by opts and returns the pane
@@ -64,6 +65,8 @@ func (p *ShellPane) start() error {
 		return fmt.Errorf("shell pane: %w", err)
 	}
 	p.sess = s
+	// A restart after the shell exits is the user's: no notice.
+	p.opts.Notice = ""
 	go p.watch(s)
 	return nil
 }

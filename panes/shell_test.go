@@ -29,6 +29,13 @@ type shellHarness struct {
 // newShellHarness starts the pane and waits for the first prompt.
 func newShellHarness(t *testing.T) *shellHarness {
 	t.Helper()
+	return newShellHarnessWith(t, func(o pty.Options) pty.Options { return o })
+}
+
+// newShellHarnessWith is newShellHarness with the shell's options passed
+// through with.
+func newShellHarnessWith(t *testing.T, with func(pty.Options) pty.Options) *shellHarness {
+	t.Helper()
 	h := &shellHarness{}
 	env := testEnv()
 	env.Notify = func(msg string) { h.notes = append(h.notes, msg) }
@@ -37,7 +44,7 @@ func newShellHarness(t *testing.T) *shellHarness {
 		return "ctx:0000000000a1", nil
 	}
 	opts := pty.Options{Shell: "/bin/sh", Env: []string{"PS1=$ ", "ENV=", "HISTFILE=/dev/null"}}
-	p, err := NewShellPane(env, opts, keep)
+	p, err := NewShellPane(env, with(opts), keep)
 	if err != nil {
 		t.Fatal(err)
 	}
