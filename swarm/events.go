@@ -86,8 +86,11 @@ type Info struct {
 	// Paused is set while queued turns wait for Resume.
 	Paused bool
 	// Role is the role the agent was spawned with, if any.
-	Role  string
-	Stats Stats
+	Role string
+	// Session is the id of the session the agent records, when its
+	// runner is a Sessioner; a restored pane resumes it.
+	Session string
+	Stats   Stats
 }
 
 // Busy reports whether the agent is working or has work queued.

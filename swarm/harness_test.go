@@ -39,8 +39,10 @@ type harness struct {
 	mu         sync.Mutex
 	nextServer *providertest.Server // the model of the next Spawn; nil fails it
 	nextErr    error                // the factory error when nextServer is nil
-	workspaces map[string]string
-	shared     string // the workspace every agent gets, when set
+	// nextHistory is the transcript the next agent resumes.
+	nextHistory []provider.Message
+	workspaces  map[string]string
+	shared      string // the workspace every agent gets, when set
 }
 
 // newHarness starts a swarm whose broker answers in mode.
@@ -77,8 +79,8 @@ func (h *harness) stop() {
 // the test asked.
 func (h *harness) factory(name string, onEvent func(agent.Event)) (Runner, error) {
 	h.mu.Lock()
-	srv, failure := h.nextServer, h.nextErr
-	h.nextServer, h.nextErr = nil, nil
+	srv, failure, history := h.nextServer, h.nextErr, h.nextHistory
+	h.nextServer, h.nextErr, h.nextHistory = nil, nil, nil
 	h.mu.Unlock()
 	if srv == nil {
 		if failure == nil {
@@ -103,7 +105,7 @@ func (h *harness) factory(name string, onEvent func(agent.Event)) (Runner, error
 	a, err := agent.New(agent.Config{Name: name, Workspace: ws, Client: client, Model: "test-model",
 		Profile: profile.Profile{ID: "test-model", ContextWindow: 128000, CompletionReserve: 4096},
 		Diet:    diet.Defaults(), Vault: h.vault, Policy: permission.DefaultPolicy(), Broker: h.broker,
-		OnEvent: onEvent, Mailbox: h.sw.Mailbox(name), Notices: h.sw.Notices(name)})
+		OnEvent: onEvent, Mailbox: h.sw.Mailbox(name), Notices: h.sw.Notices(name), History: history})
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func (s *Swarm) Restart(name string) error {
 		// A grant "for the session" ends with the session.
 		s.cfg.Broker.Revoke(name)
 	}
+	m.mu.Lock()
+	m.resume, m.resumePending = "", false
+	m.mu.Unlock()
 	r, ferr := s.cfg.Factory(name, m.onEvent)
 	m.mu.Lock()
 	if ferr != nil {

@@ -3,7 +3,6 @@ package swarm
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 
 	"github.com/kwsdev/kws/agent"
@@ -21,6 +20,10 @@ type member struct {
 	name   string
 	role   string // set before the factory runs, never changed
 	runner Runner
+	// resume is the session the factory continues ("" for a new one);
+	// resumePending is set until the loop has run the resumed turn.
+	resume        string
+	resumePending bool
 
 	mu       sync.Mutex
 	state    State
@@ -61,8 +64,12 @@ func (m *member) info() Info {
 func (m *member) infoLocked() Info {
 	st := m.stats
 	st.Series = append([]Point(nil), m.stats.Series...)
-	return Info{Name: m.name, State: m.state, Detail: m.detail, Queued: len(m.queue),
+	in := Info{Name: m.name, State: m.state, Detail: m.detail, Queued: len(m.queue),
 		Injected: len(m.injected), Paused: m.paused, Role: m.role, Stats: st}
+	if r, ok := m.runner.(Sessioner); ok && r.Session() != nil {
+		in.Session = r.Session().ID()
+	}
+	return in
 }
 
 // publishLocked publishes e unless the member was removed; m.mu is held.
@@ -111,11 +118,16 @@ func (m *member) enqueue(text string, ev *Event) error {
 	}
 	m.stateEventLocked()
 	m.mu.Unlock()
+	m.wakeUp()
+	return nil
+}
+
+// wakeUp tells the loop there may be a turn to take.
+func (m *member) wakeUp() {
 	select {
 	case m.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // inject attaches block (the exact vault block id) to the next turn and
@@ -125,84 +137,6 @@ func (m *member) inject(id, block string) {
 	defer m.mu.Unlock()
 	m.injected = append(m.injected, block)
 	m.publishLocked(Event{Type: EvInjected, Agent: m.name, Text: id, Info: m.infoLocked()})
-}
-
-// next takes the first queued turn with the injected blocks after its
-// text (a turn that began with <ctx_exact would read as a page-in answer).
-// In the same critical section it marks the member thinking and
-// records the turn's cancel function, so Busy never sees a gap between a
-// queued turn and a running one and Cancel always reaches a taken turn.
-func (m *member) next(parent context.Context) (string, context.Context, Runner, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.queue) == 0 || m.stopped || m.paused {
-		return "", nil, nil, false
-	}
-	text := m.queue[0]
-	m.queue = m.queue[1:]
-	if len(m.injected) > 0 {
-		text = text + "\n\n" + strings.Join(m.injected, "\n\n")
-		m.injected = nil
-	}
-	ctx, cancel := context.WithCancel(parent)
-	m.cancel = cancel
-	m.state, m.detail = StateThinking, ""
-	m.publishLocked(Event{Type: EvTurn, Agent: m.name, Text: text})
-	m.stateEventLocked()
-	return text, ctx, m.runner, true
-}
-
-// loop runs queued turns until the swarm stops or the member is removed.
-func (m *member) loop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.quit:
-			return
-		case <-m.wake:
-		}
-		for {
-			text, tctx, r, ok := m.next(ctx)
-			if !ok {
-				break
-			}
-			m.turn(tctx, text, r)
-			select {
-			case <-ctx.Done():
-				return
-			case <-m.quit:
-				return
-			default:
-			}
-		}
-	}
-}
-
-// turn runs one user turn taken by next and publishes its end.
-func (m *member) turn(ctx context.Context, text string, r Runner) {
-	answer, err := r.Run(ctx, text)
-	m.s.touch.turnEnded(m.name)
-	cancelled := ctx.Err() != nil // before the turn's own cancel below
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	fin := Event{Type: EvFinished, Agent: m.name, Text: answer}
-	switch {
-	case err == nil:
-		m.setStateLocked(StateIdle, "")
-	case cancelled || errors.Is(err, context.Canceled):
-		fin.Err = "cancelled"
-		m.setStateLocked(StateIdle, "")
-	default:
-		fin.Err = err.Error()
-		m.setStateLocked(StateError, err.Error())
-	}
-	fin.Info = m.infoLocked()
-	m.publishLocked(fin)
 }
 
 // onEvent receives the agent loop's events: it keeps the state and the

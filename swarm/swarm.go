@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 
 	"github.com/kwsdev/kws/agent"
@@ -154,32 +153,7 @@ func (s *Swarm) Spawn() string { return s.SpawnRole("") }
 
 // SpawnRole is Spawn for an agent with a role (planner, coder, …); the
 // factory reads it with Role.
-func (s *Swarm) SpawnRole(role string) string {
-	s.mu.Lock()
-	s.next++
-	name := "agent-" + strconv.Itoa(s.next)
-	m := newMember(s, name)
-	m.role = role
-	s.members[name] = m
-	s.order = append(s.order, name)
-	stopped := s.stopped
-	s.mu.Unlock()
-	var r Runner
-	err := ErrStopped
-	if !stopped {
-		r, err = s.cfg.Factory(name, m.onEvent)
-	}
-	if err != nil {
-		m.offline(err)
-	} else {
-		m.runner = r
-		s.startLoop(m)
-	}
-	m.mu.Lock()
-	m.publishLocked(Event{Type: EvSpawned, Agent: name, Info: m.infoLocked()})
-	m.mu.Unlock()
-	return name
-}
+func (s *Swarm) SpawnRole(role string) string { return s.SpawnResume(role, "", "") }
 
 // Role returns the role the agent was spawned with ("" for none).
 func (s *Swarm) Role(name string) string {

@@ -1,0 +1,108 @@
+package swarm
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// next takes the resumed turn when one is pending, else the first queued
+// turn with the injected blocks after its text (a turn that began with
+// <ctx_exact would read as a page-in answer). In the same critical section
+// it marks the member thinking and records the turn's cancel function, so
+// Busy never sees a gap between a queued turn and a running one and Cancel
+// always reaches a taken turn.
+func (m *member) next(parent context.Context) (turn, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.queue) == 0 && !m.resumePending || m.stopped || m.paused {
+		return turn{}, false
+	}
+	t := turn{resume: m.resumePending, r: m.runner}
+	m.resumePending = false
+	if !t.resume {
+		t.text = m.queue[0]
+		m.queue = m.queue[1:]
+		if len(m.injected) > 0 {
+			t.text = t.text + "\n\n" + strings.Join(m.injected, "\n\n")
+			m.injected = nil
+		}
+	}
+	var cancel context.CancelFunc
+	t.ctx, cancel = context.WithCancel(parent)
+	m.cancel = cancel
+	m.state, m.detail = StateThinking, ""
+	if !t.resume {
+		m.publishLocked(Event{Type: EvTurn, Agent: m.name, Text: t.text})
+	}
+	m.stateEventLocked()
+	return t, true
+}
+
+// turn is one turn taken by next: a user turn's text, or the resumed turn.
+type turn struct {
+	ctx    context.Context
+	text   string
+	resume bool
+	r      Runner
+}
+
+// loop runs queued turns until the swarm stops or the member is removed.
+func (m *member) loop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.quit:
+			return
+		case <-m.wake:
+		}
+		for {
+			t, ok := m.next(ctx)
+			if !ok {
+				break
+			}
+			m.run(t)
+			select {
+			case <-ctx.Done():
+				return
+			case <-m.quit:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// run runs one turn taken by next and publishes its end.
+func (m *member) run(t turn) {
+	ctx := t.ctx
+	var answer string
+	var err error
+	if t.resume {
+		answer, _, err = t.r.(Resumer).Resume(ctx)
+	} else {
+		answer, err = t.r.Run(ctx, t.text)
+	}
+	m.s.touch.turnEnded(m.name)
+	cancelled := ctx.Err() != nil // before the turn's own cancel below
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	fin := Event{Type: EvFinished, Agent: m.name, Text: answer}
+	switch {
+	case err == nil:
+		m.setStateLocked(StateIdle, "")
+	case cancelled || errors.Is(err, context.Canceled):
+		fin.Err = "cancelled"
+		m.setStateLocked(StateIdle, "")
+	default:
+		fin.Err = err.Error()
+		m.setStateLocked(StateError, err.Error())
+	}
+	fin.Info = m.infoLocked()
+	m.publishLocked(fin)
+}
