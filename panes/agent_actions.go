@@ -1,6 +1,20 @@
 package panes
 
-import "github.com/kwsdev/kws/agent/permission"
+import (
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/panes/pane"
+)
+
+// PersistState returns the agent's name (pane.StateAgent) and, once its
+// model is up, the id of the session it records (pane.StateSession), so
+// that a restored pane resumes that session under the same name.
+func (p *AgentPane) PersistState() map[string]string {
+	st := map[string]string{pane.StateAgent: p.name}
+	if info, err := p.agents.Info(p.name); err == nil && info.Session != "" {
+		st[pane.StateSession] = info.Session
+	}
+	return st
+}
 
 func (p *AgentPane) togglePause() {
 	info, err := p.agents.Info(p.name)

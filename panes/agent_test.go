@@ -2,6 +2,7 @@ package panes
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 )
 
@@ -419,5 +421,21 @@ func TestAgentPanePausesResumesAndRestarts(t *testing.T) {
 	key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
 	if fa.restarts != 1 || !strings.Contains(screenText(render(t, p, 80, 10)), "restarted") {
 		t.Fatal("Ctrl-r did not restart")
+	}
+}
+
+func TestAgentPanePersistsItsNameAndSession(t *testing.T) {
+	for _, tc := range []struct {
+		session string
+		want    map[string]string
+	}{
+		{"", map[string]string{pane.StateAgent: "agent-1"}},
+		{"20250101-abc", map[string]string{pane.StateAgent: "agent-1", pane.StateSession: "20250101-abc"}},
+	} {
+		p, fa, _ := newAgentPane(t)
+		fa.info.Session = tc.session
+		if got := p.PersistState(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("session %q: PersistState = %v, want %v", tc.session, got, tc.want)
+		}
 	}
 }
