@@ -186,6 +186,18 @@ func (a *App) Redraw() {
 	}
 }
 
+// Inspect runs fn on the UI goroutine without redrawing, for reading the
+// application's state (a snapshot for the journal). Safe from any
+// goroutine; fn does not run once the application has stopped.
+func (a *App) Inspect(fn func()) {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if !stopped {
+		go a.tv.QueueUpdate(fn)
+	}
+}
+
 // Update runs fn on the UI goroutine and redraws. It is the one way
 // background goroutines reach primitives. It never blocks: calls are queued
 // and run together before one redraw, so a burst of output costs one frame.

@@ -82,8 +82,9 @@ func runServer(g *globals) error {
 
 // serverSession is a session's workstation running in the server.
 type serverSession struct {
-	w   *workstation
-	app *ui.App
+	w       *workstation
+	app     *ui.App
+	journal *journaler
 }
 
 // newSession builds a session's workstation on the server's stores, on
@@ -102,19 +103,27 @@ func (st *stores) newSession(spec server.SessionSpec) (server.Session, error) {
 	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
 	cfg := w.appConfig()
 	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
-	app, err := ui.New(cfg)
-	if err != nil {
+	// A session the server journaled comes back as it was: its layout,
+	// its agents on their sessions, its shells in their directories.
+	cfg.Restore = parseSessionState(spec.Journal, st.log)
+	s := &serverSession{w: w}
+	cfg.OnLayoutChange = func() { s.journal.changed() }
+	if s.app, err = ui.New(cfg); err != nil {
 		w.close()
 		return nil, err
 	}
-	w.attach(app)
-	return &serverSession{w: w, app: app}, nil
+	s.journal = newJournaler(s.app, spec.Save, st.log)
+	w.onChange = s.journal.changed
+	w.attach(s.app)
+	s.journal.changed()
+	return s, nil
 }
 
 // Run shows the session until it ends; then its agents stop and their
 // sessions close.
 func (s *serverSession) Run() error {
 	defer s.w.close()
+	defer s.journal.stop()
 	return s.app.Run()
 }
 

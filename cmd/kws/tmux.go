@@ -152,7 +152,11 @@ func startServer(g *globals) (<-chan error, error) {
 	if g.sidecarModel != "" {
 		args = append(args, "--sidecar-model", g.sidecarModel)
 	}
-	c := exec.Command("/proc/self/exe", append(args, "server")...)
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the kws binary: %w", err)
+	}
+	c := exec.Command(exe, append(args, "server")...)
 	c.Dir = "/"
 	c.Stdout, c.Stderr = logF, logF
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -78,6 +78,9 @@ type workstation struct {
 	// onAsk, when set, hears that an agent waits for approval (the
 	// server notifies the attached terminals).
 	onAsk func(agent string)
+	// onChange, when set, hears that the swarm changed (the server
+	// journals the session).
+	onChange func()
 	// useWorktrees gives each agent its own git worktree (--worktree);
 	// worktrees holds them by agent name, under mu.
 	useWorktrees bool

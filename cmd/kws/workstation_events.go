@@ -79,6 +79,9 @@ func (w *workstation) deliver(batch []swarm.Event) {
 	if vaultChanged {
 		w.refreshVault()
 	}
+	if w.onChange != nil {
+		w.onChange()
+	}
 }
 
 // refreshVault re-lists the vault panes at most once a second; a change

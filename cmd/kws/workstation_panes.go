@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/pane"
@@ -17,13 +19,13 @@ import (
 func (w *workstation) paneRegistry() *pane.Registry {
 	r := pane.NewRegistry()
 	r.Register(pane.KindAgent, func(s pane.Spec) (pane.Pane, error) {
-		name := w.swarm.SpawnRole(s.Role)
+		name := w.swarm.SpawnResume(s.Role, s.State[pane.StateAgent], s.State[pane.StateSession])
 		p := panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) })
 		w.wireWorktree(p)
 		return p, nil
 	})
-	r.Register(pane.KindShell, func(pane.Spec) (pane.Pane, error) {
-		return panes.NewShellPane(w.env, w.shell, func(kind string, text []byte) (string, error) {
+	r.Register(pane.KindShell, func(s pane.Spec) (pane.Pane, error) {
+		return panes.NewShellPane(w.env, panes.ShellOptions(w.shell, s), func(kind string, text []byte) (string, error) {
 			id, err := keep(w.vault, kind, "user", text)
 			if err == nil {
 				// Called on the UI goroutine: the vault pane shows it at once.
@@ -86,8 +88,19 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 				Engine: w.sidecar, Log: w.log})
 		}
 	}
+	// A restored pane's agent continues its session.
+	if id := w.swarm.ResumeSession(name); id != "" {
+		sess, _, err := session.Open(w.g.dataDir, id)
+		if err != nil {
+			return nil, fmt.Errorf("resume session %s: %w", id, err)
+		}
+		spec.Session, spec.History = sess, sess.Messages()
+	}
 	a, err := server.Build(spec)
 	if err != nil {
+		if spec.Session != nil {
+			_ = spec.Session.Close()
+		}
 		return nil, err
 	}
 	w.mu.Lock()

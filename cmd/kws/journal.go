@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/kwsdev/kws/ui"
+)
+
+// journalEvery is how often the journal looks for changes no event
+// announces (a shell pane's directory after a cd). A look that finds
+// nothing new writes nothing.
+const journalEvery = 2 * time.Second
+
+// sessionState is what the server journals for a session: enough to
+// bring it back after the server died.
+type sessionState struct {
+	Layout ui.Snapshot `json:"layout"`
+}
+
+// parseSessionState reads a journaled state; nil or damaged gives none.
+func parseSessionState(data []byte, log *slog.Logger) *ui.Snapshot {
+	if len(data) == 0 {
+		return nil
+	}
+	var st sessionState
+	if err := json.Unmarshal(data, &st); err != nil {
+		log.Warn("journal: session state unreadable; the default layout opens", "error", err)
+		return nil
+	}
+	return &st.Layout
+}
+
+// journaler keeps a session's journal current: on every change the
+// application or the swarm reports, and every journalEvery, it takes a
+// snapshot on the UI goroutine and saves it when it differs from the last.
+type journaler struct {
+	app  *ui.App
+	save func([]byte) error
+	log  *slog.Logger
+	kick chan struct{}
+	done chan struct{}
+	last []byte
+}
+
+// newJournaler starts journaling app's session through save.
+func newJournaler(app *ui.App, save func([]byte) error, log *slog.Logger) *journaler {
+	j := &journaler{app: app, save: save, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	go j.loop()
+	return j
+}
+
+// changed asks for a journal entry soon. It never blocks.
+func (j *journaler) changed() {
+	select {
+	case j.kick <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends journaling.
+func (j *journaler) stop() {
+	select {
+	case <-j.done:
+	default:
+		close(j.done)
+	}
+}
+
+func (j *journaler) loop() {
+	t := time.NewTicker(journalEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-j.done:
+			return
+		case <-j.kick:
+		case <-t.C:
+		}
+		got := make(chan []byte, 1)
+		j.app.Inspect(func() {
+			data, err := json.Marshal(sessionState{Layout: j.app.Snapshot()})
+			if err == nil {
+				got <- data
+			}
+		})
+		var data []byte
+		select {
+		case data = <-got:
+		case <-j.done:
+			return
+		}
+		j.write(data)
+	}
+}
+
+// write saves data unless it is what was saved last.
+func (j *journaler) write(data []byte) {
+	if bytes.Equal(data, j.last) {
+		return
+	}
+	if err := j.save(data); err != nil {
+		j.log.Warn("journal", "error", err)
+		return
+	}
+	j.last = data
+}
