@@ -133,5 +133,9 @@ func lockServer(dataDir string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("server lock: %w", err)
 	}
+	// The lock names its holder, for a person looking for the server.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
 	return f, nil
 }

@@ -175,6 +175,8 @@ func (st *stores) exec(r server.ExecRequest) int {
 		return 2
 	}
 	err := root.Execute()
+	// The panes show what the command stored at once.
+	st.changed()
 	if err == nil {
 		return 0
 	}

@@ -41,7 +41,9 @@ type stores struct {
 	// listeners hear the sidecar's progress (each workstation's status
 	// bar).
 	listeners map[int]func(string)
-	nextID    int
+	// watchers hear that a command changed the vault or the memory.
+	watchers map[int]func()
+	nextID   int
 }
 
 // openStores opens the data dir's shared stores; cfg (the first
@@ -51,7 +53,7 @@ func openStores(g *globals, cfg config.Config, logName string) (*stores, error) 
 	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	st := &stores{g: g, listeners: map[int]func(string){}}
+	st := &stores{g: g, listeners: map[int]func(string){}, watchers: map[int]func(){}}
 	var err error
 	st.logF, err = os.OpenFile(filepath.Join(g.dataDir, logName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -115,6 +117,34 @@ func (st *stores) listen(fn func(string)) func() {
 		st.mu.Lock()
 		delete(st.listeners, id)
 		st.mu.Unlock()
+	}
+}
+
+// watch registers fn to hear that a command changed the vault or the
+// memory; the returned function unregisters it.
+func (st *stores) watch(fn func()) func() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	id := st.nextID
+	st.nextID++
+	st.watchers[id] = fn
+	return func() {
+		st.mu.Lock()
+		delete(st.watchers, id)
+		st.mu.Unlock()
+	}
+}
+
+// changed tells every watcher that a command changed the stores.
+func (st *stores) changed() {
+	st.mu.Lock()
+	fns := make([]func(), 0, len(st.watchers))
+	for _, fn := range st.watchers {
+		fns = append(fns, fn)
+	}
+	st.mu.Unlock()
+	for _, fn := range fns {
+		fn()
 	}
 }
 

@@ -165,7 +165,8 @@ func openSession(st *stores, ws string, f *wsFlags) (*workstation, error) {
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
 	}
 	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
-	w.unlisten = st.listen(w.notify)
+	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
+	w.unlisten = func() { unlisten(); unwatch() }
 	return w, nil
 }
 

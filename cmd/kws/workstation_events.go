@@ -107,3 +107,21 @@ func (w *workstation) refreshVault() {
 		}
 	})
 }
+
+// storesChanged re-reads the vault and memory panes after a kws command
+// (typed in a shell pane, or anywhere) changed the vault or the memory.
+func (w *workstation) storesChanged() {
+	a := w.appP.Load()
+	if a == nil {
+		return
+	}
+	a.Update(func() {
+		w.vaultAt = time.Time{}
+		w.refreshVault()
+		a.EachPane(func(p pane.Pane) {
+			if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindMemory {
+				r.Refresh()
+			}
+		})
+	})
+}

@@ -33,6 +33,9 @@ type Step struct {
 	CutAfter int
 	// Delay is waited before answering (or until the client gives up).
 	Delay time.Duration
+	// Hold, when set, holds the answer until it is closed (or the client
+	// gives up): a test decides when a slow model answers.
+	Hold <-chan struct{}
 	// ChunkDelay is waited before each streamed chunk after the first.
 	ChunkDelay time.Duration
 	// Match, when set, checks the request; an error is reported with
@@ -57,6 +60,13 @@ func (st Step) respond(w http.ResponseWriter, r *http.Request, rec RecordedReque
 		defer timer.Stop()
 		select {
 		case <-timer.C:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if st.Hold != nil {
+		select {
+		case <-st.Hold:
 		case <-r.Context().Done():
 			return
 		}
