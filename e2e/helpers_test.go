@@ -130,7 +130,8 @@ func (tm *term) waitExit(pid int, statusFile string) (status, screen string) {
 		_, dead := tm.paneState()
 		b, err := os.ReadFile(statusFile)
 		if err == nil && dead {
-			return strings.TrimSpace(string(b)), s
+			// The screen read before may predate kws's last output.
+			return strings.TrimSpace(string(b)), tm.screen()
 		}
 		if time.Now().After(deadline) {
 			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,34 +21,18 @@ const streamed = "Streaming works: the quick brown fox jumps over the lazy dog."
 // TestWorkstation runs bare kws in tmux against a scripted model and
 // drives it by keys: a shell command, vim, a streamed answer, a vault ref
 // opened by Tab/Enter and by .ctx_get, then C-b q while a turn runs (the
-// quit dialog), and checks kws exits 0 and leaves the terminal sane.
+// quit dialog: End session), and checks kws exits 0 and leaves the terminal sane.
 func TestWorkstation(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (make setup installs it on Debian)")
-	}
-	root := t.TempDir()
-	kws := buildKws(t, root)
-	dirs := map[string]string{}
-	for _, d := range []string{"data", "ws", "home", "config", "share"} {
-		dirs[d] = filepath.Join(root, d)
-		if err := os.Mkdir(dirs[d], 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	// The vault is locked while the workstation runs: fill it first.
-	put := exec.Command(kws, "--data-dir", dirs["data"], "vault", "put", "--kind", "log")
-	put.Stdin = strings.NewReader(blockText)
-	out, err := put.Output()
-	if err != nil {
-		t.Fatalf("kws vault put: %v", err)
-	}
-	id := strings.TrimSpace(string(out))
+	srv := providertest.New(t)
+	s := newSetup(t, srv.URL())
+	// Commands reach the vault before any server runs: kws opens it
+	// directly.
+	out := s.must(blockText, "vault", "put", "--kind", "log")
+	id := strings.TrimSpace(out)
 	if !strings.HasPrefix(id, "ctx:") {
 		t.Fatalf("kws vault put printed %q, want an id", out)
 	}
-
-	srv := providertest.New(t,
+	srv.Push(
 		providertest.Step{Text: streamed, ChunkSize: 2, ChunkDelay: 40 * time.Millisecond,
 			Match: lastUser("e2e question one")},
 		providertest.Step{Text: "The build log is " + id + " — open it.", Match: lastUser("e2e question two")},
@@ -65,27 +47,9 @@ func TestWorkstation(t *testing.T) {
 		// The third turn is still thinking when the user quits.
 		providertest.Step{Text: "too late", Delay: time.Minute, Match: lastUser("e2e question three")},
 	)
-
-	shell := writeScript(t, filepath.Join(root, "shell.sh"),
-		"export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n")
-	env := map[string]string{
-		"HOME": dirs["home"], "XDG_CONFIG_HOME": dirs["config"], "XDG_DATA_HOME": dirs["share"],
-		"KWS_BASE_URL": srv.URL(), "KWS_MODEL": providertest.Model, "KWS_API_KEY": "e2e-key", "SHELL": "/bin/bash",
-	}
-	var sb strings.Builder
-	for k, v := range env {
-		fmt.Fprintf(&sb, "export %s=%s\n", k, shq(v))
-	}
-	sb.WriteString("unset OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME KWS_MODEL_PROFILES\n")
-	status := filepath.Join(root, "status")
-	fmt.Fprintf(&sb, "%s --data-dir %s --workspace %s --shell %s\n", shq(kws), shq(dirs["data"]), shq(dirs["ws"]), shq(shell))
-	fmt.Fprintf(&sb, "echo $? >%s.tmp && mv %s.tmp %s\n", shq(status), shq(status), shq(status))
-	script := writeScript(t, filepath.Join(root, "run.sh"), sb.String())
-	conf := filepath.Join(root, "tmux.conf")
-	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
+	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
+	conf := s.tmuxConf()
+	root := s.root
 	tm := startTerm(t, root, conf, script)
 	tm.waitFor("the first frame", func(s string) bool {
 		return strings.Contains(s, "┌ 0 agent-1") && strings.Contains(s, "┌ 3 stats")
@@ -209,8 +173,10 @@ func TestWorkstation(t *testing.T) {
 		tm.keys("Enter")
 		tm.waitFor("agent-1 thinking", func(s string) bool { return strings.Contains(s, "┌ 0 agent-1 · thinking") })
 		tm.keys("C-b", "q")
-		tm.waitFor("the quit dialog", func(s string) bool { return strings.Contains(s, "agent-1 still working. Quit anyway?") })
-		tm.keys("Enter") // the first button: Quit
+		tm.waitFor("the quit dialog", func(s string) bool {
+			return strings.Contains(s, "agent-1 still working. Detach") && strings.Contains(s, "End session")
+		})
+		tm.keys("Tab", "Enter") // the second button: End session
 		code, s := tm.waitExit(pid, status)
 		if code != "0" {
 			t.Errorf("kws exited with status %s; screen:\n%s", code, s)
