@@ -217,6 +217,9 @@ func Attach(c net.Conn, h Hello, in, out *os.File) (Exit, error) {
 	for {
 		typ, payload, err := readFrame(c)
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return Exit{Code: 1, Message: "lost the server (it stopped or was killed); kws restores the session"}, nil
+			}
 			return Exit{Code: 1, Message: "lost the server: " + err.Error()}, nil
 		}
 		switch typ {
