@@ -203,6 +203,16 @@ func (d *Daemon) attach(c *net.UnixConn, h Hello) {
 	s.ws.Attached()
 	for {
 		typ, payload, err := readFrame(c)
+		if errors.Is(err, ErrFrame) {
+			// Garbage gets an error reply, as on any connection; a
+			// client that does not take it in time is dropped.
+			d.cfg.Log.Warn("bad frame from a client", "session", s.name, "error", err)
+			s.tty.detach(p)
+			_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			p.exit(Exit{Code: 2, Message: "kws server: " + err.Error()})
+			<-p.done
+			return
+		}
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
 				d.cfg.Log.Debug("client gone", "session", s.name, "error", err)
