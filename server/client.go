@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -70,13 +71,38 @@ func DialOrStart(socket string, start func() (exited <-chan error, err error)) (
 	}
 }
 
+// sendHello writes the hello. A server that refused the connection at
+// once may have closed it before the hello was written: its exit frame,
+// returned then, is still there to read and says why.
+func sendHello(c net.Conn, h Hello) (*Exit, error) {
+	werr := writeJSON(c, frameHello, h)
+	if werr == nil {
+		return nil, nil
+	}
+	if typ, payload, err := readFrame(c); err == nil && typ == frameExit {
+		var e Exit
+		if decode(payload, &e) == nil {
+			return &e, nil
+		}
+	}
+	return nil, fmt.Errorf("server: %w", werr)
+}
+
+// deref is *e, or the zero Exit.
+func deref(e *Exit) Exit {
+	if e == nil {
+		return Exit{}
+	}
+	return *e
+}
+
 // Request sends a hello that needs no terminal and returns what the
 // server answered and how it ended.
 func Request(c net.Conn, h Hello) ([]byte, Exit, error) {
 	defer c.Close()
 	h.Version = protoVersion
-	if err := writeJSON(c, frameHello, h); err != nil {
-		return nil, Exit{}, fmt.Errorf("server: %w", err)
+	if e, err := sendHello(c, h); e != nil || err != nil {
+		return nil, deref(e), err
 	}
 	var out []byte
 	for {
@@ -99,8 +125,11 @@ func Request(c net.Conn, h Hello) ([]byte, Exit, error) {
 // comes back to stdout and stderr, and its exit code is returned.
 func Exec(c net.Conn, args []string, cwd string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	defer c.Close()
-	if err := writeJSON(c, frameHello, Hello{Version: protoVersion, Op: "exec", Args: args, Cwd: cwd}); err != nil {
-		return 1, fmt.Errorf("server: %w", err)
+	if e, err := sendHello(c, Hello{Version: protoVersion, Op: "exec", Args: args, Cwd: cwd}); e != nil || err != nil {
+		if e != nil && e.Message != "" {
+			fmt.Fprintln(stderr, e.Message)
+		}
+		return cmp.Or(deref(e).Code, 1), err
 	}
 	var wmu sync.Mutex
 	go func() {
@@ -161,8 +190,8 @@ func Attach(c net.Conn, h Hello, in, out *os.File) (Exit, error) {
 		h.Size = Size{Cols: cols, Rows: rows}
 	}
 	h.Version, h.Op = protoVersion, "attach"
-	if err := writeJSON(c, frameHello, h); err != nil {
-		return Exit{}, fmt.Errorf("server: %w", err)
+	if e, err := sendHello(c, h); e != nil || err != nil {
+		return deref(e), err
 	}
 	typ, payload, err := readFrame(c)
 	if err != nil {
