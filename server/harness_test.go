@@ -18,7 +18,7 @@ const waitLimit = 20 * time.Second
 
 // fakeSession is a Session that draws on the real screen the daemon gives
 // it: each key typed is drawn as "<r>" in fresh cells and reported on keys,
-// each resize is reported on sizes.
+// its size at the start and after each resize is reported on sizes.
 type fakeSession struct {
 	spec     SessionSpec
 	agents   []AgentState
@@ -40,6 +40,8 @@ func (f *fakeSession) Run() error {
 		return err
 	}
 	defer s.Fini()
+	w, h := s.Size()
+	f.sizes <- Size{Cols: w, Rows: h}
 	events := make(chan tcell.Event)
 	go func() {
 		for {
