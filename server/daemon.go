@@ -49,7 +49,9 @@ type SessionSpec struct {
 	// Journal is the state the session saved last, when it is restored
 	// after the server died; nil for a new session.
 	Journal []byte
-	// Save journals the session's state; the next server restores it.
+	// Save journals the session's state, a JSON document; the next
+	// server restores it. Once the session has ended it writes nothing
+	// and fails, so a killed session never comes back.
 	Save func(state []byte) error
 }
 

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -29,7 +30,14 @@ type live struct {
 	// keepJournal is set when the server stops without ending the
 	// session, so the next server restores it.
 	keepJournal bool
+	// jmu orders the session's saves with its end: over is set once it
+	// ended, after which a save would bring a killed session back.
+	jmu  sync.Mutex
+	over bool
 }
+
+// errSessionOver is what a session's Save returns after it ended.
+var errSessionOver = errors.New("the session has ended")
 
 // journal is a session's file in DATA/server/sessions.
 type journal struct {
@@ -135,6 +143,11 @@ func (d *Daemon) create(j journal) (*live, error) {
 		Detach: func() { d.detach(s, tty.lastClient(), "detached") },
 		Notify: func(msg string) { d.notify(s, msg) },
 		Save: func(state []byte) error {
+			s.jmu.Lock()
+			defer s.jmu.Unlock()
+			if s.over {
+				return errSessionOver
+			}
 			j.State = state
 			return d.saveJournal(j)
 		}}
@@ -142,9 +155,11 @@ func (d *Daemon) create(j journal) (*live, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.jmu.Lock()
 	if err := d.saveJournal(j); err != nil {
 		d.cfg.Log.Warn("journal", "session", j.Name, "error", err)
 	}
+	s.jmu.Unlock()
 	d.sessions[j.Name] = s
 	d.wg.Add(1)
 	go d.run(s)
@@ -163,9 +178,12 @@ func (d *Daemon) run(s *live) {
 	delete(d.sessions, s.name)
 	keep, empty := s.keepJournal, len(d.sessions) == 0
 	d.mu.Unlock()
+	s.jmu.Lock()
+	s.over = true
 	if !keep {
 		_ = os.Remove(filepath.Join(d.journalDir(), s.name+".json"))
 	}
+	s.jmu.Unlock()
 	for _, c := range s.tty.attachedClients() {
 		d.detach(s, c, "exited")
 	}
