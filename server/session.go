@@ -177,6 +177,11 @@ func (d *Daemon) run(s *live) {
 	d.mu.Lock()
 	delete(d.sessions, s.name)
 	keep, empty := s.keepJournal, len(d.sessions) == 0
+	if empty {
+		// No session may start between the last one's end and the
+		// listener's close: nobody could reach it.
+		d.ending = true
+	}
 	d.mu.Unlock()
 	s.jmu.Lock()
 	s.over = true
