@@ -89,10 +89,15 @@ func Listen(path string) (*net.UnixListener, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("remove the stale socket: %w", err)
 	}
-	old := unix.Umask(0o177)
+	// The directory is the user's alone, so the moment before the chmod
+	// exposes nothing; changing the process's umask instead would race
+	// every file created meanwhile.
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	unix.Umask(old)
 	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	ln.SetUnlinkOnClose(true)
