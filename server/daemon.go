@@ -194,9 +194,9 @@ func (d *Daemon) journalDir() string { return filepath.Join(d.cfg.DataDir, "serv
 // handle serves one connection.
 func (d *Daemon) handle(c *net.UnixConn) {
 	defer c.Close()
-	if uid, err := peerUID(c); err != nil || uid != os.Getuid() {
-		d.cfg.Log.Warn("refused a connection", "uid", uid, "error", err)
-		_ = writeJSON(c, frameExit, Exit{Code: 1, Message: "kws server: refused: the connection is not from this server's user"})
+	if err := checkPeer(c); err != nil {
+		d.cfg.Log.Warn("refused a connection", "error", err)
+		_ = writeJSON(c, frameExit, Exit{Code: 1, Message: "kws server: refused: " + err.Error()})
 		return
 	}
 	// A client says what it wants at once; a peer that does not is

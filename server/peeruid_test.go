@@ -46,6 +46,13 @@ func TestHelperClient(t *testing.T) {
 // asNobody runs TestHelperClient as uid and gid 65534 against sock.
 func asNobody(t *testing.T, sock string) helperResult {
 	t.Helper()
+	return underSetpriv(t, sock, "--reuid=65534", "--regid=65534", "--clear-groups")
+}
+
+// underSetpriv runs TestHelperClient against sock under setpriv with the
+// options given.
+func underSetpriv(t *testing.T, sock string, opts ...string) helperResult {
+	t.Helper()
 	// The test binary sits in a directory only root may enter: run a copy.
 	dir := shortDir(t)
 	if err := os.Chmod(dir, 0o755); err != nil {
@@ -67,8 +74,7 @@ func asNobody(t *testing.T, sock string) helperResult {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-		bin, "-test.run=^TestHelperClient$", "-test.count=1")
+	cmd := exec.Command("setpriv", append(opts, bin, "-test.run=^TestHelperClient$", "-test.count=1")...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), helperSocketEnv+"="+sock)
 	out, err := cmd.Output()
@@ -135,6 +141,26 @@ func TestOtherUserIsRefused(t *testing.T) {
 	r = asNobody(t, h.sock)
 	if r.DialError != "" || r.Exit == nil || r.Exit.Code == 0 || !strings.Contains(r.Exit.Message, "refused") {
 		t.Fatalf("with the socket open to everyone: %+v, want a refusal", r)
+	}
+	if list := h.ls(); len(list) != 0 {
+		t.Fatalf("ls after the refusal: %+v", list)
+	}
+}
+
+// TestSandboxedCommandIsRefused runs a client of the server's own user
+// with no_new_privs set, as kws's sandbox runs agents' commands: the
+// server refuses it and keeps serving.
+func TestSandboxedCommandIsRefused(t *testing.T) {
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux) to run a client with no_new_privs")
+	}
+	if self, err := noNewPrivs("self"); err != nil || self {
+		t.Skip("the test itself runs with no_new_privs: the server cannot tell a sandboxed client apart")
+	}
+	h := newHarness(t, nil)
+	r := underSetpriv(t, h.sock, "--no-new-privs")
+	if r.Exit == nil || r.Exit.Code == 0 || !strings.Contains(r.Exit.Message, "sandboxed") {
+		t.Fatalf("a client with no_new_privs: %+v, want a refusal", r)
 	}
 	if list := h.ls(); len(list) != 0 {
 		t.Fatalf("ls after the refusal: %+v", list)

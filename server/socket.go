@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -104,23 +105,68 @@ func Listen(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
-// peerUID returns the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
+// peerCred returns the user id and process id of the process at the
+// other end of c.
+func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	var cred *unix.Ucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	if credErr != nil {
-		return -1, credErr
+		return -1, 0, credErr
 	}
-	return int(cred.Uid), nil
+	return int(cred.Uid), int(cred.Pid), nil
+}
+
+// noNewPrivs reports whether process pid ("self" for this one) runs with
+// no_new_privs set. kws's sandbox sets it on every agent command it
+// confines, and a child cannot clear it: a peer that has it while the
+// server has not is a confined command.
+func noNewPrivs(pid string) (bool, error) {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "NoNewPrivs:"); ok {
+			return strings.TrimSpace(v) == "1", nil
+		}
+	}
+	return false, fmt.Errorf("/proc/%s/status has no NoNewPrivs line", pid)
+}
+
+// checkPeer refuses a connection from another user, and one from an agent
+// command kws's sandbox confined: through the server it could type into
+// the session's shell panes, outside its sandbox. When the server itself
+// runs with no_new_privs (a hardened service manager), the two cannot be
+// told apart and the uid check stands alone.
+func checkPeer(c *net.UnixConn) error {
+	uid, pid, err := peerCred(c)
+	if err != nil {
+		return fmt.Errorf("read the peer's credentials: %w", err)
+	}
+	if uid != os.Getuid() {
+		return fmt.Errorf("the connection is from uid %d, not this server's user", uid)
+	}
+	self, err := noNewPrivs("self")
+	if err != nil || self {
+		return nil
+	}
+	peer, err := noNewPrivs(strconv.Itoa(pid))
+	if err != nil {
+		return fmt.Errorf("read the peer's status: %w", err)
+	}
+	if peer {
+		return errors.New("the connection is from a sandboxed command (no_new_privs): agents' commands may not drive the server")
+	}
+	return nil
 }
 
 // lockServer takes the data dir's server lock (DATA/server.lock) without
