@@ -67,6 +67,22 @@ func lockDir(dir, id string) (*os.File, error) {
 	return f, nil
 }
 
+// Held reports whether a process (this one included) holds session id's
+// lock now: a session whose summary says running but whose lock is free
+// was cut short (its process died) and can be resumed.
+func Held(dataDir, id string) bool {
+	f, err := os.Open(filepath.Join(SessionsDir(dataDir), id, LockFile))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
 // readPID returns the process id written in a lock file, or 0.
 func readPID(f *os.File) int {
 	var buf [24]byte

@@ -120,3 +120,25 @@ func TestOpenUnknownSession(t *testing.T) {
 		t.Fatalf("Open of a missing session = %v", err)
 	}
 }
+
+// TestHeld tells a session whose process holds its lock from one whose
+// process died (its lock free), and an unknown session from both.
+func TestHeld(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Held(dir, s.ID()) {
+		t.Errorf("an open session is not held")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if Held(dir, s.ID()) {
+		t.Errorf("a closed session is still held")
+	}
+	if Held(dir, "no-such-session") {
+		t.Errorf("an unknown session is held")
+	}
+}

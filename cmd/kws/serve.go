@@ -100,6 +100,9 @@ func (st *stores) newSession(spec server.SessionSpec) (server.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	unregister := st.register(w, spec.Name)
+	unlisten := w.unlisten
+	w.unlisten = func() { unlisten(); unregister() }
 	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
 	cfg := w.appConfig()
 	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach

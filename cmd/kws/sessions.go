@@ -23,20 +23,40 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// In the server, a session a live agent records shows that
+			// agent and its state, not the status its file had last.
+			owners := map[string]owner{}
+			if g.shared != nil {
+				owners = g.shared.owners()
+			}
 			w := cmd.OutOrStdout()
 			if g.json {
 				enc := json.NewEncoder(w)
 				for _, s := range list {
-					if err := enc.Encode(s); err != nil {
+					row := struct {
+						session.Summary
+						Owner *owner `json:"owner,omitempty"`
+					}{Summary: s}
+					if o, ok := owners[s.ID]; ok {
+						row.Owner = &o
+					}
+					if err := enc.Encode(row); err != nil {
 						return err
 					}
 				}
 				return nil
 			}
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tMESSAGES\tCALLS\tUPDATED\tTITLE")
+			fmt.Fprintln(tw, "ID\tSTATUS\tAGENT\tMESSAGES\tCALLS\tUPDATED\tTITLE")
 			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", oneLine(s.ID, 40), oneLine(s.Status, 20), s.Messages, s.Calls, panes.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
+				status, agent := s.Status, "-"
+				if status == session.StatusRunning && !session.Held(g.dataDir, s.ID) {
+					status = session.StatusInterrupted
+				}
+				if o, ok := owners[s.ID]; ok {
+					status, agent = o.State, o.Session+"/"+o.Agent
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", oneLine(s.ID, 40), oneLine(status, 20), oneLine(agent, 40), s.Messages, s.Calls, panes.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
 			}
 			return tw.Flush()
 		},

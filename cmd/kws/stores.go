@@ -43,6 +43,9 @@ type stores struct {
 	listeners map[int]func(string)
 	// watchers hear that a command changed the vault or the memory.
 	watchers map[int]func()
+	// open are the workstations running on these stores, by session
+	// name.
+	open map[*workstation]string
 	nextID   int
 }
 
@@ -53,7 +56,7 @@ func openStores(g *globals, cfg config.Config, logName string) (*stores, error) 
 	if err := os.MkdirAll(g.dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	st := &stores{g: g, listeners: map[int]func(string){}, watchers: map[int]func(){}}
+	st := &stores{g: g, listeners: map[int]func(string){}, watchers: map[int]func(){}, open: map[*workstation]string{}}
 	var err error
 	st.logF, err = os.OpenFile(filepath.Join(g.dataDir, logName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -196,4 +199,46 @@ func (st *stores) loadSidecar() {
 			st.say("sidecar ready: " + e.Info().Name)
 		}()
 	})
+}
+
+// owner is the live agent that records a session.
+type owner struct {
+	Session string `json:"session"`
+	Agent   string `json:"agent"`
+	State   string `json:"state"`
+}
+
+// owners maps each session id a live agent records to that agent.
+func (st *stores) owners() map[string]owner {
+	st.mu.Lock()
+	open := make(map[*workstation]string, len(st.open))
+	for w, name := range st.open {
+		open[w] = name
+	}
+	st.mu.Unlock()
+	out := map[string]owner{}
+	for w, name := range open {
+		if w.swarm == nil {
+			continue
+		}
+		for _, in := range w.swarm.Agents() {
+			if in.Session != "" {
+				out[in.Session] = owner{Session: name, Agent: in.Name, State: string(in.State)}
+			}
+		}
+	}
+	return out
+}
+
+// register records w as running on these stores under the session name;
+// the returned function forgets it.
+func (st *stores) register(w *workstation, name string) func() {
+	st.mu.Lock()
+	st.open[w] = name
+	st.mu.Unlock()
+	return func() {
+		st.mu.Lock()
+		delete(st.open, w)
+		st.mu.Unlock()
+	}
 }
