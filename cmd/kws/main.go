@@ -4,12 +4,14 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
@@ -141,6 +143,23 @@ func (g *globals) vaultRun(fn func(*cobra.Command, []string, *vault.Vault) error
 // overview is what bare `kws` prints when it has no terminal to draw the
 // workstation on: where the data lives, what the vault holds, what to run.
 func overview(cmd *cobra.Command, g *globals) error {
+	out := cmd.OutOrStdout()
+	// A running server holds the vault: show its sessions instead.
+	if list, err := request(g, server.Hello{Op: "ls"}); err == nil {
+		var sessions []server.SessionInfo
+		if err := json.Unmarshal(list, &sessions); err != nil {
+			return fmt.Errorf("server: %w", err)
+		}
+		fmt.Fprintf(out, "kws — exact context vault and context diet for coding agents\n\ndata dir  %s (a kws server runs it)\n\n", g.dataDir)
+		printSessions(out, sessions)
+		fmt.Fprint(out, `
+Run kws attach in a terminal to see a session. From scripts:
+  make test 2>&1 | kws vault put                 keep a build log, exactly, by id
+  kws vault ls | search QUERY | get ID | stats   browse the vault
+  kws ls                                         sessions, their agents, who waits
+`)
+		return nil
+	}
 	v, release, err := g.openVault()
 	if err != nil {
 		return err
@@ -150,7 +169,7 @@ func overview(cmd *cobra.Command, g *globals) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), `kws — exact context vault and context diet for coding agents
+	fmt.Fprintf(out, `kws — exact context vault and context diet for coding agents
 
 data dir  %s
 vault     %s (%d blocks)
