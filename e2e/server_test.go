@@ -17,8 +17,8 @@ import (
 // clients see one session; blocks put from a shell pane and from outside
 // land in the one vault and show in the vault pane; after kill -9 of the
 // server the next kws restores the layout, the transcript (its cut turn
-// resumed) and the shell in its directory; ending the session stops the
-// server.
+// resumed) and the shell in its directory; kws run adds an agent to the
+// session; ending the session stops the server.
 func TestServer(t *testing.T) {
 	slow, cut := make(chan struct{}), make(chan struct{})
 	defer close(cut)
@@ -26,6 +26,7 @@ func TestServer(t *testing.T) {
 		providertest.Step{Text: "slow answer done", Hold: slow, Match: lastUser("e2e slow task")},
 		providertest.Step{Text: "never sent", Hold: cut, Match: lastUser("e2e killed task")},
 		providertest.Step{Text: "resumed after the crash"},
+		providertest.Step{Text: "run answer", Match: lastUser("e2e run task")},
 	)
 	s := newSetup(t, srv.URL())
 	if err := os.Mkdir(filepath.Join(s.dirs["ws"], "sub"), 0o700); err != nil {
@@ -144,6 +145,12 @@ func TestServer(t *testing.T) {
 		if !strings.Contains(sc, "┌ 2 vault") || !strings.Contains(sc, "┌ 3 stats") {
 			t.Errorf("the layout was not restored:\n%s", sc)
 		}
+		// kws run in the workspace runs as a new agent of the session.
+		out := s.must("", "run", "--workspace", s.dirs["ws"], "e2e run task")
+		if !strings.Contains(out, "run answer") || !strings.Contains(out, "agent-2 of session ws") {
+			t.Errorf("kws run through the server printed:\n%s", out)
+		}
+		tm.waitFor("the run's agent pane", func(sc string) bool { return strings.Contains(sc, "agent-2 · idle") && strings.Contains(sc, "run answer") })
 		launcher, _ = tm.paneState()
 		pid = childPID(t, launcher)
 		tm.keys("C-b", "q")

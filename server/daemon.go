@@ -75,6 +75,8 @@ type SessionInfo struct {
 // ExecRequest is a kws command a client runs in the server, on the
 // server's open vault and memory.
 type ExecRequest struct {
+	// Ctx ends when the client goes away.
+	Ctx    context.Context
 	Args   []string
 	Cwd    string
 	Stdin  io.Reader

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,11 +48,14 @@ func (d *Daemon) exec(c *net.UnixConn, h Hello) {
 		return
 	}
 	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancelCause(d.ctx)
+	defer cancel(nil)
 	go func() {
 		for {
 			typ, payload, err := readFrame(c)
 			if err != nil {
 				pw.CloseWithError(errClientGone)
+				cancel(errClientGone)
 				return
 			}
 			if typ != frameInput {
@@ -66,7 +70,7 @@ func (d *Daemon) exec(c *net.UnixConn, h Hello) {
 		}
 	}()
 	var mu sync.Mutex
-	code := d.cfg.Exec(ExecRequest{Args: h.Args, Cwd: h.Cwd, Stdin: pr,
+	code := d.cfg.Exec(ExecRequest{Ctx: ctx, Args: h.Args, Cwd: h.Cwd, Stdin: pr,
 		Stdout: frameWriter{mu: &mu, conn: c, typ: frameOutput},
 		Stderr: frameWriter{mu: &mu, conn: c, typ: frameStderr}})
 	pr.CloseWithError(io.EOF)

@@ -238,6 +238,11 @@ func (a *App) spawnCommand(arg string) {
 	}
 }
 
+// OpenAgent opens a new agent pane of the role, tiled beside the others,
+// and returns it; call it on the UI goroutine. It fails when there is no
+// room left to split.
+func (a *App) OpenAgent(role string) (pane.Pane, error) { return a.openTiled(agentSpec(role)) }
+
 // openTiled opens a pane by splitting the largest pane along its longer
 // side, so panes opened one after another tile the screen.
 func (a *App) openTiled(s pane.Spec) (pane.Pane, error) {

@@ -71,9 +71,16 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if task == "" && f.resume == "" {
 		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
 	}
-	ws, err := resolveWorkspace(f.workspace)
+	ws, err := resolveWorkspace(g.abs(f.workspace))
 	if err != nil {
 		return fail("%v", err)
+	}
+	if g.shared != nil {
+		err := runInSession(cmd, g, f, ws, task)
+		if errors.Is(err, errNoSession) {
+			return fail("no session of the kws server works in %s: start one with kws new --workspace %s (or stop the server, kws kill-server, to run headless)", ws, ws)
+		}
+		return err
 	}
 	var sess *session.Session
 	var history []provider.Message

@@ -163,7 +163,7 @@ func (s *serverSession) Agents() []server.AgentState {
 
 // serverCommands are the commands a running server runs for its clients,
 // on its open vault and memory.
-var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true}
+var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true, "run": true}
 
 // exec runs a kws command for a client, on the server's stores.
 func (st *stores) exec(r server.ExecRequest) int {
@@ -174,10 +174,10 @@ func (st *stores) exec(r server.ExecRequest) int {
 	root.SetOut(r.Stdout)
 	root.SetErr(r.Stderr)
 	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] {
-		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory and sessions")
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions and run")
 		return 2
 	}
-	err := root.Execute()
+	err := root.ExecuteContext(r.Ctx)
 	// The panes show what the command stored at once.
 	st.changed()
 	if err == nil {
