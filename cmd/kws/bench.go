@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -41,7 +42,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	ui.Flags().DurationVar(&f.idle, "idle", 10*time.Second, "how long kws sits idle while its CPU time is read")
 	ui.Flags().IntVar(&f.w, "width", 160, "terminal width kws runs in")
 	ui.Flags().IntVar(&f.h, "height", 48, "terminal height kws runs in")
-	cmd.AddCommand(ui)
+	cmd.AddCommand(ui, newBenchServerCmd(g))
 	return cmd
 }
 
@@ -91,10 +92,20 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 		return err
 	}
 	defer srv.kill()
+	if err := srv.hold(); err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
+	// Each kws started its own server on its data dir; they go too.
+	defer func() {
+		dirs, _ := filepath.Glob(filepath.Join(tmp, "*", "server.lock"))
+		for _, lock := range dirs {
+			_ = exec.Command(exe, "--data-dir", filepath.Dir(lock), "kill-server").Run()
+		}
+	}()
 	shell := filepath.Join(tmp, "shell.sh")
 	launch := filepath.Join(tmp, "kws.sh")
 	scripts := map[string]string{
@@ -139,7 +150,7 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	if _, err := startKws("kws", pty.EmulatorFast); err != nil {
 		return err
 	}
-	if res.IdleCPUMs, err = idleCPU(srv, "kws", f.idle); err != nil {
+	if res.IdleCPUMs, err = idleCPU(srv, "kws", filepath.Join(tmp, "kws"), f.idle); err != nil {
 		return err
 	}
 	res.IdleCPUPct = 100 * res.IdleCPUMs / ms(f.idle)
@@ -186,24 +197,35 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	return printBenchUI(cmd, res)
 }
 
-// idleCPU lets the program in session name settle for a second, then
-// returns the CPU time in ms it uses over the next d.
-func idleCPU(srv *tmuxServer, name string, d time.Duration) (float64, error) {
-	pid, err := srv.panePID(name)
+// idleCPU lets kws in session name settle for a second, then returns the
+// CPU time in ms that its client and the server of data use over the
+// next d.
+func idleCPU(srv *tmuxServer, name, data string, d time.Duration) (float64, error) {
+	client, err := srv.panePID(name)
+	if err != nil {
+		return 0, err
+	}
+	server, err := lockedPID(data)
 	if err != nil {
 		return 0, err
 	}
 	time.Sleep(time.Second)
-	cpu0, err := cpuTime(pid)
-	if err != nil {
-		return 0, err
+	var total time.Duration
+	for i, pid := range []int{client, server, client, server} {
+		t, err := cpuTime(pid)
+		if err != nil {
+			return 0, err
+		}
+		if i < 2 {
+			total -= t
+		} else {
+			total += t
+		}
+		if i == 1 {
+			time.Sleep(d)
+		}
 	}
-	time.Sleep(d)
-	cpu1, err := cpuTime(pid)
-	if err != nil {
-		return 0, err
-	}
-	return ms(cpu1 - cpu0), nil
+	return ms(total), nil
 }
 
 // seqRun clears the shell in session target, types the timed seq command
@@ -254,7 +276,7 @@ func printBenchUI(cmd *cobra.Command, r benchUIResult) error {
 		r.Lines, r.KwsShellMs, r.TmuxShellMs, r.KwsShellMs/max(r.TmuxShellMs, 1), r.KwsVTShellMs, r.KwsVTShellMs/max(r.TmuxShellMs, 1))
 	fmt.Fprintf(tw, "start-up to first frame (median of %d; min %.0f, max %.0f)\t%.0f ms\t\t\t\t\n",
 		r.Starts, r.StartMinMs, r.StartMaxMs, r.StartMs)
-	fmt.Fprintf(tw, "idle CPU over %.0f s: %.0f ms of CPU (%% of one core)\t%.2f %%\t\t\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
+	fmt.Fprintf(tw, "idle CPU of client and server over %.0f s: %.0f ms of CPU (%% of one core)\t%.2f %%\t\t\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
 	return tw.Flush()
 }
 

@@ -61,6 +61,11 @@ func (s *tmuxServer) start(name string, w, h int, command string) error {
 	return err
 }
 
+// hold keeps the server up while the benchmark closes and opens its
+// sessions: tmux exits with its last session, and a session opened while
+// it exits fails.
+func (s *tmuxServer) hold() error { return s.start("hold", 20, 5, "exec sleep 86400") }
+
 // stop closes a session; its program gets SIGHUP.
 func (s *tmuxServer) stop(name string) { _, _ = s.run("kill-session", "-t", name) }
 

@@ -46,6 +46,8 @@ type stores struct {
 	// open are the workstations running on these stores, by session
 	// name.
 	open map[*workstation]string
+	// bg counts blocks being described in the background.
+	bg sync.WaitGroup
 	nextID   int
 }
 
@@ -86,8 +88,10 @@ func openStores(g *globals, cfg config.Config, logName string) (*stores, error) 
 	return st, nil
 }
 
-// close closes the vault, the sidecar and the log.
+// close closes the vault, the sidecar and the log, once the blocks being
+// described are.
 func (st *stores) close() {
+	st.bg.Wait()
 	if st.vault != nil {
 		_ = st.vault.Close()
 	}

@@ -40,12 +40,17 @@ func newVaultPut(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("read stdin: %w", err)
 			}
-			v, release, err := g.openVaultReserve(int64(len(data)))
-			if err != nil {
-				return err
+			var id string
+			if g.shared != nil {
+				id, err = g.shared.keepLater(kind, data)
+			} else {
+				v, release, openErr := g.openVaultReserve(int64(len(data)))
+				if openErr != nil {
+					return openErr
+				}
+				defer release()
+				id, err = keep(v, kind, "", data)
 			}
-			defer release()
-			id, err := keep(v, kind, "", data)
 			if err != nil {
 				return err
 			}
@@ -256,6 +261,42 @@ func keep(v *vault.Vault, kind, agent string, data []byte) (string, error) {
 	m := d.Meta(kind, -1, c.Tokens, !c.Exact)
 	m.Agent = agent
 	return v.Put(data, m)
+}
+
+// describeNow is the largest block the server describes before it
+// answers a put; a larger one is described in the background.
+const describeNow = 64 << 10
+
+// keepLater is keep for the server, which must answer a put at once: a
+// large block is stored with a provisional description (its tokens
+// estimated, and sensitive until a scan says otherwise, so nothing serves
+// it to a model meanwhile) and described in the background, exactly as
+// keep would; the panes learn of it when it is done.
+func (st *stores) keepLater(kind string, data []byte) (string, error) {
+	if len(data) <= describeNow {
+		return keep(st.vault, kind, "", data)
+	}
+	text := unsafe.String(&data[0], len(data))
+	id, err := st.vault.Put(data, vault.Meta{Kind: kind, MsgIndex: -1, Tokens: tokens.Estimate(text), TokensEstimated: true,
+		Sensitive: true, Summary: "(being described)"})
+	if err != nil {
+		return "", err
+	}
+	st.bg.Add(1)
+	go func() {
+		defer st.bg.Done()
+		d := diet.Describe(kind, text)
+		c := tokens.Default().CountHashed(sha256.Sum256(data), text)
+		m := d.Meta(kind, -1, c.Tokens, !c.Exact)
+		err := st.vault.Redescribe(id, vault.Described{Tokens: m.Tokens, TokensEstimated: m.TokensEstimated, Files: m.Files,
+			Topics: m.Topics, Command: m.Command, Summary: m.Summary, Confidence: m.Confidence, Priority: m.Priority, Sensitive: m.Sensitive})
+		if err != nil {
+			st.log.Warn("describe a stored block", "id", id, "error", err)
+			return
+		}
+		st.changed()
+	}()
+	return id, nil
 }
 
 // readChunk is the unit readAllExact reads a stream of unknown size in.
