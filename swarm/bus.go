@@ -11,6 +11,7 @@ type bus struct {
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
 	closed bool
+	seq    uint64 // the Seq of the last event published
 }
 
 const routineLimit = 4096
@@ -53,12 +54,24 @@ func (b *bus) subscribe() (<-chan Event, func()) {
 	}
 }
 
-func (b *bus) publish(e Event) {
+// publish numbers e (Event.Seq) and hands it to every subscriber; it
+// returns e as numbered.
+func (b *bus) publish(e Event) Event {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.seq++
+	e.Seq = b.seq
 	for s := range b.subs {
 		s.push(e)
 	}
+	return e
+}
+
+// last returns the Seq of the last event published (0 before the first).
+func (b *bus) last() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seq
 }
 
 // closeAll ends every subscription, and any made later.

@@ -40,7 +40,7 @@ func publishWithin(t *testing.T, b *bus, events func(publish func(Event))) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		events(b.publish)
+		events(func(e Event) { b.publish(e) })
 	}()
 	waitClosed(t, done, "publishing")
 }

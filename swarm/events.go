@@ -45,6 +45,9 @@ type Event struct {
 	Err     string
 	Request *permission.Request
 	Loop    agent.Event
+	// Seq numbers the swarm's events from 1 in the order they were
+	// published; Transcript.Seq says which of them a transcript covers.
+	Seq uint64
 }
 
 // routine reports whether the event may be dropped for a slow listener:

@@ -59,7 +59,7 @@ func (s *Swarm) Restart(name string) error {
 		m.mu.Unlock()
 		return fmt.Errorf("swarm: restart %s: %w", name, ferr)
 	}
-	m.runner = r
+	m.setRunnerLocked(r, false)
 	m.state, m.detail, m.err, m.paused = StateIdle, "", nil, false
 	m.stateEventLocked()
 	m.mu.Unlock()

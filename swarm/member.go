@@ -7,6 +7,7 @@ import (
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/provider"
 )
 
 // member is one agent: its runner, its queue of user turns and its state.
@@ -29,16 +30,32 @@ type member struct {
 	state    State
 	detail   string
 	err      error // why the member is offline
-	queue    []string
-	injected []string
+	queue    []queued
+	injected []queued
 	stats    Stats
-	cancel   context.CancelFunc // cancels the running turn; nil between turns
-	stopped  bool               // quit is closed: no turn runs any more
-	paused   bool               // queued turns wait until Resume
-	looping  bool               // the loop goroutine has been started
-	removed  bool               // EvRemoved is out: nothing more is published
-	wake     chan struct{}
-	quit     chan struct{}
+	// base is the runner's history when its latest turn started, log the
+	// events of that turn (see Transcript); hist says the runner is a
+	// Historian, resumed how many of base's messages a resumed session
+	// brought.
+	base    []provider.Message
+	log     []Event
+	hist    bool
+	resumed int
+	cancel  context.CancelFunc // cancels the running turn; nil between turns
+	stopped bool               // quit is closed: no turn runs any more
+	paused  bool               // queued turns wait until Resume
+	looping bool               // the loop goroutine has been started
+	removed bool               // EvRemoved is out: nothing more is published
+	wake    chan struct{}
+	quit    chan struct{}
+}
+
+// queued is a turn in the member's queue, or a vault block waiting for
+// the next turn, with the event that announced it (EvMessage, EvInjected;
+// nil for a turn queued by Send).
+type queued struct {
+	text string
+	ev   *Event
 }
 
 func newMember(s *Swarm, name string) *member {
@@ -72,11 +89,15 @@ func (m *member) infoLocked() Info {
 	return in
 }
 
-// publishLocked publishes e unless the member was removed; m.mu is held.
-func (m *member) publishLocked(e Event) {
-	if !m.removed {
-		m.s.bus.publish(e)
+// publishLocked publishes e unless the member was removed, notes it in
+// the transcript's log and returns it as published; m.mu is held.
+func (m *member) publishLocked(e Event) Event {
+	if m.removed {
+		return e
 	}
+	e = m.s.bus.publish(e)
+	m.logLocked(e)
+	return e
 }
 
 // stateEventLocked publishes the member's current Info as EvState; m.mu is
@@ -110,11 +131,12 @@ func (m *member) enqueue(text string, ev *Event) error {
 		m.mu.Unlock()
 		return ErrStopped
 	}
-	m.queue = append(m.queue, text)
+	m.queue = append(m.queue, queued{text: text})
 	if ev != nil {
 		e := *ev
 		e.Info = m.infoLocked()
-		m.publishLocked(e)
+		e = m.publishLocked(e)
+		m.queue[len(m.queue)-1].ev = &e
 	}
 	m.stateEventLocked()
 	m.mu.Unlock()
@@ -135,8 +157,9 @@ func (m *member) wakeUp() {
 func (m *member) inject(id, block string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.injected = append(m.injected, block)
-	m.publishLocked(Event{Type: EvInjected, Agent: m.name, Text: id, Info: m.infoLocked()})
+	m.injected = append(m.injected, queued{text: block})
+	e := m.publishLocked(Event{Type: EvInjected, Agent: m.name, Text: id, Info: m.infoLocked()})
+	m.injected[len(m.injected)-1].ev = &e
 }
 
 // onEvent receives the agent loop's events: it keeps the state and the

@@ -48,7 +48,8 @@ func (s *Swarm) SpawnResume(role, name, sessionID string) string {
 	} else {
 		_, resumer := r.(Resumer)
 		m.mu.Lock()
-		m.runner, m.resumePending = r, resumer && sessionID != ""
+		m.setRunnerLocked(r, sessionID != "")
+		m.resumePending = resumer && sessionID != ""
 		m.mu.Unlock()
 		s.startLoop(m)
 		m.wakeUp()

@@ -3,15 +3,15 @@ package swarm
 import (
 	"context"
 	"errors"
-	"strings"
 )
 
 // next takes the resumed turn when one is pending, else the first queued
 // turn with the injected blocks after its text (a turn that began with
 // <ctx_exact would read as a page-in answer). In the same critical section
-// it marks the member thinking and records the turn's cancel function, so
-// Busy never sees a gap between a queued turn and a running one and Cancel
-// always reaches a taken turn.
+// it marks the member thinking, records the turn's cancel function and
+// starts the transcript's log of the turn, so Busy never sees a gap
+// between a queued turn and a running one, Cancel always reaches a taken
+// turn and Transcript never misses or repeats one of its events.
 func (m *member) next(parent context.Context) (turn, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -21,13 +21,14 @@ func (m *member) next(parent context.Context) (turn, bool) {
 	t := turn{resume: m.resumePending, r: m.runner}
 	m.resumePending = false
 	if !t.resume {
-		t.text = m.queue[0]
+		t.text = m.queue[0].text
 		m.queue = m.queue[1:]
-		if len(m.injected) > 0 {
-			t.text = t.text + "\n\n" + strings.Join(m.injected, "\n\n")
-			m.injected = nil
+		for _, b := range m.injected {
+			t.text += "\n\n" + b.text
 		}
+		m.injected = nil
 	}
+	m.resetTranscriptLocked()
 	var cancel context.CancelFunc
 	t.ctx, cancel = context.WithCancel(parent)
 	m.cancel = cancel
