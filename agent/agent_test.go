@@ -381,6 +381,30 @@ func TestFailedTurnLeavesAValidTranscript(t *testing.T) {
 	}
 }
 
+// TestResumeAnswersTheCutCall resumes a transcript whose last tool call
+// has no result: the call is answered "interrupted", and the answer is
+// published as its result, before the loop goes on.
+func TestResumeAnswersTheCutCall(t *testing.T) {
+	cut := call("c1", "read_file", map[string]any{"path": "x.go"})
+	r := newRig(t, func(c *Config) {
+		c.History = []provider.Message{{Role: "user", Content: "read x.go"}, {Role: "assistant", ToolCalls: []provider.ToolCall{cut}}}
+	}, providertest.TextStep("picked up"))
+	answer, resumed, err := r.a.Resume(context.Background())
+	if err != nil || !resumed || answer != "picked up" {
+		t.Fatalf("Resume = %q, %v, %v", answer, resumed, err)
+	}
+	res := r.eventsOf(EvToolResult)
+	if len(res) != 1 || res[0].CallID != "c1" || res[0].Tool != "read_file" || !res[0].IsError || !strings.HasPrefix(res[0].Text, "interrupted:") {
+		t.Fatalf("tool results published %+v", res)
+	}
+	if h := r.a.History(); len(h) != 4 || h[2].Content != res[0].Text {
+		t.Fatalf("history after Resume %+v", h)
+	}
+	if _, resumed, err := r.a.Resume(context.Background()); resumed || err != nil {
+		t.Fatalf("Resume after a complete turn = %v, %v", resumed, err)
+	}
+}
+
 // TestPageInIsNeverCompacted pages in a block larger than the ingestion
 // limit with the ctx_get tool: the model must get it whole.
 func TestPageInIsNeverCompacted(t *testing.T) {

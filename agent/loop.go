@@ -98,7 +98,9 @@ func (a *Agent) startTurn(at int) {
 }
 
 // repairToolResults answers every tool call of the last assistant message
-// that has no result, so the transcript is valid for the provider again.
+// that has no result, so the transcript is valid for the provider again,
+// and publishes each answer as the call's result, so that a pane showing
+// the call as running sees it end.
 func (a *Agent) repairToolResults() error {
 	var calls []provider.ToolCall
 	answered := map[string]bool{}
@@ -120,6 +122,7 @@ func (a *Agent) repairToolResults() error {
 			if err := a.record(msg); err != nil {
 				return err
 			}
+			a.emit(Event{Type: EvToolResult, Tool: tc.Name, CallID: tc.ID, Text: msg.Content, IsError: true})
 		}
 	}
 	return nil

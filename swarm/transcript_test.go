@@ -54,10 +54,11 @@ func TestTranscriptOfAResumedAgent(t *testing.T) {
 	name := h.sw.SpawnResume("", "agent-3", "sess-1")
 	fin := w.until("the resumed turn's end", is(EvFinished, name))
 	tr := mustTranscript(t, h.sw, name)
+	interrupted := "interrupted: kws stopped before this tool call finished; its effects, if any, are unknown. Check before relying on them."
 	if !reflect.DeepEqual(tr.Messages, history) || tr.Resumed != 2 || tr.Session != "sess-1" {
 		t.Fatalf("transcript %+v, want the resumed history of sess-1", tr)
 	}
-	want := []string{"agent:text_delta:picked up where I was", "agent:done:picked up where I was", "finished:picked up where I was"}
+	want := []string{"agent:tool_result:" + interrupted, "agent:text_delta:picked up where I was", "agent:done:picked up where I was", "finished:picked up where I was"}
 	if got := shown(tr.Events); !reflect.DeepEqual(got, want) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
