@@ -25,6 +25,7 @@ type Agents interface {
 	Pause(name string) error
 	Resume(name string) error
 	Restart(name string) error
+	Transcript(name string) (swarm.Transcript, error)
 }
 
 // Listener is a pane that follows the swarm's events; the application
@@ -69,10 +70,15 @@ type AgentPane struct {
 	// in the vault; both are unset without --worktree.
 	branch string
 	diff   func() (id string, err error)
+	// seen is the Seq of the last event the transcript shown at
+	// construction covers; OnEvent skips those.
+	seen uint64
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
-// exactly (the vault pane).
+// exactly (the vault pane). An agent that already has a conversation (one
+// that resumed its session) shows it first, through the same entries its
+// live events make.
 func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id string)) *AgentPane {
 	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
 		cards: map[string]*entry{}, selected: -1}
@@ -98,6 +104,9 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	)
 	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
 		p.add(&entry{kind: entryError, text: info.Detail})
+	}
+	if t, err := agents.Transcript(name); err == nil {
+		p.replay(t)
 	}
 	return p
 }

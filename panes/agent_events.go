@@ -7,9 +7,10 @@ import (
 	"github.com/kwsdev/kws/swarm"
 )
 
-// OnEvent adds one swarm event about this agent to the transcript.
+// OnEvent adds one swarm event about this agent to the transcript. An
+// event the transcript shown at construction covers is skipped.
 func (p *AgentPane) OnEvent(e swarm.Event) {
-	if e.Agent != p.name {
+	if e.Agent != p.name || e.Seq != 0 && e.Seq <= p.seen {
 		return
 	}
 	switch e.Type {
@@ -25,7 +26,7 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 	case swarm.EvMessage:
 		p.add(&entry{kind: entryUser, text: e.Text})
 	case swarm.EvInjected:
-		p.add(&entry{kind: entrySystem, text: e.Text + " rides the next turn (exact block)"})
+		p.add(&entry{kind: entrySystem, text: injectedNote(e.Text)})
 	case swarm.EvFinished:
 		p.cur = nil
 		if e.Err != "" {

@@ -26,6 +26,8 @@ type fakeAgents struct {
 	restarts int
 	info     swarm.Info
 	sendFail error
+	// transcript is what the pane shows when it opens.
+	transcript swarm.Transcript
 }
 
 func (f *fakeAgents) Send(name, text string) error {
@@ -48,6 +50,9 @@ func (f *fakeAgents) Remove(name string)                   { f.removed = append(
 func (f *fakeAgents) Pause(string) error                   { f.info.Paused = true; return nil }
 func (f *fakeAgents) Resume(string) error                  { f.info.Paused = false; return nil }
 func (f *fakeAgents) Restart(string) error                 { f.restarts++; return nil }
+func (f *fakeAgents) Transcript(string) (swarm.Transcript, error) {
+	return f.transcript, nil
+}
 
 func newAgentPane(t *testing.T) (*AgentPane, *fakeAgents, *[]string) {
 	t.Helper()
