@@ -362,13 +362,20 @@ func TestToolExpandOffersMoreTools(t *testing.T) {
 // waits for approval; the next turn's request must still pair every tool
 // call with a result.
 func TestFailedTurnLeavesAValidTranscript(t *testing.T) {
-	r := newRig(t, func(c *Config) { c.Broker = permission.NewBroker(permission.Interactive) },
+	broker := permission.NewBroker(permission.Interactive)
+	asks := broker.Subscribe()
+	r := newRig(t, func(c *Config) { c.Broker = broker },
 		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "make deploy"})),
 		providertest.TextStep("hello"))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// The turn ends while it waits for the approval nobody gives.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		<-asks
+		cancel()
+	}()
 	if _, err := r.a.Run(ctx, "deploy it"); err == nil {
-		t.Fatal("a turn whose approval timed out succeeded")
+		t.Fatal("a turn cancelled while it waited for approval succeeded")
 	}
 	r.run("hello again")
 	msgs := r.srv.Requests()[1].Messages
