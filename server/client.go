@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -222,6 +223,18 @@ func Attach(c net.Conn, h Hello, in, out *os.File) (Exit, error) {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer signal.Stop(winch)
+	// A hangup or kill detaches, as tmux's client does: the terminal is
+	// restored and the session goes on.
+	var killed atomic.Value
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(stop)
+	go func() {
+		if sig, ok := <-stop; ok {
+			killed.Store(sig.String())
+			c.Close()
+		}
+	}()
 	go func() {
 		for range winch {
 			if cols, rows, err := term.GetSize(int(out.Fd())); err == nil {
@@ -246,6 +259,9 @@ func Attach(c net.Conn, h Hello, in, out *os.File) (Exit, error) {
 	for {
 		typ, payload, err := readFrame(c)
 		if err != nil {
+			if sig, ok := killed.Load().(string); ok {
+				return Exit{Code: 1, Message: fmt.Sprintf("[detached (%s)]", sig)}, nil
+			}
 			if errors.Is(err, io.EOF) {
 				return Exit{Code: 1, Message: "lost the server (it stopped or was killed); kws restores the session"}, nil
 			}
