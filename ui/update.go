@@ -1,0 +1,78 @@
+package ui
+
+import "time"
+
+// Redraw repaints the whole screen on the next frame, as after a client
+// attaches to a running session. Safe from any goroutine.
+func (a *App) Redraw() {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if !stopped {
+		go a.tv.Sync()
+	}
+}
+
+// Inspect runs fn on the UI goroutine without redrawing, for reading the
+// application's state (a snapshot for the journal). Safe from any
+// goroutine; fn does not run once the application has stopped.
+func (a *App) Inspect(fn func()) {
+	a.mu.Lock()
+	stopped := a.stopped
+	a.mu.Unlock()
+	if !stopped {
+		go a.tv.QueueUpdate(fn)
+	}
+}
+
+// Update runs fn on the UI goroutine and redraws. It is the one way
+// background goroutines reach primitives. It never blocks: calls are queued
+// and run together before one redraw, so a burst of output costs one frame.
+func (a *App) Update(fn func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopped {
+		return
+	}
+	a.queue = append(a.queue, fn)
+	if !a.scheduled {
+		a.scheduled = true
+		go a.tv.QueueUpdateDraw(a.flush)
+	}
+}
+
+// flush runs the queued updates on the UI goroutine.
+func (a *App) flush() {
+	a.mu.Lock()
+	q := a.queue
+	a.queue, a.scheduled = nil, false
+	a.mu.Unlock()
+	for _, fn := range q {
+		fn()
+	}
+}
+
+// Notify shows msg in the status bar for a few seconds. Safe from any
+// goroutine.
+func (a *App) Notify(msg string) {
+	a.mu.Lock()
+	a.notice = msg
+	if a.noticeT != nil {
+		a.noticeT.Stop()
+	}
+	a.noticeT = time.AfterFunc(6*time.Second, func() {
+		a.mu.Lock()
+		if a.notice == msg {
+			a.notice = ""
+		}
+		a.mu.Unlock()
+		a.Update(func() {})
+	})
+	a.mu.Unlock()
+}
+
+func (a *App) currentNotice() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.notice
+}
