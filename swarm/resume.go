@@ -89,3 +89,20 @@ func (s *Swarm) ResumeSession(name string) string {
 	defer m.mu.Unlock()
 	return m.resume
 }
+
+// SeedStats gives an agent the figures it had before kws restarted, so
+// the stats pane and the status bar go on from them instead of zero. It
+// does nothing once the agent has made a call of its own.
+func (s *Swarm) SeedStats(name string, st Stats) error {
+	m, err := s.member(name)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stats.Calls == 0 {
+		m.stats = st
+		m.stats.Series = append([]Point(nil), st.Series...)
+	}
+	return nil
+}

@@ -87,3 +87,34 @@ func TestInfoNamesTheSessionAndRestartForgetsTheResume(t *testing.T) {
 		t.Fatalf("the factory was asked to resume %q, want old-session then a fresh start", resumed)
 	}
 }
+
+// TestSeedStats gives a restored agent its old figures, which its own
+// calls then add to; an agent that made a call keeps its own, and an
+// unknown agent is an error.
+func TestSeedStats(t *testing.T) {
+	h := newHarness(t, permission.AutoAllow)
+	name, _ := h.spawn(providertest.TextStep("one"))
+	old := Stats{Calls: 7, NaiveTokens: 9000, SentTokens: 4000, Series: []Point{{Naive: 9000, Sent: 4000}}}
+	if err := h.sw.SeedStats(name, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.info(name).Stats; got.Calls != 7 || got.SentTokens != 4000 || len(got.Series) != 1 {
+		t.Fatalf("seeded stats %+v", got)
+	}
+	w := h.watch()
+	h.send(name, "go on")
+	w.until("EvFinished", is(EvFinished, name))
+	again := h.info(name).Stats
+	if again.Calls != 8 || again.NaiveTokens <= old.NaiveTokens || len(again.Series) != 2 {
+		t.Fatalf("a call after the seed: %+v, want it added to the seeded figures", again)
+	}
+	if err := h.sw.SeedStats(name, Stats{Calls: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.info(name).Stats; got.Calls != again.Calls || got.NaiveTokens != again.NaiveTokens {
+		t.Fatalf("a second seed replaced figures the agent made: %+v, had %+v", got, again)
+	}
+	if err := h.sw.SeedStats("agent-99", old); err == nil {
+		t.Fatal("seeding an unknown agent succeeded")
+	}
+}
