@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/sidecar"
@@ -57,7 +55,7 @@ func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 		}
 		engine = e
 	}
-	s, err := g.openMemoryWith(cfg, engine)
+	s, err := app.OpenMemory(g.dataDir, cfg, engine)
 	if err != nil {
 		return nil, err
 	}
@@ -65,37 +63,6 @@ func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 		fmt.Fprintf(warn, "kws: %s\n", d)
 	}
 	return s, nil
-}
-
-// openMemoryWith opens the memory store for the embedder cfg names:
-// DATA/memory for the hashing embedder (the default), DATA/memory-sidecar
-// or DATA/memory-openai-MODEL for the others, since a store must be read
-// with the embedder that filled it. engine embeds for "sidecar".
-func (g *globals) openMemoryWith(cfg config.Config, engine sidecar.Engine) (*memory.Store, error) {
-	// Candidates under the promotion threshold wait in the memory pane's
-	// approval queue.
-	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true}
-	dir := memory.DirName
-	switch e := cfg.MemoryEmbedder; {
-	case e == "" || e == "hash":
-	case e == "sidecar" && engine != nil:
-		opts.Embedder, dir = memory.FuncEmbedder(engine.Embed), memory.DirName+"-sidecar"
-	case strings.HasPrefix(e, "openai:") && len(e) > len("openai:"):
-		model := strings.TrimPrefix(e, "openai:")
-		if cfg.BaseURL == "" {
-			return nil, fmt.Errorf("memory_embedder = %q needs base_url (or KWS_BASE_URL)", e)
-		}
-		opts.Embedder = memory.OpenAIEmbedder(cfg.BaseURL, cfg.APIKey, model, nil)
-		dir = memory.DirName + "-openai-" + strings.Map(func(r rune) rune {
-			if r == '/' || r == os.PathSeparator || r == ':' {
-				return '_'
-			}
-			return r
-		}, model)
-	default:
-		return nil, fmt.Errorf("memory_embedder = %q: want hash, sidecar or openai:MODEL", e)
-	}
-	return memory.Open(filepath.Join(g.dataDir, dir), opts)
 }
 
 // scopes resolves --scope: "" means def, "all" means this project and
@@ -111,7 +78,7 @@ func (f *memFlags) scopes(def string) ([]string, error) {
 	if s != "project" && s != "all" {
 		return nil, fmt.Errorf("--scope %q: want global, project or all", f.scope)
 	}
-	ws, err := resolveWorkspace(f.g.abs(f.workspace))
+	ws, err := app.ResolveWorkspace(f.g.abs(f.workspace))
 	if err != nil {
 		return nil, err
 	}

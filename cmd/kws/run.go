@@ -21,6 +21,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/server"
@@ -71,7 +72,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if task == "" && f.resume == "" {
 		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
 	}
-	ws, err := resolveWorkspace(g.abs(f.workspace))
+	ws, err := app.ResolveWorkspace(g.abs(f.workspace))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -134,7 +135,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
 	}
-	defer closeEngine(engine)
+	defer app.CloseEngine(engine)
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
@@ -201,17 +202,6 @@ func applyRunFlags(cfg *config.Config, f *runFlags) {
 	if f.apiKeyEnv != "" {
 		cfg.APIKey = getenv(f.apiKeyEnv)
 	}
-}
-
-func resolveWorkspace(dir string) (string, error) {
-	ws, err := filepath.Abs(dir)
-	if err == nil {
-		ws, err = filepath.EvalSymlinks(ws)
-	}
-	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", dir, err)
-	}
-	return ws, nil
 }
 
 // abs resolves a relative path the command was given against the

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
@@ -34,7 +35,7 @@ func newSidecarCmd(g *globals) *cobra.Command {
 			if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
 				return err
 			}
-			defer closeEngine(e)
+			defer app.CloseEngine(e)
 			in := e.Info()
 			if g.json {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(in)
@@ -67,7 +68,7 @@ func newSidecarCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e)
+			defer app.CloseEngine(e)
 			l, ok := e.(*sidecar.Local)
 			if !ok {
 				return errors.New("sidecar bench: no model loaded")
@@ -99,13 +100,6 @@ func (g *globals) openSidecar(w io.Writer) (sidecar.Engine, error) {
 	progress, end := progressBar(w, filepath.Base(file))
 	defer end()
 	return sidecar.Open(file, g.dataDir, sidecarLoader, progress, tel, log)
-}
-
-// closeEngine releases a loaded model.
-func closeEngine(e sidecar.Engine) {
-	if l, ok := e.(*sidecar.Local); ok {
-		_ = l.Model().Close()
-	}
 }
 
 // progressBar draws a loading bar on w, finished with a newline; end

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/secrets"
@@ -47,8 +48,8 @@ type stores struct {
 	// name.
 	open map[*workstation]string
 	// bg counts blocks being described in the background.
-	bg sync.WaitGroup
-	nextID   int
+	bg     sync.WaitGroup
+	nextID int
 }
 
 // openStores opens the data dir's shared stores; cfg (the first
@@ -76,7 +77,7 @@ func openStores(g *globals, cfg config.Config, logName string) (*stores, error) 
 	st.sidecarPath, st.sidecarErr = sidecar.Locate(cmp.Or(g.sidecarModel, cfg.SidecarModel), g.dataDir)
 	// Memory is a hint store: when it cannot open, kws works without it.
 	// With the sidecar as its embedder it works once the model has loaded.
-	if st.memory, err = g.openMemoryWith(cfg, st.sidecar); err != nil {
+	if st.memory, err = app.OpenMemory(g.dataDir, cfg, st.sidecar); err != nil {
 		st.log.Warn("memory unavailable", "error", err)
 		st.notes = append(st.notes, "memory off: "+err.Error())
 	} else {
@@ -96,7 +97,7 @@ func (st *stores) close() {
 		_ = st.vault.Close()
 	}
 	if st.sidecar != nil {
-		closeEngine(st.sidecar.Current())
+		app.CloseEngine(st.sidecar.Current())
 	}
 	_ = st.tel.Close()
 	if st.logF != nil {

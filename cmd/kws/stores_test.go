@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 )
 
@@ -41,7 +42,7 @@ func TestKeepLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.close()
-	wantID, err := keep(other.vault, "log", "", big)
+	wantID, err := app.Keep(other.vault, "log", "", big)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/termsafe"
@@ -41,7 +42,7 @@ func newServerCmds(g *globals) []*cobra.Command {
 	wf := &wsFlags{}
 	addWSFlags(newCmd.Flags(), wf)
 	newCmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		ws, err := resolveWorkspace(wf.workspace)
+		ws, err := app.ResolveWorkspace(wf.workspace)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
@@ -49,7 +50,7 @@ func newVaultPut(g *globals) *cobra.Command {
 					return openErr
 				}
 				defer release()
-				id, err = keep(v, kind, "", data)
+				id, err = app.Keep(v, kind, "", data)
 			}
 			if err != nil {
 				return err
@@ -247,22 +248,6 @@ func newVaultStats(g *globals) *cobra.Command {
 	}
 }
 
-// keep stores data in the vault with the diet's extractive description
-// and an exact token count, as every block the user keeps by hand. data
-// must not change until keep returns: the describer and the counter read
-// it in place, since a block can be hundreds of megabytes.
-func keep(v *vault.Vault, kind, agent string, data []byte) (string, error) {
-	if len(data) == 0 {
-		return "", vault.ErrEmpty
-	}
-	text := unsafe.String(&data[0], len(data))
-	d := diet.Describe(kind, text)
-	c := tokens.Default().CountHashed(sha256.Sum256(data), text)
-	m := d.Meta(kind, -1, c.Tokens, !c.Exact)
-	m.Agent = agent
-	return v.Put(data, m)
-}
-
 // describeNow is the largest block the server describes before it
 // answers a put; a larger one is described in the background.
 const describeNow = 64 << 10
@@ -274,7 +259,7 @@ const describeNow = 64 << 10
 // keep would; the panes learn of it when it is done.
 func (st *stores) keepLater(kind string, data []byte) (string, error) {
 	if len(data) <= describeNow {
-		return keep(st.vault, kind, "", data)
+		return app.Keep(st.vault, kind, "", data)
 	}
 	text := unsafe.String(&data[0], len(data))
 	id, err := st.vault.Put(data, vault.Meta{Kind: kind, MsgIndex: -1, Tokens: tokens.Estimate(text), TokensEstimated: true,

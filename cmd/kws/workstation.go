@@ -19,6 +19,7 @@ import (
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/panes/pane"
@@ -94,7 +95,7 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 	if !term.IsTerminal(int(os.Stdout.Fd())) || !term.IsTerminal(int(os.Stdin.Fd())) {
 		return overview(cmd, g)
 	}
-	ws, err := resolveWorkspace(cmp.Or(f.workspace, "."))
+	ws, err := app.ResolveWorkspace(cmp.Or(f.workspace, "."))
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 // openWorkstation opens a workstation with stores of its own, for a
 // process without a server (the tests and the headless driver).
 func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
-	ws, err := resolveWorkspace(cmp.Or(f.workspace, "."))
+	ws, err := app.ResolveWorkspace(cmp.Or(f.workspace, "."))
 	if err != nil {
 		return nil, err
 	}

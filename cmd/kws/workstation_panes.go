@@ -7,6 +7,7 @@ import (
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/pane"
@@ -26,7 +27,7 @@ func (w *workstation) paneRegistry() *pane.Registry {
 	})
 	r.Register(pane.KindShell, func(s pane.Spec) (pane.Pane, error) {
 		return panes.NewShellPane(w.env, panes.ShellOptions(w.shell, s), func(kind string, text []byte) (string, error) {
-			id, err := keep(w.vault, kind, "user", text)
+			id, err := app.Keep(w.vault, kind, "user", text)
 			if err == nil {
 				// Called on the UI goroutine: the vault pane shows it at once.
 				w.vaultAt = time.Time{}

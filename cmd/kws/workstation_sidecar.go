@@ -7,6 +7,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/server"
 )
 
@@ -28,6 +29,5 @@ func (w *workstation) localModel() (*server.Model, error) {
 // localProfile is the model profile of the sidecar as the agents' model:
 // the text tool protocol and the context each sequence gets.
 func localProfile(name string) profile.Profile {
-	return profile.Profile{ID: name, ContextWindow: sidecarContext, CompletionReserve: 512, Envelope: "text"}
+	return profile.Profile{ID: name, ContextWindow: app.SidecarContext, CompletionReserve: 512, Envelope: "text"}
 }
-

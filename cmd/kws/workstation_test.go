@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/vault"
 
 	"github.com/kwsdev/kws/agent/provider"
@@ -135,7 +136,7 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 
 func TestWorkstationStreamsAnAnswerAndOpensItsRef(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
-	id, err := keep(r.w.vault, "log", "user", []byte("exact build log\nFAIL TestFoo\n"))
+	id, err := app.Keep(r.w.vault, "log", "user", []byte("exact build log\nFAIL TestFoo\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestWorkstationApprovesAndDeniesToolCalls(t *testing.T) {
 
 func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
-	id, err := keep(r.w.vault, "log", "user", []byte("panic: nil map write\ngoroutine 1 [running]\n"))
+	id, err := app.Keep(r.w.vault, "log", "user", []byte("panic: nil map write\ngoroutine 1 [running]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/swarm"
 )
@@ -62,7 +63,7 @@ func (w *workstation) wireWorktree(p *panes.AgentPane) {
 		if diff == "" {
 			return "", fmt.Errorf("no changes on %s yet", wt.branch)
 		}
-		id, err := keep(w.vault, "worktree:diff", p.Name(), []byte(diff))
+		id, err := app.Keep(w.vault, "worktree:diff", p.Name(), []byte(diff))
 		if err != nil {
 			return "", err
 		}
