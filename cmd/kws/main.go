@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
@@ -67,7 +68,7 @@ type globals struct {
 	argv []string
 	// shared is set when the command runs inside the server, on the
 	// server's open stores; cwd is then the client's directory.
-	shared *stores
+	shared *app.Stores
 	cwd    string
 	// socket is the server's socket inside the server, which shell panes
 	// export.
@@ -114,7 +115,7 @@ func (g *globals) openVault() (v *vault.Vault, release func(), err error) {
 // a vault it opens grows its file for them at once.
 func (g *globals) openVaultReserve(n int64) (v *vault.Vault, release func(), err error) {
 	if g.shared != nil {
-		return g.shared.vault, func() {}, nil
+		return g.shared.Vault(), func() {}, nil
 	}
 	var opts *vault.Options
 	if n > 0 {

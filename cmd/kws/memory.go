@@ -41,10 +41,10 @@ func newMemoryCmd(g *globals) *cobra.Command {
 // each damaged file the store moved aside.
 func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 	if g.shared != nil {
-		if g.shared.memory == nil {
+		if g.shared.Memory() == nil {
 			return nil, errors.New("memory is off in the kws server (see DATA/logs/server.log)")
 		}
-		return g.shared.memory, nil
+		return g.shared.Memory(), nil
 	}
 	cfg, _ := userConfig()
 	var engine sidecar.Engine

@@ -77,11 +77,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	if g.shared != nil {
-		err := runInSession(cmd, g, f, ws, task)
-		if errors.Is(err, errNoSession) {
-			return fail("no session of the kws server works in %s: start one with kws new --workspace %s (or stop the server, kws kill-server, to run headless)", ws, ws)
-		}
-		return err
+		return runInSession(cmd, g, f, ws, task)
 	}
 	var sess *session.Session
 	var history []provider.Message
@@ -129,7 +125,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	if f.yes || cfg.Yes {
 		mode = permission.AutoAllow
 	}
-	sbx := g.openSandbox()
+	sbx := app.OpenSandbox(g.dataDir, configHome())
 	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {

@@ -6,16 +6,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/server"
-	"github.com/kwsdev/kws/swarm"
-	"github.com/kwsdev/kws/ui"
 )
 
 // newServeCmd is the hidden command a client starts the server with.
@@ -40,11 +38,11 @@ func runServer(g *globals) error {
 	if err := os.MkdirAll(filepath.Join(g.dataDir, "logs"), 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	var st *stores
+	var st *app.Stores
 	cfg, _, _ := config.Load("", getenv)
 	d, err := server.Start(server.Config{DataDir: g.dataDir, Socket: sock, Term: os.Getenv("TERM"), Notify: cfg.Notify,
-		NewSession: func(spec server.SessionSpec) (server.Session, error) { return st.newSession(spec) },
-		Exec:       func(r server.ExecRequest) int { return st.exec(r) }})
+		NewSession: func(spec server.SessionSpec) (server.Session, error) { return newSession(st, spec) },
+		Exec:       func(r server.ExecRequest) int { return execInServer(st, g.socket, r) }})
 	if errors.Is(err, server.ErrRunning) {
 		return &exitError{code: 3, err: err}
 	}
@@ -52,14 +50,14 @@ func runServer(g *globals) error {
 		return err
 	}
 	g.socket = sock
-	if st, err = openStores(g, cfg, filepath.Join("logs", "server.log")); err != nil {
+	if st, err = app.OpenStores(g.storeOptions(cfg, filepath.Join("logs", "server.log"))); err != nil {
 		d.Shutdown(true)
 		return err
 	}
-	defer st.close()
-	d.SetLog(st.log)
-	st.log.Info("server started", "pid", os.Getpid(), "socket", sock)
-	st.loadSidecar()
+	defer st.Close()
+	d.SetLog(st.Log())
+	st.Log().Info("server started", "pid", os.Getpid(), "socket", sock)
+	st.LoadSidecar()
 	// A hangup is what a closed terminal sends: the server outlives it.
 	// SIGTERM (a shutdown) stops the sessions so the next server restores
 	// them.
@@ -70,105 +68,37 @@ func runServer(g *globals) error {
 	go func() {
 		select {
 		case s := <-sig:
-			st.log.Info("server stopping", "signal", s.String())
+			st.Log().Info("server stopping", "signal", s.String())
 			d.Shutdown(false)
 		case <-d.Done():
 		}
 	}()
 	err = d.Serve()
-	st.log.Info("server stopped")
+	st.Log().Info("server stopped")
 	return err
 }
 
-// serverSession is a session's workstation running in the server.
-type serverSession struct {
-	w       *workstation
-	app     *ui.App
-	journal *journaler
-}
-
-// newSession builds a session's workstation on the server's stores, on
-// the screen the session's clients share.
-func (st *stores) newSession(spec server.SessionSpec) (server.Session, error) {
+// newSession builds a session's workstation on the server's stores: it
+// takes the workstation flags the session was created with.
+func newSession(st *app.Stores, spec server.SessionSpec) (server.Session, error) {
 	f := &wsFlags{}
 	fs := pflag.NewFlagSet("session", pflag.ContinueOnError)
 	addWSFlags(fs, f)
 	if err := fs.Parse(spec.Args); err != nil {
 		return nil, err
 	}
-	w, err := openSession(st, spec.Workspace, f)
-	if err != nil {
-		return nil, err
-	}
-	unregister := st.register(w, spec.Name)
-	unlisten := w.unlisten
-	w.unlisten = func() { unlisten(); unregister() }
-	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
-	cfg := w.appConfig()
-	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
-	// A session the server journaled comes back as it was: its layout,
-	// its agents on their sessions, its shells in their directories.
-	cfg.Restore = parseSessionState(spec.Journal, st.log)
-	s := &serverSession{w: w}
-	cfg.OnLayoutChange = func() { s.journal.changed() }
-	if s.app, err = ui.New(cfg); err != nil {
-		w.close()
-		return nil, err
-	}
-	s.journal = newJournaler(s.app, spec.Save, st.log)
-	w.onChange = s.journal.changed
-	w.attach(s.app)
-	s.journal.changed()
-	return s, nil
-}
-
-// Run shows the session until it ends; then its agents stop and their
-// sessions close.
-func (s *serverSession) Run() error {
-	defer s.w.close()
-	defer s.journal.stop()
-	return s.app.Run()
-}
-
-// End ends the session as its quit key does.
-func (s *serverSession) End() { s.app.Update(s.app.Quit) }
-
-// Attached redraws the screen for a client that attached and leads it to
-// the agents waiting for approval.
-func (s *serverSession) Attached() {
-	s.app.Redraw()
-	var waiting []string
-	for _, a := range s.Agents() {
-		if a.Waiting {
-			waiting = append(waiting, a.Name)
-		}
-	}
-	if len(waiting) > 0 {
-		s.app.Notify(fmt.Sprintf("‼ %s waiting for approval (%s n goes there)", strings.Join(waiting, ", "), prefixName(s.w.cfg.Keys)))
-	}
-}
-
-// Agents is the session's agents and their states.
-func (s *serverSession) Agents() []server.AgentState {
-	var out []server.AgentState
-	for _, in := range s.w.swarm.Agents() {
-		state := string(in.State)
-		if in.Paused && in.State == swarm.StateIdle {
-			state = "paused"
-		}
-		out = append(out, server.AgentState{Name: in.Name, State: state, Waiting: in.State == swarm.StateApproval})
-	}
-	return out
+	return st.NewSession(spec, f.flags())
 }
 
 // serverCommands are the commands a running server runs for its clients,
 // on its open vault and memory.
 var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true, "run": true}
 
-// exec runs a kws command for a client, on the server's stores.
-func (st *stores) exec(r server.ExecRequest) int {
+// execInServer runs a kws command for a client, on the server's stores;
+// socket is the server's.
+func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root := newRoot()
-	root.g.shared, root.g.cwd, root.g.socket = st, r.Cwd, st.g.socket
+	root.g.shared, root.g.cwd, root.g.socket = st, r.Cwd, socket
 	root.SetArgs(r.Args)
 	root.SetIn(r.Stdin)
 	root.SetOut(r.Stdout)
@@ -179,7 +109,7 @@ func (st *stores) exec(r server.ExecRequest) int {
 	}
 	err := root.ExecuteContext(r.Ctx)
 	// The panes show what the command stored at once.
-	st.changed()
+	st.Changed()
 	if err == nil {
 		return 0
 	}

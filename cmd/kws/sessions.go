@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/panes"
 )
 
@@ -25,9 +26,9 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			}
 			// In the server, a session a live agent records shows that
 			// agent and its state, not the status its file had last.
-			owners := map[string]owner{}
+			owners := map[string]app.Owner{}
 			if g.shared != nil {
-				owners = g.shared.owners()
+				owners = g.shared.Owners()
 			}
 			w := cmd.OutOrStdout()
 			if g.json {
@@ -35,7 +36,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 				for _, s := range list {
 					row := struct {
 						session.Summary
-						Owner *owner `json:"owner,omitempty"`
+						Owner *app.Owner `json:"owner,omitempty"`
 					}{Summary: s}
 					if o, ok := owners[s.ID]; ok {
 						row.Owner = &o

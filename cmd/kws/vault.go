@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,12 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unsafe"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/termsafe"
@@ -43,7 +39,7 @@ func newVaultPut(g *globals) *cobra.Command {
 			}
 			var id string
 			if g.shared != nil {
-				id, err = g.shared.keepLater(kind, data)
+				id, err = g.shared.KeepLater(kind, data)
 			} else {
 				v, release, openErr := g.openVaultReserve(int64(len(data)))
 				if openErr != nil {
@@ -246,42 +242,6 @@ func newVaultStats(g *globals) *cobra.Command {
 			return nil
 		}),
 	}
-}
-
-// describeNow is the largest block the server describes before it
-// answers a put; a larger one is described in the background.
-const describeNow = 64 << 10
-
-// keepLater is keep for the server, which must answer a put at once: a
-// large block is stored with a provisional description (its tokens
-// estimated, and sensitive until a scan says otherwise, so nothing serves
-// it to a model meanwhile) and described in the background, exactly as
-// keep would; the panes learn of it when it is done.
-func (st *stores) keepLater(kind string, data []byte) (string, error) {
-	if len(data) <= describeNow {
-		return app.Keep(st.vault, kind, "", data)
-	}
-	text := unsafe.String(&data[0], len(data))
-	id, err := st.vault.Put(data, vault.Meta{Kind: kind, MsgIndex: -1, Tokens: tokens.Estimate(text), TokensEstimated: true,
-		Sensitive: true, Summary: "(being described)"})
-	if err != nil {
-		return "", err
-	}
-	st.bg.Add(1)
-	go func() {
-		defer st.bg.Done()
-		d := diet.Describe(kind, text)
-		c := tokens.Default().CountHashed(sha256.Sum256(data), text)
-		m := d.Meta(kind, -1, c.Tokens, !c.Exact)
-		err := st.vault.Redescribe(id, vault.Described{Tokens: m.Tokens, TokensEstimated: m.TokensEstimated, Files: m.Files,
-			Topics: m.Topics, Command: m.Command, Summary: m.Summary, Confidence: m.Confidence, Priority: m.Priority, Sensitive: m.Sensitive})
-		if err != nil {
-			st.log.Warn("describe a stored block", "id", id, "error", err)
-			return
-		}
-		st.changed()
-	}()
-	return id, nil
 }
 
 // readChunk is the unit readAllExact reads a stream of unknown size in.

@@ -2,33 +2,14 @@ package main
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/permission"
-	"github.com/kwsdev/kws/agent/profile"
-	"github.com/kwsdev/kws/agent/session"
-	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/panes/keymap"
-	"github.com/kwsdev/kws/panes/pane"
-	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/server"
-	"github.com/kwsdev/kws/swarm"
-	"github.com/kwsdev/kws/themes"
-	"github.com/kwsdev/kws/ui"
-	"github.com/kwsdev/kws/vault"
 )
 
 // wsFlags are the workstation's flags on the root command.
@@ -38,54 +19,9 @@ type wsFlags struct {
 	worktree bool
 }
 
-// workstation is one session: a workspace's configuration, swarm, panes
-// and application, on the data dir's shared stores.
-type workstation struct {
-	*stores
-	// ownStores is set when the workstation opened the stores itself (no
-	// server) and closes them with itself.
-	ownStores bool
-	unlisten  func()
-	g         *globals
-	ws        string
-	theme     *themes.Theme
-	cfg       config.Config
-	cfgErr    error
-	// overrides are the workspace's model profile overrides.
-	overrides []profile.Profile
-	params    diet.Params
-	skills    []skill.Skill
-	broker    *permission.Broker
-	swarm     *swarm.Swarm
-	app       *ui.App
-	appP      atomic.Pointer[ui.App]
-	env       *pane.Env
-	shell     pty.Options
-
-	mu        sync.Mutex
-	sessions  []agentSession
-	closeOnce sync.Once
-	// vaultAt is the last vault pane refresh; vaultLater is set while a
-	// trailing refresh is scheduled.
-	vaultAt    time.Time
-	vaultLater bool
-	// early holds notices from before the application existed.
-	early []string
-
-	// limiter caps the agents' concurrent remote model calls.
-	limiter *swarm.Limiter
-	// board is the swarm's shared task board.
-	board *swarm.Board
-	// onAsk, when set, hears that an agent waits for approval (the
-	// server notifies the attached terminals).
-	onAsk func(agent string)
-	// onChange, when set, hears that the swarm changed (the server
-	// journals the session).
-	onChange func()
-	// useWorktrees gives each agent its own git worktree (--worktree);
-	// worktrees holds them by agent name, under mu.
-	useWorktrees bool
-	worktrees    map[string]worktree
+// flags are the workstation flags as the app package takes them.
+func (f *wsFlags) flags() app.Flags {
+	return app.Flags{Theme: f.theme, Workspace: f.workspace, Shell: f.shell, Emulator: f.emulator, Worktree: f.worktree}
 }
 
 // runWorkstation attaches the terminal to the workspace's session in the
@@ -102,181 +38,11 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 	return attachTo(cmd, g, server.Hello{Mode: "default", Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
 }
 
-// openWorkstation opens a workstation with stores of its own, for a
-// process without a server (the tests and the headless driver).
-func openWorkstation(g *globals, f *wsFlags) (*workstation, error) {
-	ws, err := app.ResolveWorkspace(cmp.Or(f.workspace, "."))
-	if err != nil {
-		return nil, err
-	}
-	cfg, _, _ := config.Load(ws, getenv)
-	st, err := openStores(g, cfg, "kws.log")
-	if err != nil {
-		return nil, err
-	}
-	w, err := openSession(st, ws, f)
-	if err != nil {
-		st.close()
-		return nil, err
-	}
-	w.ownStores = true
-	return w, nil
-}
-
-// openSession opens what a session's workstation needs before it draws,
-// on the shared stores: the workspace's configuration, theme and skills.
-// A model that is missing is not an error: the agent panes say what to
-// set.
-func openSession(st *stores, ws string, f *wsFlags) (*workstation, error) {
-	g := st.g
-	newEmu, err := pty.EmulatorByName(f.emulator)
-	if err != nil {
-		return nil, err
-	}
-	// A kws typed in a shell pane must reach this workstation's data dir
-	// and server, not the default ones.
-	dataDir, err := filepath.Abs(g.dataDir)
-	if err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	env := []string{vault.DataDirEnv + "=" + dataDir}
-	if g.socket != "" {
-		env = append(env, server.SocketEnv+"="+g.socket)
-	}
-	w := &workstation{stores: st, g: g, ws: ws, useWorktrees: f.worktree,
-		shell: pty.Options{Dir: ws, Shell: f.shell, NewEmulator: newEmu, Env: env}}
-	w.early = append(w.early, st.notes...)
-	w.cfg, _, w.cfgErr = config.Load(ws, getenv)
-	if w.cfgErr == nil {
-		// The agent pane shows the reason itself, without the package
-		// prefix of the wrapped error.
-		if err := w.cfg.Validate(); err != nil {
-			w.cfgErr = cmp.Or(errors.Unwrap(err), err)
-		}
-	}
-	if w.cfgErr == nil {
-		w.overrides, w.cfgErr = profile.LoadOverrides(ws)
-	}
-	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
-		w.cfgErr = errors.Join(w.cfgErr, err)
-		w.params, _ = diet.Preset("")
-	}
-	userDir, _ := themes.UserDir()
-	if w.theme, err = themes.Load(cmp.Or(f.theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
-		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
-	}
-	w.skills, _ = skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
-	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
-	w.unlisten = func() { unlisten(); unwatch() }
-	return w, nil
-}
-
-// loadSidecar starts loading the shared sidecar model, once per process.
-func (w *workstation) loadSidecar() { w.stores.loadSidecar() }
-
-// appConfig creates the swarm and returns the application's configuration.
-func (w *workstation) appConfig() ui.Config {
-	w.broker = permission.NewBroker(permission.Interactive)
-	if w.cfg.Yes {
-		w.broker = permission.NewBroker(permission.AutoAllow)
-	}
-	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
-	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.vault, Broker: w.broker, Dir: w.agentDir})
-	w.board = swarm.NewBoard(w.vault, w.swarm)
-	w.swarm.Start()
-	// Panes built while ui.New lays out the first screen may ask for a
-	// redraw before the application exists; the first frame draws them.
-	w.env = &pane.Env{Theme: w.theme, Bindings: w.cfg.Keys,
-		Update: func(fn func()) {
-			if a := w.appP.Load(); a != nil {
-				a.Update(fn)
-			}
-		},
-		Notify: w.notify, Prefix: prefixName(w.cfg.Keys)}
-	var roles []string
-	for _, r := range skill.Roles(w.skills) {
-		roles = append(roles, r.Name)
-	}
-	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles}
-}
-
-// attach starts delivering the swarm's events to the application and
-// shows what panes reported before it existed.
-func (w *workstation) attach(app *ui.App) {
-	w.app = app
-	w.appP.Store(app)
-	w.mu.Lock()
-	early := w.early
-	w.early = nil
-	w.mu.Unlock()
-	if len(early) > 0 {
-		app.Notify(strings.Join(early, "; "))
-	}
-	go w.pump()
-}
-
-// notify shows msg in the status bar; messages from panes built before the
-// application exists (a bad key binding) wait for it.
-func (w *workstation) notify(msg string) {
-	if a := w.appP.Load(); a != nil {
-		a.Notify(msg)
-		return
-	}
-	w.mu.Lock()
-	w.early = append(w.early, msg)
-	w.mu.Unlock()
-}
-
-// prefixName is how the configured prefix key is shown.
-func prefixName(bindings map[string]string) string {
-	if f := strings.Fields(bindings["global.prefix"]); len(f) > 0 {
-		if k, err := keymap.Parse(f[0]); err == nil {
-			return k.String()
-		}
-	}
-	return "C-b"
-}
-
-// agentSession is a session the workstation opened and the agent it is
-// for.
-type agentSession struct {
-	agent string
-	sess  *session.Session
-}
-
-// close stops the agents and closes the sessions, the vault and the log.
-// A session whose agent was mid-turn is recorded as interrupted (kws run
-// --resume finishes it), every other one as done, so kws sessions ls
-// never shows a closed workstation's sessions as running. Calling it
-// again does nothing.
-func (w *workstation) close() { w.closeOnce.Do(w.closeAll) }
-
-// closeAll is close's body, run once.
-func (w *workstation) closeAll() {
-	busy := map[string]bool{}
-	if w.swarm != nil {
-		for _, in := range w.swarm.Agents() {
-			busy[in.Name] = in.Busy()
-		}
-		w.swarm.Stop()
-	}
-	if w.broker != nil {
-		w.broker.Close()
-	}
-	w.mu.Lock()
-	for _, as := range w.sessions {
-		status := session.StatusDone
-		if busy[as.agent] {
-			status = session.StatusInterrupted
-		}
-		_ = as.sess.SetSummary(func(s *session.Summary) { s.Status = status })
-		_ = as.sess.Close()
-	}
-	w.mu.Unlock()
-	if w.unlisten != nil {
-		w.unlisten()
-	}
-	if w.ownStores {
-		w.stores.close()
-	}
+// storeOptions are what the app package opens the data dir's stores
+// with: the global flags, the llama.cpp loader, the held API keys and
+// cfg, the first workspace's configuration; logName is the log's path
+// under the data dir.
+func (g *globals) storeOptions(cfg config.Config, logName string) app.Options {
+	return app.Options{DataDir: g.dataDir, LogName: logName, Config: cfg, SidecarModel: g.sidecarModel,
+		SidecarLoader: sidecarLoader, Socket: g.socket, ConfigHome: configHome(), Getenv: getenv}
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"time"
@@ -11,12 +11,12 @@ import (
 )
 
 // status feeds the status bar from the swarm.
-func (w *workstation) status() ui.Status {
+func (w *Workstation) status() ui.Status {
 	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
-	if w.sandbox.Policy == nil {
+	if w.st.sandbox.Policy == nil {
 		st.Warning = "unsandboxed"
 	}
-	if w.cfgErr != nil && w.sidecarFile() != "" {
+	if w.cfgErr != nil && w.st.sidecarFile() != "" {
 		st.Model = "sidecar (local only)"
 	}
 	for _, in := range w.swarm.Agents() {
@@ -33,7 +33,7 @@ func (w *workstation) status() ui.Status {
 
 // pump delivers the swarm's events to the panes on the UI goroutine, in
 // batches, and refreshes the vault pane at most once a second.
-func (w *workstation) pump() {
+func (w *Workstation) pump() {
 	events, _ := w.swarm.Subscribe()
 	for e := range events {
 		batch := []swarm.Event{e}
@@ -53,7 +53,7 @@ func (w *workstation) pump() {
 	}
 }
 
-func (w *workstation) deliver(batch []swarm.Event) {
+func (w *Workstation) deliver(batch []swarm.Event) {
 	vaultChanged := false
 	for _, e := range batch {
 		if e.Type == swarm.EvAgent && (e.Loop.Type == agent.EvToolResult || e.Loop.Type == agent.EvDiet) || e.Type == swarm.EvFinished {
@@ -63,7 +63,7 @@ func (w *workstation) deliver(batch []swarm.Event) {
 			w.onAsk(e.Agent)
 		}
 		if e.Type == swarm.EvAgent && e.Loop.Type == agent.EvError {
-			w.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)
+			w.st.log.Warn("agent error", "agent", e.Agent, "error", e.Loop.Error)
 		}
 		w.app.EachPane(func(p pane.Pane) {
 			if l, ok := p.(panes.Listener); ok {
@@ -86,7 +86,7 @@ func (w *workstation) deliver(batch []swarm.Event) {
 
 // refreshVault re-lists the vault panes at most once a second; a change
 // inside that second is picked up by one trailing refresh.
-func (w *workstation) refreshVault() {
+func (w *Workstation) refreshVault() {
 	wait := time.Second - time.Since(w.vaultAt)
 	if wait > 0 {
 		if !w.vaultLater {
@@ -110,7 +110,7 @@ func (w *workstation) refreshVault() {
 
 // storesChanged re-reads the vault and memory panes after a kws command
 // (typed in a shell pane, or anywhere) changed the vault or the memory.
-func (w *workstation) storesChanged() {
+func (w *Workstation) storesChanged() {
 	a := w.appP.Load()
 	if a == nil {
 		return

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/session"
-	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/pane"
@@ -17,7 +16,7 @@ import (
 
 // paneRegistry registers every kind of pane the application opens, each
 // wired to the swarm, the vault and the shell.
-func (w *workstation) paneRegistry() *pane.Registry {
+func (w *Workstation) paneRegistry() *pane.Registry {
 	r := pane.NewRegistry()
 	r.Register(pane.KindAgent, func(s pane.Spec) (pane.Pane, error) {
 		name := w.swarm.SpawnResume(s.Role, s.State[pane.StateAgent], s.State[pane.StateSession])
@@ -27,7 +26,7 @@ func (w *workstation) paneRegistry() *pane.Registry {
 	})
 	r.Register(pane.KindShell, func(s pane.Spec) (pane.Pane, error) {
 		return panes.NewShellPane(w.env, panes.ShellOptions(w.shell, s), func(kind string, text []byte) (string, error) {
-			id, err := app.Keep(w.vault, kind, "user", text)
+			id, err := Keep(w.st.vault, kind, "user", text)
 			if err == nil {
 				// Called on the UI goroutine: the vault pane shows it at once.
 				w.vaultAt = time.Time{}
@@ -37,8 +36,8 @@ func (w *workstation) paneRegistry() *pane.Registry {
 		})
 	})
 	r.Register(pane.KindVault, func(pane.Spec) (pane.Pane, error) {
-		vp := panes.NewVaultPane(w.env, w.vault, w.inject)
-		vp.SetSummarizer(w.sidecar.Summarize)
+		vp := panes.NewVaultPane(w.env, w.st.vault, w.inject)
+		vp.SetSummarizer(w.st.sidecar.Summarize)
 		return vp, nil
 	})
 	r.Register(pane.KindBoard, func(pane.Spec) (pane.Pane, error) {
@@ -47,10 +46,10 @@ func (w *workstation) paneRegistry() *pane.Registry {
 		}), nil
 	})
 	r.Register(pane.KindMemory, func(pane.Spec) (pane.Pane, error) {
-		if w.memory == nil {
+		if w.st.memory == nil {
 			return nil, errors.New("memory is off (see DATA/kws.log)")
 		}
-		return panes.NewMemoryPane(w.env, w.memory, func(id string) { w.app.OpenBlock(id) }), nil
+		return panes.NewMemoryPane(w.env, w.st.memory, func(id string) { w.app.OpenBlock(id) }), nil
 	})
 	r.Register(pane.KindStats, func(pane.Spec) (pane.Pane, error) {
 		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
@@ -59,7 +58,7 @@ func (w *workstation) paneRegistry() *pane.Registry {
 }
 
 // inject sends a vault block to the agent whose pane had the focus last.
-func (w *workstation) inject(id string) error {
+func (w *Workstation) inject(id string) error {
 	p, ok := w.app.Last(pane.KindAgent).(*panes.AgentPane)
 	if !ok {
 		return errors.New("no agent pane to give the block to (C-b a opens one)")
@@ -69,7 +68,7 @@ func (w *workstation) inject(id string) error {
 
 // newAgent is the swarm's agent factory: one session per agent, all on the
 // one vault and the one permission broker.
-func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
+func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
 	local, err := w.localModel()
 	if err != nil {
 		return nil, err
@@ -78,20 +77,20 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	if err != nil {
 		return nil, err
 	}
-	spec := server.AgentSpec{Name: name, DataDir: w.g.dataDir, Workspace: w.ws, Dir: dir, Config: w.cfg,
+	spec := server.AgentSpec{Name: name, DataDir: w.st.opts.DataDir, Workspace: w.ws, Dir: dir, Config: w.cfg,
 		Overrides: w.overrides, Local: local, WrapClient: w.limiter.Client, Role: w.swarm.Role(name), Skills: w.skills,
-		Params: w.params, Vault: w.vault, Broker: w.broker, Sandbox: w.sandbox.forWorktree(w.ws, dir),
-		Router: w.sidecar, Critic: w.sidecar, OnEvent: onEvent,
+		Params: w.params, Vault: w.st.vault, Broker: w.broker, Sandbox: w.st.sandbox.forWorktree(w.ws, dir),
+		Router: w.st.sidecar, Critic: w.st.sidecar, OnEvent: onEvent,
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
-	if w.memory != nil {
+	if w.st.memory != nil {
 		spec.Memory = func(id string) server.Memory {
-			return agentmem.New(agentmem.Config{Store: w.memory, Vault: w.vault, Workspace: w.ws, Dir: dir, Agent: name, Session: id,
-				Engine: w.sidecar, Log: w.log})
+			return agentmem.New(agentmem.Config{Store: w.st.memory, Vault: w.st.vault, Workspace: w.ws, Dir: dir, Agent: name, Session: id,
+				Engine: w.st.sidecar, Log: w.st.log})
 		}
 	}
 	// A restored pane's agent continues its session.
 	if id := w.swarm.ResumeSession(name); id != "" {
-		sess, _, err := session.Open(w.g.dataDir, id)
+		sess, _, err := session.Open(w.st.opts.DataDir, id)
 		if err != nil {
 			return nil, fmt.Errorf("resume session %s: %w", id, err)
 		}
@@ -107,6 +106,6 @@ func (w *workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	w.mu.Lock()
 	w.sessions = append(w.sessions, agentSession{agent: name, sess: a.Session()})
 	w.mu.Unlock()
-	w.log.Info("agent started", "agent", name, "session", a.Session().ID(), "model", w.cfg.Model)
+	w.st.log.Info("agent started", "agent", name, "session", a.Session().ID(), "model", w.cfg.Model)
 	return a, nil
 }

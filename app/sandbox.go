@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -12,24 +12,27 @@ import (
 	"github.com/kwsdev/kws/sandbox"
 )
 
-// shellSandbox is how the agents' shell commands run: confined by Policy,
-// or, when Policy is nil, unconfined for the reason in Err.
-type shellSandbox struct {
+// Sandbox is how the agents' shell commands run: confined by Policy, or,
+// when Policy is nil, unconfined for the reason in Err.
+type Sandbox struct {
+	// Policy confines the commands; nil means they run unconfined.
 	Policy *sandbox.Policy
+	// Status describes the confinement this machine offers.
 	Status string
-	Err    error
+	// Err says why commands run unconfined.
+	Err error
 }
 
-// openSandbox checks whether shell commands can be confined on this
-// machine and builds the policy: kws's data dir and config dir (which
-// can hold api_key) are hidden, the network is allowed.
-func (g *globals) openSandbox() shellSandbox {
+// OpenSandbox checks whether shell commands can be confined on this
+// machine and builds the policy: kws's data dir and the kws directory of
+// configHome (which can hold api_key) are hidden, the network is allowed.
+func OpenSandbox(dataDir, configHome string) Sandbox {
 	status, err := sandbox.Available()
 	if err != nil {
-		return shellSandbox{Err: err}
+		return Sandbox{Err: err}
 	}
-	return shellSandbox{Status: status, Policy: &sandbox.Policy{
-		Hidden:  []string{g.dataDir, filepath.Join(configHome(), "kws")},
+	return Sandbox{Status: status, Policy: &sandbox.Policy{
+		Hidden:  []string{dataDir, filepath.Join(configHome, "kws")},
 		Network: true,
 	}}
 }
@@ -37,7 +40,7 @@ func (g *globals) openSandbox() shellSandbox {
 // Warning is the one line saying that shell commands run unconfined, or
 // "" when they are confined. policy and autoAllow say whether they still
 // run without asking (--yes, or shell = "allow").
-func (s shellSandbox) Warning(policy *permission.Policy, autoAllow bool) string {
+func (s Sandbox) Warning(policy *permission.Policy, autoAllow bool) string {
 	if s.Policy != nil {
 		return ""
 	}
@@ -54,7 +57,7 @@ func (s shellSandbox) Warning(policy *permission.Policy, autoAllow bool) string 
 // so a command cannot plant what the user's own git would run. The git
 // dir is asked of ws, which kws trusts, not of the worktree's .git file,
 // which the agent can rewrite.
-func (s shellSandbox) forWorktree(ws, dir string) *sandbox.Policy {
+func (s Sandbox) forWorktree(ws, dir string) *sandbox.Policy {
 	if s.Policy == nil || dir == ws {
 		return s.Policy
 	}

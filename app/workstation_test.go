@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -8,15 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/vault"
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/internal/goldentest"
 	"github.com/kwsdev/kws/panes/pane"
-	"github.com/kwsdev/kws/sidecar"
-	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 	"github.com/kwsdev/kws/ui"
 )
 
@@ -25,7 +22,7 @@ import (
 type wsRig struct {
 	t   *testing.T
 	d   *ui.Driver
-	w   *workstation
+	w   *Workstation
 	srv *providertest.Server
 	ws  string
 }
@@ -39,7 +36,7 @@ func newWSRig(t *testing.T, width, height int, withModel bool) *wsRig {
 
 // newWSRigWith is newWSRig with setup run on the new workspace and the
 // flags before the workstation opens.
-func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws string, f *wsFlags)) *wsRig {
+func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws string, f *Flags)) *wsRig {
 	t.Helper()
 	home := t.TempDir()
 	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "KWS_THEME"} {
@@ -58,27 +55,27 @@ func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws
 	if err := os.Mkdir(r.ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f := &wsFlags{workspace: r.ws, shell: "/bin/sh"}
+	f := Flags{Workspace: r.ws, Shell: "/bin/sh"}
 	if setup != nil {
-		setup(r.ws, f)
+		setup(r.ws, &f)
 	}
-	w, err := openWorkstation(&globals{dataDir: t.TempDir()}, f)
+	w, err := OpenWorkstation(Options{DataDir: t.TempDir(), ConfigHome: filepath.Join(home, ".config")}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.ws = w.ws
 	w.shell.Env = append(w.shell.Env, "PS1=$ ", "ENV=")
 	r.w = w
-	d, err := ui.NewDriver(w.appConfig(), width, height)
+	d, err := ui.NewDriver(w.AppConfig(), width, height)
 	if err != nil {
-		w.close()
+		w.Close()
 		t.Fatal(err)
 	}
-	w.attach(d.App)
+	w.Attach(d.App)
 	r.d = d
 	t.Cleanup(func() {
 		_ = d.Stop()
-		w.close()
+		w.Close()
 	})
 	return r
 }
@@ -122,7 +119,7 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 			r.press("Enter")
 			r.waitFor("42sh")
 			// kws typed in the pane finds this workstation's data dir.
-			r.typeText(`[ "$KWS_DATA_DIR" = '` + r.w.g.dataDir + `' ] && echo same-dir`)
+			r.typeText(`[ "$KWS_DATA_DIR" = '` + r.w.st.opts.DataDir + `' ] && echo same-dir`)
 			r.press("Enter")
 			r.waitFor("same-dir")
 			// C-b y keeps the screen; the id is shown and the vault pane
@@ -136,7 +133,7 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 
 func TestWorkstationStreamsAnAnswerAndOpensItsRef(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
-	id, err := app.Keep(r.w.vault, "log", "user", []byte("exact build log\nFAIL TestFoo\n"))
+	id, err := Keep(r.w.st.vault, "log", "user", []byte("exact build log\nFAIL TestFoo\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +186,7 @@ func TestWorkstationApprovesAndDeniesToolCalls(t *testing.T) {
 
 func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
-	id, err := app.Keep(r.w.vault, "log", "user", []byte("panic: nil map write\ngoroutine 1 [running]\n"))
+	id, err := Keep(r.w.st.vault, "log", "user", []byte("panic: nil map write\ngoroutine 1 [running]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,76 +240,6 @@ func TestWorkstationRemembersAndRecalls(t *testing.T) {
 	if turn := last[len(last)-1].Content; !strings.Contains(turn, "<memory") || !strings.Contains(turn, "make release") {
 		t.Fatalf("the second turn carries no memory hint: %q", turn)
 	}
-}
-
-func TestWorkstationLocalOnlyModeAnswersWithTheSidecar(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY"} {
-		t.Setenv(k, "")
-	}
-	data := t.TempDir()
-	tinyModel(t, data)
-	w, err := openWorkstation(&globals{dataDir: data}, &wsFlags{workspace: t.TempDir(), shell: "/bin/sh"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := ui.NewDriver(w.appConfig(), 160, 48)
-	if err != nil {
-		w.close()
-		t.Fatal(err)
-	}
-	w.attach(d.App)
-	w.loadSidecar()
-	t.Cleanup(func() { _ = d.Stop(); w.close() })
-	if err := d.WaitFor("sidecar ready: kws-tiny"); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(d.Text(), "sidecar (local only)") || strings.Contains(d.Text(), "offline") {
-		t.Fatalf("status:\n%s", d.Text())
-	}
-	if err := d.Type("hello"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	for {
-		in, _ := w.swarm.Info("agent-1")
-		// Three minutes only bounds a hang: the tiny model decodes slowly
-		// under the race detector on a loaded machine.
-		if in.State != "thinking" && in.State != "tool" || time.Since(start) > 3*time.Minute {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Logf("local turn took %v", time.Since(start))
-	if in, _ := w.swarm.Info("agent-1"); in.Stats.Calls == 0 || in.State != "idle" {
-		t.Fatalf("the local model answered no call: %+v", in)
-	}
-}
-
-func TestWorkstationKeepsWorkingWithACorruptSidecarModel(t *testing.T) {
-	r := newWSRig(t, 120, 40, false)
-	models := filepath.Join(r.w.g.dataDir, "models")
-	if err := os.MkdirAll(models, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := ggufgen.WriteCorrupt(filepath.Join(models, "broken.gguf"), ggufgen.Config{}, ggufgen.Truncated); err != nil {
-		t.Fatal(err)
-	}
-	r.w.sidecarPath, r.w.sidecarErr = sidecar.Locate("", r.w.g.dataDir)
-	r.w.loadSidecar()
-	r.waitFor("the heuristic engine answers")
-	if !r.w.sidecar.Info().Heuristic {
-		t.Fatal("a corrupt model replaced the heuristic engine")
-	}
-	r.press("Ctrl-b", "1")
-	r.typeText("echo still-$((40+2))")
-	r.press("Enter")
-	r.waitFor("still-42")
 }
 
 func TestWorkstationSwarmBoardAndMessages(t *testing.T) {

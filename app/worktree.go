@@ -1,10 +1,9 @@
-package main
+package app
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/swarm"
 )
@@ -16,7 +15,7 @@ type worktree struct {
 
 // agentWorkspace is the directory agent name works in: with --worktree
 // its own git worktree of the workspace, else the workspace itself.
-func (w *workstation) agentWorkspace(name string) (string, error) {
+func (w *Workstation) agentWorkspace(name string) (string, error) {
 	if !w.useWorktrees {
 		return w.ws, nil
 	}
@@ -35,7 +34,7 @@ func (w *workstation) agentWorkspace(name string) (string, error) {
 
 // agentDir returns the directory the agent called name works in, for the
 // swarm's file-touch notices: the workspace, or its worktree once made.
-func (w *workstation) agentDir(name string) string {
+func (w *Workstation) agentDir(name string) string {
 	if !w.useWorktrees {
 		return w.ws
 	}
@@ -47,7 +46,7 @@ func (w *workstation) agentDir(name string) string {
 // wireWorktree shows the branch of the pane's agent in its title and lets
 // its diff key keep the worktree's diff in the vault, when the agent has
 // a worktree.
-func (w *workstation) wireWorktree(p *panes.AgentPane) {
+func (w *Workstation) wireWorktree(p *panes.AgentPane) {
 	w.mu.Lock()
 	wt, ok := w.worktrees[p.Name()]
 	w.mu.Unlock()
@@ -63,7 +62,7 @@ func (w *workstation) wireWorktree(p *panes.AgentPane) {
 		if diff == "" {
 			return "", fmt.Errorf("no changes on %s yet", wt.branch)
 		}
-		id, err := app.Keep(w.vault, "worktree:diff", p.Name(), []byte(diff))
+		id, err := Keep(w.st.vault, "worktree:diff", p.Name(), []byte(diff))
 		if err != nil {
 			return "", err
 		}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"os"
@@ -31,9 +31,9 @@ func gitInit(t *testing.T, ws string) {
 }
 
 func TestWorkstationWorktreeIsolatesAnAgentAndShowsItsDiff(t *testing.T) {
-	r := newWSRigWith(t, 160, 48, true, func(ws string, f *wsFlags) {
+	r := newWSRigWith(t, 160, 48, true, func(ws string, f *Flags) {
 		gitInit(t, ws)
-		f.worktree = true
+		f.Worktree = true
 	})
 	dir := filepath.Join(r.ws, ".kws", "worktrees", "agent-1")
 	r.waitFor("agent-1 · idle · kws/agent-1")
@@ -70,7 +70,7 @@ func TestWorkstationWorktreeIsolatesAnAgentAndShowsItsDiff(t *testing.T) {
 		t.Fatal("the diff key did not open the vault pane")
 	}
 	var kept []vault.Meta
-	_ = r.w.vault.List(func(m vault.Meta) error {
+	_ = r.w.st.vault.List(func(m vault.Meta) error {
 		if m.Kind == "worktree:diff" {
 			kept = append(kept, m)
 		}
@@ -79,7 +79,7 @@ func TestWorkstationWorktreeIsolatesAnAgentAndShowsItsDiff(t *testing.T) {
 	if len(kept) != 1 {
 		t.Fatalf("%d worktree:diff blocks in the vault, want 1", len(kept))
 	}
-	data, err := r.w.vault.Get(kept[0].ID)
+	data, err := r.w.st.vault.Get(kept[0].ID)
 	if err != nil || !strings.Contains(string(data), "isolated.txt") {
 		t.Fatalf("the diff block %q (%v) does not name the new file", data, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 	r.typeText("say recorded")
 	r.press("Enter")
 	r.waitFor("the run is on record") // the answer, drawn mid-turn
-	sums, err := session.List(r.w.g.dataDir)
+	sums, err := session.List(r.w.st.opts.DataDir)
 	if err != nil || len(sums) != 1 {
 		t.Fatalf("sessions: %v, %v", sums, err)
 	}
@@ -34,7 +34,7 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 	// The agent goes idle only after its Run returned, and Run records
 	// the totals before it returns.
 	r.waitFor("agent-1 · idle")
-	path := filepath.Join(session.SessionsDir(r.w.g.dataDir), sums[0].ID, session.RunFile)
+	path := filepath.Join(session.SessionsDir(r.w.st.opts.DataDir), sums[0].ID, session.RunFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -64,14 +64,14 @@ func TestWorkstationClosesItsSessionsAsDone(t *testing.T) {
 	r.press("Enter")
 	r.waitFor("all wrapped up") // the answer, drawn mid-turn
 	r.waitFor("agent-1 · idle") // then the turn's end
-	if sums, err := session.List(r.w.g.dataDir); err != nil || len(sums) != 1 || sums[0].Status != session.StatusRunning {
+	if sums, err := session.List(r.w.st.opts.DataDir); err != nil || len(sums) != 1 || sums[0].Status != session.StatusRunning {
 		t.Fatalf("while open: %+v, %v", sums, err)
 	}
 	if err := r.d.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	r.w.close()
-	sums, err := session.List(r.w.g.dataDir)
+	r.w.Close()
+	sums, err := session.List(r.w.st.opts.DataDir)
 	if err != nil || len(sums) != 1 || sums[0].Status != session.StatusDone {
 		t.Fatalf("after quitting: %+v, %v; want one session, done", sums, err)
 	}

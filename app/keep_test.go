@@ -1,28 +1,25 @@
-package main
+package app
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/kwsdev/kws/app"
-	"github.com/kwsdev/kws/config"
 )
 
 // TestKeepLater stores a large block at once with a provisional
 // description (estimated tokens, withheld as sensitive) and describes it
-// in the background exactly as keep does; a small block is described at
+// in the background exactly as Keep does; a small block is described at
 // once.
 func TestKeepLater(t *testing.T) {
-	st, err := openStores(&globals{dataDir: t.TempDir()}, config.Config{}, "kws.log")
+	st, err := OpenStores(Options{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.close()
+	defer st.Close()
 	changed := make(chan struct{}, 1)
 	defer st.watch(func() { changed <- struct{}{} })()
 
 	big := []byte(strings.Repeat("ok  \tgithub.com/example/pkg\t0.012s\n", 4000))
-	id, err := st.keepLater("log", big)
+	id, err := st.KeepLater("log", big)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +33,13 @@ func TestKeepLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// What keep would have written, on a second vault.
-	other, err := openStores(&globals{dataDir: t.TempDir()}, config.Config{}, "kws.log")
+	// What Keep would have written, on a second vault.
+	other, err := OpenStores(Options{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.close()
-	wantID, err := app.Keep(other.vault, "log", "", big)
+	defer other.Close()
+	wantID, err := Keep(other.vault, "log", "", big)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +51,10 @@ func TestKeepLater(t *testing.T) {
 		t.Errorf("the provisional meta is not withheld and estimated: %+v", first)
 	}
 	if got.Tokens != want.Tokens || got.TokensEstimated != want.TokensEstimated || got.Summary != want.Summary || got.Sensitive != want.Sensitive {
-		t.Errorf("described in the background:\n%+v\nkeep describes:\n%+v", got, want)
+		t.Errorf("described in the background:\n%+v\nKeep describes:\n%+v", got, want)
 	}
 
-	small, err := st.keepLater("log", []byte("one line\n"))
+	small, err := st.KeepLater("log", []byte("one line\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

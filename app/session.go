@@ -1,0 +1,87 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/ui"
+)
+
+// serverSession is a session's workstation running in the server.
+type serverSession struct {
+	w       *Workstation
+	app     *ui.App
+	journal *journaler
+}
+
+// NewSession builds a session's workstation on the server's stores, on
+// the screen the session's clients share; f are the flags the session
+// was created with, spec.Workspace its workspace. It is the server's
+// session factory.
+func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, error) {
+	w, err := openSession(st, spec.Workspace, f)
+	if err != nil {
+		return nil, err
+	}
+	unregister := st.register(w, spec.Name)
+	unlisten := w.unlisten
+	w.unlisten = func() { unlisten(); unregister() }
+	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
+	cfg := w.AppConfig()
+	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
+	// A session the server journaled comes back as it was: its layout,
+	// its agents on their sessions, its shells in their directories.
+	cfg.Restore = parseSessionState(spec.Journal, st.log)
+	s := &serverSession{w: w}
+	cfg.OnLayoutChange = func() { s.journal.changed() }
+	if s.app, err = ui.New(cfg); err != nil {
+		w.Close()
+		return nil, err
+	}
+	s.journal = newJournaler(s.app, spec.Save, st.log)
+	w.onChange = s.journal.changed
+	w.Attach(s.app)
+	s.journal.changed()
+	return s, nil
+}
+
+// Run shows the session until it ends; then its agents stop and their
+// sessions close.
+func (s *serverSession) Run() error {
+	defer s.w.Close()
+	defer s.journal.stop()
+	return s.app.Run()
+}
+
+// End ends the session as its quit key does.
+func (s *serverSession) End() { s.app.Update(s.app.Quit) }
+
+// Attached redraws the screen for a client that attached and leads it to
+// the agents waiting for approval.
+func (s *serverSession) Attached() {
+	s.app.Redraw()
+	var waiting []string
+	for _, a := range s.Agents() {
+		if a.Waiting {
+			waiting = append(waiting, a.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		s.app.Notify(fmt.Sprintf("‼ %s waiting for approval (%s n goes there)", strings.Join(waiting, ", "), prefixName(s.w.cfg.Keys)))
+	}
+}
+
+// Agents is the session's agents and their states.
+func (s *serverSession) Agents() []server.AgentState {
+	var out []server.AgentState
+	for _, in := range s.w.swarm.Agents() {
+		state := string(in.State)
+		if in.Paused && in.State == swarm.StateIdle {
+			state = "paused"
+		}
+		out = append(out, server.AgentState{Name: in.Name, State: state, Waiting: in.State == swarm.StateApproval})
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package app
+
+import (
+	"cmp"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/kwsdev/kws/memory"
+	"github.com/kwsdev/kws/secrets"
+	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/vault"
+)
+
+// Stores are what every session of a data dir shares: the vault, the
+// memory, the sidecar, the sandbox and the log. The server opens them
+// once; a workstation opened without a server opens its own.
+type Stores struct {
+	opts    Options
+	vault   *vault.Vault
+	memory  *memory.Store
+	sidecar *sidecar.Switch
+	tel     *sidecar.Telemetry
+	sandbox Sandbox
+	log     *slog.Logger
+	logF    *os.File
+	// notes are what opening reported (a damaged memory file), shown in
+	// each workstation's status bar.
+	notes []string
+
+	mu sync.Mutex
+	// sidecarPath is the model to load, if any; sidecarErr says why there
+	// is none. A model that fails to load clears sidecarPath.
+	sidecarPath string
+	sidecarErr  error
+	loadOnce    sync.Once
+	// listeners hear the sidecar's progress (each workstation's status
+	// bar).
+	listeners map[int]func(string)
+	// watchers hear that a command changed the vault or the memory.
+	watchers map[int]func()
+	// open are the workstations running on these stores, by session
+	// name.
+	open map[*Workstation]string
+	// bg counts blocks being described in the background.
+	bg     sync.WaitGroup
+	nextID int
+}
+
+// OpenStores opens the data dir's shared stores. Memory that cannot open
+// is not an error: kws works without it, and the notes say why.
+func OpenStores(o Options) (*Stores, error) {
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	st := &Stores{opts: o, listeners: map[int]func(string){}, watchers: map[int]func(){}, open: map[*Workstation]string{}}
+	var err error
+	st.logF, err = os.OpenFile(filepath.Join(o.DataDir, cmp.Or(o.LogName, "kws.log")), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	st.log = slog.New(secrets.LogHandler(slog.NewTextHandler(st.logF, nil)))
+	if st.vault, err = vault.OpenDir(o.DataDir, nil); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if st.sandbox = OpenSandbox(o.DataDir, o.ConfigHome); st.sandbox.Err != nil {
+		st.log.Warn("shell commands run unconfined", "error", st.sandbox.Err)
+	}
+	st.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
+	st.sidecarPath, st.sidecarErr = sidecar.Locate(cmp.Or(o.SidecarModel, o.Config.SidecarModel), o.DataDir)
+	// Memory is a hint store: when it cannot open, kws works without it.
+	// With the sidecar as its embedder it works once the model has loaded.
+	if st.memory, err = OpenMemory(o.DataDir, o.Config, st.sidecar); err != nil {
+		st.log.Warn("memory unavailable", "error", err)
+		st.notes = append(st.notes, "memory off: "+err.Error())
+	} else {
+		for _, d := range st.memory.Damaged() {
+			st.log.Warn("memory: damaged file moved aside", "file", d.File, "to", d.MovedTo, "error", d.Err)
+			st.notes = append(st.notes, d.String())
+		}
+	}
+	return st, nil
+}
+
+// Close closes the vault, the sidecar and the log, once the blocks being
+// described are.
+func (st *Stores) Close() {
+	st.bg.Wait()
+	if st.vault != nil {
+		_ = st.vault.Close()
+	}
+	if st.sidecar != nil {
+		CloseEngine(st.sidecar.Current())
+	}
+	_ = st.tel.Close()
+	if st.logF != nil {
+		_ = st.logF.Close()
+	}
+}
+
+// Vault is the data dir's vault.
+func (st *Stores) Vault() *vault.Vault { return st.vault }
+
+// Memory is the data dir's memory store, or nil when it is off (the log
+// says why).
+func (st *Stores) Memory() *memory.Store { return st.memory }
+
+// Sidecar is the sidecar engine: the heuristic one until a model loads.
+func (st *Stores) Sidecar() *sidecar.Switch { return st.sidecar }
+
+// Log is the log every session of the data dir writes to.
+func (st *Stores) Log() *slog.Logger { return st.log }
+
+// Owner is the live agent that records a session.
+type Owner struct {
+	// Session is the name of the server session the agent runs in.
+	Session string `json:"session"`
+	// Agent is the agent's name.
+	Agent string `json:"agent"`
+	// State is the agent's state, as its pane shows it.
+	State string `json:"state"`
+}
+
+// Owners maps each session id a live agent records to that agent.
+func (st *Stores) Owners() map[string]Owner {
+	st.mu.Lock()
+	open := make(map[*Workstation]string, len(st.open))
+	for w, name := range st.open {
+		open[w] = name
+	}
+	st.mu.Unlock()
+	out := map[string]Owner{}
+	for w, name := range open {
+		if w.swarm == nil {
+			continue
+		}
+		for _, in := range w.swarm.Agents() {
+			if in.Session != "" {
+				out[in.Session] = Owner{Session: name, Agent: in.Name, State: string(in.State)}
+			}
+		}
+	}
+	return out
+}
+
+// register records w as running on these stores under the session name;
+// the returned function forgets it.
+func (st *Stores) register(w *Workstation, name string) func() {
+	st.mu.Lock()
+	st.open[w] = name
+	st.mu.Unlock()
+	return func() {
+		st.mu.Lock()
+		delete(st.open, w)
+		st.mu.Unlock()
+	}
+}

@@ -1,0 +1,266 @@
+package app
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/themes"
+	"github.com/kwsdev/kws/ui"
+	"github.com/kwsdev/kws/vault"
+)
+
+// Workstation is one session: a workspace's configuration, swarm, panes
+// and application, on the data dir's shared stores.
+type Workstation struct {
+	st *Stores
+	// ownStores is set when the workstation opened the stores itself (no
+	// server) and closes them with itself.
+	ownStores bool
+	unlisten  func()
+	ws        string
+	theme     *themes.Theme
+	cfg       config.Config
+	cfgErr    error
+	// overrides are the workspace's model profile overrides.
+	overrides []profile.Profile
+	params    diet.Params
+	skills    []skill.Skill
+	broker    *permission.Broker
+	swarm     *swarm.Swarm
+	app       *ui.App
+	appP      atomic.Pointer[ui.App]
+	env       *pane.Env
+	shell     pty.Options
+
+	mu        sync.Mutex
+	sessions  []agentSession
+	closeOnce sync.Once
+	// vaultAt is the last vault pane refresh; vaultLater is set while a
+	// trailing refresh is scheduled.
+	vaultAt    time.Time
+	vaultLater bool
+	// early holds notices from before the application existed.
+	early []string
+
+	// limiter caps the agents' concurrent remote model calls.
+	limiter *swarm.Limiter
+	// board is the swarm's shared task board.
+	board *swarm.Board
+	// onAsk, when set, hears that an agent waits for approval (the
+	// server notifies the attached terminals).
+	onAsk func(agent string)
+	// onChange, when set, hears that the swarm changed (the server
+	// journals the session).
+	onChange func()
+	// useWorktrees gives each agent its own git worktree (--worktree);
+	// worktrees holds them by agent name, under mu.
+	useWorktrees bool
+	worktrees    map[string]worktree
+}
+
+// OpenWorkstation opens a workstation with stores of its own, for a
+// process without a server (the tests and the headless driver). The
+// workspace's configuration replaces o.Config. Draw it with a ui.App
+// made from AppConfig and handed to Attach; Close closes it and the
+// stores.
+func OpenWorkstation(o Options, f Flags) (*Workstation, error) {
+	ws, err := ResolveWorkspace(cmp.Or(f.Workspace, "."))
+	if err != nil {
+		return nil, err
+	}
+	o.Config, _, _ = config.Load(ws, o.getenv)
+	st, err := OpenStores(o)
+	if err != nil {
+		return nil, err
+	}
+	w, err := openSession(st, ws, f)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	w.ownStores = true
+	return w, nil
+}
+
+// openSession opens what a session's workstation needs before it draws,
+// on the shared stores: the workspace's configuration, theme and skills.
+// A model that is missing is not an error: the agent panes say what to
+// set.
+func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
+	o := st.opts
+	newEmu, err := pty.EmulatorByName(f.Emulator)
+	if err != nil {
+		return nil, err
+	}
+	// A kws typed in a shell pane must reach this workstation's data dir
+	// and server, not the default ones.
+	dataDir, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	env := []string{vault.DataDirEnv + "=" + dataDir}
+	if o.Socket != "" {
+		env = append(env, server.SocketEnv+"="+o.Socket)
+	}
+	w := &Workstation{st: st, ws: ws, useWorktrees: f.Worktree,
+		shell: pty.Options{Dir: ws, Shell: f.Shell, NewEmulator: newEmu, Env: env}}
+	w.early = append(w.early, st.notes...)
+	w.cfg, _, w.cfgErr = config.Load(ws, o.getenv)
+	if w.cfgErr == nil {
+		// The agent pane shows the reason itself, without the package
+		// prefix of the wrapped error.
+		if err := w.cfg.Validate(); err != nil {
+			w.cfgErr = cmp.Or(errors.Unwrap(err), err)
+		}
+	}
+	if w.cfgErr == nil {
+		w.overrides, w.cfgErr = profile.LoadOverrides(ws)
+	}
+	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
+		w.cfgErr = errors.Join(w.cfgErr, err)
+		w.params, _ = diet.Preset("")
+	}
+	userDir, _ := themes.UserDir()
+	if w.theme, err = themes.Load(cmp.Or(f.Theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
+		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
+	}
+	w.skills, _ = skill.Load(filepath.Join(o.ConfigHome, "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
+	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
+	w.unlisten = func() { unlisten(); unwatch() }
+	return w, nil
+}
+
+// LoadSidecar starts loading the shared sidecar model, once per process.
+func (w *Workstation) LoadSidecar() { w.st.LoadSidecar() }
+
+// Stores are the shared stores the workstation works on.
+func (w *Workstation) Stores() *Stores { return w.st }
+
+// Swarm is the workstation's swarm of agents, once AppConfig created it.
+func (w *Workstation) Swarm() *swarm.Swarm { return w.swarm }
+
+// AppConfig creates the swarm and returns the application's
+// configuration.
+func (w *Workstation) AppConfig() ui.Config {
+	w.broker = permission.NewBroker(permission.Interactive)
+	if w.cfg.Yes {
+		w.broker = permission.NewBroker(permission.AutoAllow)
+	}
+	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
+	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.st.vault, Broker: w.broker, Dir: w.agentDir})
+	w.board = swarm.NewBoard(w.st.vault, w.swarm)
+	w.swarm.Start()
+	// Panes built while ui.New lays out the first screen may ask for a
+	// redraw before the application exists; the first frame draws them.
+	w.env = &pane.Env{Theme: w.theme, Bindings: w.cfg.Keys,
+		Update: func(fn func()) {
+			if a := w.appP.Load(); a != nil {
+				a.Update(fn)
+			}
+		},
+		Notify: w.notify, Prefix: prefixName(w.cfg.Keys)}
+	var roles []string
+	for _, r := range skill.Roles(w.skills) {
+		roles = append(roles, r.Name)
+	}
+	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles}
+}
+
+// Attach starts delivering the swarm's events to app, the application
+// made from AppConfig, and shows what panes reported before it existed.
+func (w *Workstation) Attach(app *ui.App) {
+	w.app = app
+	w.appP.Store(app)
+	w.mu.Lock()
+	early := w.early
+	w.early = nil
+	w.mu.Unlock()
+	if len(early) > 0 {
+		app.Notify(strings.Join(early, "; "))
+	}
+	go w.pump()
+}
+
+// notify shows msg in the status bar; messages from panes built before the
+// application exists (a bad key binding) wait for it.
+func (w *Workstation) notify(msg string) {
+	if a := w.appP.Load(); a != nil {
+		a.Notify(msg)
+		return
+	}
+	w.mu.Lock()
+	w.early = append(w.early, msg)
+	w.mu.Unlock()
+}
+
+// prefixName is how the configured prefix key is shown.
+func prefixName(bindings map[string]string) string {
+	if f := strings.Fields(bindings["global.prefix"]); len(f) > 0 {
+		if k, err := keymap.Parse(f[0]); err == nil {
+			return k.String()
+		}
+	}
+	return "C-b"
+}
+
+// agentSession is a session the workstation opened and the agent it is
+// for.
+type agentSession struct {
+	agent string
+	sess  *session.Session
+}
+
+// Close stops the agents and closes their sessions, and the stores when
+// the workstation opened them. A session whose agent was mid-turn is
+// recorded as interrupted (kws run --resume finishes it), every other
+// one as done, so kws sessions ls never shows a closed workstation's
+// sessions as running. Calling it again does nothing.
+func (w *Workstation) Close() { w.closeOnce.Do(w.closeAll) }
+
+// closeAll is close's body, run once.
+func (w *Workstation) closeAll() {
+	busy := map[string]bool{}
+	if w.swarm != nil {
+		for _, in := range w.swarm.Agents() {
+			busy[in.Name] = in.Busy()
+		}
+		w.swarm.Stop()
+	}
+	if w.broker != nil {
+		w.broker.Close()
+	}
+	w.mu.Lock()
+	for _, as := range w.sessions {
+		status := session.StatusDone
+		if busy[as.agent] {
+			status = session.StatusInterrupted
+		}
+		_ = as.sess.SetSummary(func(s *session.Summary) { s.Status = status })
+		_ = as.sess.Close()
+	}
+	w.mu.Unlock()
+	if w.unlisten != nil {
+		w.unlisten()
+	}
+	if w.ownStores {
+		w.st.Close()
+	}
+}
