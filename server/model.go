@@ -1,6 +1,7 @@
-// Package server is kws's composition root: it wires the concrete stores,
-// models and policies together. Today it holds the one path that
-// assembles an agent, shared by the workstation and kws run.
+// Package server is kws's daemon and its thin client: the socket, the
+// protocol, the sessions and their journals. It also holds the one path
+// that assembles an agent (Build), shared by the workstation and kws run.
+// The composition root, package app, builds the sessions it runs.
 package server
 
 import (
