@@ -150,7 +150,9 @@ func TestServer(t *testing.T) {
 		if !strings.Contains(out, "run answer") || !strings.Contains(out, "agent-2 of session ws") {
 			t.Errorf("kws run through the server printed:\n%s", out)
 		}
-		tm.waitFor("the run's agent pane", func(sc string) bool { return strings.Contains(sc, "agent-2 · idle") && strings.Contains(sc, "run answer") })
+		tm.waitFor("the run's agent pane", func(sc string) bool {
+			return strings.Contains(sc, "agent-2 · idle") && strings.Contains(sc, "run answer")
+		})
 		launcher, _ = tm.paneState()
 		pid = childPID(t, launcher)
 		tm.keys("C-b", "q")

@@ -40,9 +40,9 @@ func newBenchServerCmd(g *globals) *cobra.Command {
 
 // benchServerResult is what kws bench server measured; --json prints it.
 type benchServerResult struct {
-	Tmux          string  `json:"tmux"`
-	AttachMs      float64 `json:"attach_ms"`
-	AttachMaxMs   float64 `json:"attach_max_ms"`
+	Tmux        string  `json:"tmux"`
+	AttachMs    float64 `json:"attach_ms"`
+	AttachMaxMs float64 `json:"attach_max_ms"`
 	// AttachFloorMs is the same measure of tmux starting a program that
 	// prints that frame at once: what tmux and the polling cost.
 	AttachFloorMs float64 `json:"attach_floor_ms"`
