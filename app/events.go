@@ -34,7 +34,7 @@ func (w *Workstation) status() ui.Status {
 // pump delivers the swarm's events to the panes on the UI goroutine, in
 // batches, and refreshes the vault pane at most once a second.
 func (w *Workstation) pump() {
-	events, _ := w.swarm.Subscribe()
+	events := w.events
 	for e := range events {
 		batch := []swarm.Event{e}
 	more:

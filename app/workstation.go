@@ -45,10 +45,13 @@ type Workstation struct {
 	skills    []skill.Skill
 	broker    *permission.Broker
 	swarm     *swarm.Swarm
-	app       *ui.App
-	appP      atomic.Pointer[ui.App]
-	env       *pane.Env
-	shell     pty.Options
+	// events is the panes' subscription to the swarm, taken before any
+	// agent starts; the pump delivers it.
+	events <-chan swarm.Event
+	app    *ui.App
+	appP   atomic.Pointer[ui.App]
+	env    *pane.Env
+	shell  pty.Options
 
 	mu        sync.Mutex
 	sessions  []agentSession
@@ -166,6 +169,10 @@ func (w *Workstation) AppConfig() ui.Config {
 	}
 	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
 	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.st.vault, Broker: w.broker, Dir: w.agentDir})
+	// The panes hear every event from the start: a pane built on an agent
+	// that is already working (a restored one) takes its transcript, and
+	// the events after it must not fall between that and the pump.
+	w.events, _ = w.swarm.Subscribe()
 	w.board = swarm.NewBoard(w.st.vault, w.swarm)
 	w.swarm.Start()
 	// Panes built while ui.New lays out the first screen may ask for a
