@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/ui"
 )
 
@@ -15,13 +16,15 @@ import (
 const journalEvery = 2 * time.Second
 
 // sessionState is what the server journals for a session: enough to
-// bring it back after the server died.
+// bring it back after the server died. Stats are each agent's figures, by
+// name.
 type sessionState struct {
-	Layout ui.Snapshot `json:"layout"`
+	Layout ui.Snapshot            `json:"layout"`
+	Stats  map[string]swarm.Stats `json:"stats,omitempty"`
 }
 
 // parseSessionState reads a journaled state; nil or damaged gives none.
-func parseSessionState(data []byte, log *slog.Logger) *ui.Snapshot {
+func parseSessionState(data []byte, log *slog.Logger) *sessionState {
 	if len(data) == 0 {
 		return nil
 	}
@@ -30,24 +33,27 @@ func parseSessionState(data []byte, log *slog.Logger) *ui.Snapshot {
 		log.Warn("journal: session state unreadable; the default layout opens", "error", err)
 		return nil
 	}
-	return &st.Layout
+	return &st
 }
 
 // journaler keeps a session's journal current: on every change the
 // application or the swarm reports, and every journalEvery, it takes a
 // snapshot on the UI goroutine and saves it when it differs from the last.
 type journaler struct {
-	app  *ui.App
-	save func([]byte) error
-	log  *slog.Logger
-	kick chan struct{}
-	done chan struct{}
-	last []byte
+	app *ui.App
+	// stats reads the agents' figures; nil journals none.
+	stats func() map[string]swarm.Stats
+	save  func([]byte) error
+	log   *slog.Logger
+	kick  chan struct{}
+	done  chan struct{}
+	last  []byte
 }
 
-// newJournaler starts journaling app's session through save.
-func newJournaler(app *ui.App, save func([]byte) error, log *slog.Logger) *journaler {
-	j := &journaler{app: app, save: save, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
+// newJournaler starts journaling app's session, with the agents' figures
+// stats reads, through save.
+func newJournaler(app *ui.App, stats func() map[string]swarm.Stats, save func([]byte) error, log *slog.Logger) *journaler {
+	j := &journaler{app: app, stats: stats, save: save, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	go j.loop()
 	return j
 }
@@ -81,7 +87,11 @@ func (j *journaler) loop() {
 		}
 		got := make(chan []byte, 1)
 		j.app.Inspect(func() {
-			data, err := json.Marshal(sessionState{Layout: j.app.Snapshot()})
+			st := sessionState{Layout: j.app.Snapshot()}
+			if j.stats != nil {
+				st.Stats = j.stats()
+			}
+			data, err := json.Marshal(st)
 			if err == nil {
 				got <- data
 			}

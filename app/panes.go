@@ -20,6 +20,10 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 	r := pane.NewRegistry()
 	r.Register(pane.KindAgent, func(s pane.Spec) (pane.Pane, error) {
 		name := w.swarm.SpawnResume(s.Role, s.State[pane.StateAgent], s.State[pane.StateSession])
+		// A restored agent's figures go on from where they were.
+		if saved, ok := w.seedStats[s.State[pane.StateAgent]]; ok && s.State[pane.StateAgent] == name {
+			_ = w.swarm.SeedStats(name, saved)
+		}
 		p := panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) })
 		w.wireWorktree(p)
 		return p, nil

@@ -33,14 +33,16 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
 	// A session the server journaled comes back as it was: its layout,
 	// its agents on their sessions, its shells in their directories.
-	cfg.Restore = parseSessionState(spec.Journal, st.log)
+	if saved := parseSessionState(spec.Journal, st.log); saved != nil {
+		cfg.Restore, w.seedStats = &saved.Layout, saved.Stats
+	}
 	s := &serverSession{w: w}
 	cfg.OnLayoutChange = func() { s.journal.changed() }
 	if s.app, err = ui.New(cfg); err != nil {
 		w.Close()
 		return nil, err
 	}
-	s.journal = newJournaler(s.app, spec.Save, st.log)
+	s.journal = newJournaler(s.app, w.agentStats, spec.Save, st.log)
 	w.onChange = s.journal.changed
 	w.Attach(s.app)
 	s.journal.changed()

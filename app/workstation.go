@@ -45,6 +45,9 @@ type Workstation struct {
 	skills    []skill.Skill
 	broker    *permission.Broker
 	swarm     *swarm.Swarm
+	// seedStats are the journaled figures of the agents a restored
+	// session brings back, by name.
+	seedStats map[string]swarm.Stats
 	// events is the panes' subscription to the swarm, taken before any
 	// agent starts; the pump delivers it.
 	events <-chan swarm.Event
@@ -270,4 +273,13 @@ func (w *Workstation) closeAll() {
 	if w.ownStores {
 		w.st.Close()
 	}
+}
+
+// agentStats is every agent's figures, by name, for the journal.
+func (w *Workstation) agentStats() map[string]swarm.Stats {
+	out := map[string]swarm.Stats{}
+	for _, in := range w.swarm.Agents() {
+		out[in.Name] = in.Stats
+	}
+	return out
 }

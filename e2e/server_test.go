@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,7 +134,8 @@ func TestServer(t *testing.T) {
 		sc := tm.waitFor("the restored session", func(sc string) bool {
 			agent := boxText(sc, "0 agent-1")
 			return strings.Contains(agent, "slow answer done") && strings.Contains(agent, "resumed after the crash") &&
-				strings.Contains(boxText(sc, "1 shell"), "[kws restarted this shell in ")
+				strings.Contains(boxText(sc, "1 shell"), "[kws restarted this shell in ") &&
+				statsCalls(sc, "agent-1") >= 2
 		})
 		// The shell came back in the directory it was in.
 		tm.keys("C-b", "1")
@@ -204,4 +206,19 @@ func step(t *testing.T, name string, fn func(t *testing.T)) {
 	if !t.Run(name, fn) {
 		t.FailNow()
 	}
+}
+
+// statsCalls is the calls column of agent's row in the stats pane, -1
+// when the row is not shown.
+func statsCalls(screen, agent string) int {
+	for _, row := range rowsOf(screen, "3 stats") {
+		f := strings.Fields(row)
+		if len(f) > 1 && f[0] == agent {
+			n, err := strconv.Atoi(f[1])
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
