@@ -41,6 +41,10 @@ func parseSessionState(data []byte, log *slog.Logger) *sessionState {
 // snapshot on the UI goroutine and saves it when it differs from the last.
 type journaler struct {
 	app *ui.App
+	// idle, when set and true, skips the periodic look: with no client
+	// attached nobody changes a shell's directory, and a detached server
+	// stays at rest. Changes that are announced are journaled anyway.
+	idle func() bool
 	// stats reads the agents' figures; nil journals none.
 	stats func() map[string]swarm.Stats
 	save  func([]byte) error
@@ -51,9 +55,10 @@ type journaler struct {
 }
 
 // newJournaler starts journaling app's session, with the agents' figures
-// stats reads, through save.
-func newJournaler(app *ui.App, stats func() map[string]swarm.Stats, save func([]byte) error, log *slog.Logger) *journaler {
-	j := &journaler{app: app, stats: stats, save: save, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
+// stats reads, through save; idle tells it when to skip its periodic
+// look.
+func newJournaler(app *ui.App, idle func() bool, stats func() map[string]swarm.Stats, save func([]byte) error, log *slog.Logger) *journaler {
+	j := &journaler{app: app, idle: idle, stats: stats, save: save, log: log, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	go j.loop()
 	return j
 }
@@ -78,12 +83,21 @@ func (j *journaler) stop() {
 func (j *journaler) loop() {
 	t := time.NewTicker(journalEvery)
 	defer t.Stop()
+	wasIdle := false
 	for {
 		select {
 		case <-j.done:
 			return
 		case <-j.kick:
 		case <-t.C:
+			// The first look after the last client left still runs,
+			// for a cd just before detaching.
+			idle := j.idle != nil && j.idle()
+			skip := idle && wasIdle
+			wasIdle = idle
+			if skip {
+				continue
+			}
 		}
 		got := make(chan []byte, 1)
 		j.app.Inspect(func() {

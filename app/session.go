@@ -42,7 +42,11 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 		w.Close()
 		return nil, err
 	}
-	s.journal = newJournaler(s.app, w.agentStats, spec.Save, st.log)
+	var idle func() bool
+	if spec.Clients != nil {
+		idle = func() bool { return spec.Clients() == 0 }
+	}
+	s.journal = newJournaler(s.app, idle, w.agentStats, spec.Save, st.log)
 	w.onChange = s.journal.changed
 	w.Attach(s.app)
 	s.journal.changed()

@@ -49,6 +49,8 @@ type SessionSpec struct {
 	// Journal is the state the session saved last, when it is restored
 	// after the server died; nil for a new session.
 	Journal []byte
+	// Clients is how many clients are attached now.
+	Clients func() int
 	// Save journals the session's state, a JSON document; the next
 	// server restores it. Once the session has ended it writes nothing
 	// and fails, so a killed session never comes back.

@@ -140,8 +140,9 @@ func (d *Daemon) create(j journal) (*live, error) {
 	}
 	s := &live{name: j.Name, workspace: j.Workspace, created: j.Created, tty: tty, done: make(chan struct{}), used: time.Now()}
 	spec := SessionSpec{Name: j.Name, Workspace: j.Workspace, Args: j.Args, Screen: screen, Journal: j.State,
-		Detach: func() { d.detach(s, tty.lastClient(), "detached") },
-		Notify: func(msg string) { d.notify(s, msg) },
+		Detach:  func() { d.detach(s, tty.lastClient(), "detached") },
+		Notify:  func(msg string) { d.notify(s, msg) },
+		Clients: func() int { return len(tty.attachedClients()) },
 		Save: func(state []byte) error {
 			s.jmu.Lock()
 			defer s.jmu.Unlock()
