@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -82,43 +80,14 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	if f.lines < 1 || f.runs < 1 || f.starts < 1 || f.idle <= 0 || f.w < 40 || f.h < 12 {
 		return errors.New("bench ui: --lines, --runs, --starts and --idle must be positive, the terminal at least 40×12")
 	}
-	tmp, err := os.MkdirTemp("", "kws-bench-")
+	env, err := newBenchEnv(func(tmp string) string {
+		return `--data-dir "$1" --emulator "$2" --workspace ` + shq(tmp) + " --shell " + shq(filepath.Join(tmp, "shell.sh"))
+	})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	srv, err := newTmuxServer(tmp)
-	if err != nil {
-		return err
-	}
-	defer srv.kill()
-	if err := srv.hold(); err != nil {
-		return err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	// Each kws started its own server on its data dir; they go too.
-	defer func() {
-		dirs, _ := filepath.Glob(filepath.Join(tmp, "*", "server.lock"))
-		for _, lock := range dirs {
-			_ = exec.Command(exe, "--data-dir", filepath.Dir(lock), "kill-server").Run()
-		}
-	}()
-	shell := filepath.Join(tmp, "shell.sh")
-	launch := filepath.Join(tmp, "kws.sh")
-	scripts := map[string]string{
-		shell: "export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n",
-		launch: "unset KWS_BASE_URL KWS_MODEL KWS_API_KEY OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME\n" +
-			"export XDG_CONFIG_HOME=" + shq(filepath.Join(tmp, "config")) + "\n" +
-			"exec " + shq(exe) + ` --data-dir "$1" --emulator "$2" --workspace ` + shq(tmp) + " --shell " + shq(shell) + "\n",
-	}
-	for path, body := range scripts {
-		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			return err
-		}
-	}
+	defer env.close()
+	tmp, srv, shell, launch := env.tmp, env.srv, env.shell, env.launch
 	res := benchUIResult{Tmux: tmuxVersion(), Term: fmt.Sprintf("%d×%d", f.w, f.h), Lines: f.lines,
 		Runs: f.runs, Starts: f.starts, CPUs: runtime.NumCPU(), IdleSeconds: f.idle.Seconds()}
 	log := cmd.ErrOrStderr()

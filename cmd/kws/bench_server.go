@@ -66,42 +66,17 @@ func benchServer(cmd *cobra.Command, g *globals, f *benchServerFlags) error {
 	if f.attaches < 1 || f.keys < 1 || f.puts < 1 || f.idle <= 0 {
 		return errors.New("bench server: --attaches, --keys, --puts and --idle must be positive")
 	}
-	tmp, err := os.MkdirTemp("", "kws-bench-")
+	env, err := newBenchEnv(func(tmp string) string { return "--data-dir " + shq(filepath.Join(tmp, "data")) + ` "$@"` })
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	srv, err := newTmuxServer(tmp)
-	if err != nil {
-		return err
-	}
-	defer srv.kill()
-	if err := srv.hold(); err != nil {
-		return err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
+	defer env.close()
+	tmp, srv, exe, shell, launch := env.tmp, env.srv, env.exe, env.shell, env.launch
 	data := filepath.Join(tmp, "data")
 	kws := func(args ...string) *exec.Cmd {
 		c := exec.Command(exe, append([]string{"--data-dir", data}, args...)...)
 		c.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "KWS_BASE_URL=", "KWS_MODEL=")
 		return c
-	}
-	defer func() { _ = kws("kill-server").Run() }()
-	shell := filepath.Join(tmp, "shell.sh")
-	launch := filepath.Join(tmp, "kws.sh")
-	scripts := map[string]string{
-		shell: "export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n",
-		launch: "unset KWS_BASE_URL KWS_MODEL KWS_API_KEY OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME\n" +
-			"export XDG_CONFIG_HOME=" + shq(filepath.Join(tmp, "config")) + "\n" +
-			"exec " + shq(exe) + " --data-dir " + shq(data) + ` "$@"` + "\n",
-	}
-	for path, body := range scripts {
-		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			return err
-		}
 	}
 	res := benchServerResult{Tmux: tmuxVersion(), Attaches: f.attaches, Keys: f.keys, Puts: f.puts, IdleSeconds: f.idle.Seconds()}
 	log := cmd.ErrOrStderr()

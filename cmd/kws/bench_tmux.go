@@ -15,6 +15,59 @@ import (
 // benchPoll is how often a benchmark reads a tmux screen while it waits.
 const benchPoll = 10 * time.Millisecond
 
+// benchEnv is a benchmark's temporary world in tmp: a private tmux
+// server, this kws binary, a plain shell for tmux's own panes and a
+// launcher that runs kws with no model and an empty config.
+type benchEnv struct {
+	tmp, exe, shell, launch string
+	srv                     *tmuxServer
+}
+
+// newBenchEnv makes a benchmark's world; args makes the launcher's kws
+// arguments (sh words, "$@" for the launcher's own) from tmp.
+func newBenchEnv(args func(tmp string) string) (*benchEnv, error) {
+	tmp, err := os.MkdirTemp("", "kws-bench-")
+	if err != nil {
+		return nil, err
+	}
+	e := &benchEnv{tmp: tmp, shell: filepath.Join(tmp, "shell.sh"), launch: filepath.Join(tmp, "kws.sh")}
+	if e.exe, err = os.Executable(); err == nil {
+		e.srv, err = newTmuxServer(tmp)
+	}
+	if err == nil {
+		err = e.srv.hold()
+	}
+	scripts := map[string]string{
+		e.shell: "export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n",
+		e.launch: "unset KWS_BASE_URL KWS_MODEL KWS_API_KEY OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME\n" +
+			"export XDG_CONFIG_HOME=" + shq(filepath.Join(tmp, "config")) + "\n" +
+			"exec " + shq(e.exe) + " " + args(tmp) + "\n",
+	}
+	for path, body := range scripts {
+		if err == nil {
+			err = os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755)
+		}
+	}
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// close ends the world: every kws server started on a data dir in tmp,
+// the tmux server, the files.
+func (e *benchEnv) close() {
+	locks, _ := filepath.Glob(filepath.Join(e.tmp, "*", "server.lock"))
+	for _, lock := range locks {
+		_ = exec.Command(e.exe, "--data-dir", filepath.Dir(lock), "kill-server").Run()
+	}
+	if e.srv != nil {
+		e.srv.kill()
+	}
+	_ = os.RemoveAll(e.tmp)
+}
+
 // tmuxServer is a private tmux server on its own socket (tmux -S), so the
 // UI benchmark never touches the user's tmux. Its sessions have no status
 // line (a session of W×H is one pane of W×H) and keep a program's last
