@@ -14,6 +14,10 @@ import (
 	"github.com/kwsdev/kws/vault"
 )
 
+// mapAhead is how far past the vault file's size the shared vault is
+// mapped (address space only; the file grows as blocks arrive).
+const mapAhead = 256 << 20
+
 // Stores are what every session of a data dir shares: the vault, the
 // memory, the sidecar, the sandbox and the log. The server opens them
 // once; a workstation opened without a server opens its own.
@@ -62,7 +66,9 @@ func OpenStores(o Options) (*Stores, error) {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	st.log = slog.New(secrets.LogHandler(slog.NewTextHandler(st.logF, nil)))
-	if st.vault, err = vault.OpenDir(o.DataDir, nil); err != nil {
+	// A server puts block after block for hours: mapping room for them at
+	// once spares each growing put a remap of the whole file.
+	if st.vault, err = vault.OpenDir(o.DataDir, &vault.Options{Reserve: mapAhead}); err != nil {
 		st.Close()
 		return nil, err
 	}

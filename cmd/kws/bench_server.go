@@ -201,6 +201,13 @@ func benchServer(cmd *cobra.Command, g *globals, f *benchServerFlags) error {
 				return fmt.Errorf("kws vault put (%s): %w", via, err)
 			}
 			times = append(times, ms(time.Since(t0)))
+			// Each put finds the server at rest, as a put from a
+			// shell does: the last block's description is done.
+			if via == "server" {
+				if err := waitDescribed(kws); err != nil {
+					return err
+				}
+			}
 		}
 		if via == "server" {
 			res.PutServerMs = median(times)
@@ -212,6 +219,25 @@ func benchServer(cmd *cobra.Command, g *globals, f *benchServerFlags) error {
 		return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
 	}
 	return printBenchServer(cmd, res)
+}
+
+// waitDescribed waits until no block in the vault is still being
+// described in the background.
+func waitDescribed(kws func(args ...string) *exec.Cmd) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := kws("vault", "ls", "--json").Output()
+		if err != nil {
+			return fmt.Errorf("kws vault ls: %w", err)
+		}
+		if !strings.Contains(string(out), "(being described)") {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the server did not describe the blocks put within a minute")
+		}
+		time.Sleep(benchPoll)
+	}
 }
 
 // lockedPID is the pid the server of data wrote into its lock file.
