@@ -67,6 +67,8 @@ type App struct {
 	// set while a flush is queued.
 	queue     []func()
 	scheduled bool
+	// lastFlush is when queued updates last ran (frames are paced).
+	lastFlush time.Time
 	// handled counts key events the application has finished with; the
 	// headless driver waits on it.
 	handled chan struct{}

@@ -37,15 +37,26 @@ func (a *App) Update(fn func()) {
 	a.queue = append(a.queue, fn)
 	if !a.scheduled {
 		a.scheduled = true
+		// A stream of output draws at most one frame per frameGap: the
+		// updates of the gap run together before it, as tmux paces its
+		// redraws, instead of one full draw per chunk.
+		if wait := frameGap - time.Since(a.lastFlush); wait > 0 {
+			time.AfterFunc(wait, func() { a.tv.QueueUpdateDraw(a.flush) })
+			return
+		}
 		go a.tv.QueueUpdateDraw(a.flush)
 	}
 }
+
+// frameGap is the shortest time between two frames drawn for updates.
+const frameGap = 10 * time.Millisecond
 
 // flush runs the queued updates on the UI goroutine.
 func (a *App) flush() {
 	a.mu.Lock()
 	q := a.queue
 	a.queue, a.scheduled = nil, false
+	a.lastFlush = time.Now()
 	a.mu.Unlock()
 	for _, fn := range q {
 		fn()
