@@ -174,7 +174,7 @@ func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
 	if !strings.Contains(d.Text(), "◐ thinking") {
 		t.Fatalf("status bar lacks the agent state:\n%s", d.Text())
 	}
-	if err := d.Press("Right", "Enter"); err != nil { // Cancel
+	if err := d.Press("Enter"); err != nil { // Cancel, focused
 		t.Fatal(err)
 	}
 	if strings.Contains(d.Text(), "still working") || ff.made[0].closed {
@@ -183,7 +183,7 @@ func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
 	if err := d.Press("Ctrl-b", "q"); err != nil {
 		t.Fatal(err)
 	}
-	_ = d.Press("Enter") // Quit: the application stops, so the driver reports it
+	_ = d.Press("y") // Quit: the application stops, so the driver reports it
 	if err := d.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -397,16 +397,16 @@ func TestClosingABusyPaneAsksFirst(t *testing.T) {
 	if err := d.Press("Ctrl-b", "1", "Ctrl-b", "x"); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WaitFor("shell-2 is busy. Close it anyway?"); err != nil {
+	if err := d.WaitFor("anyway? (y/n)"); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Press("Right", "Enter"); err != nil { // Cancel
+	if err := d.Press("Enter"); err != nil { // Cancel, focused
 		t.Fatal(err)
 	}
 	if ff.made[1].closed || len(leaves(d)) != 2 {
 		t.Fatal("Cancel closed the pane")
 	}
-	if err := d.Press("Ctrl-b", "x", "Enter"); err != nil { // Close
+	if err := d.Press("Ctrl-b", "x", "y"); err != nil { // Close
 		t.Fatal(err)
 	}
 	if !ff.made[1].closed || len(leaves(d)) != 1 {

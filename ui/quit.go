@@ -3,7 +3,9 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
 
@@ -22,7 +24,11 @@ func (a *App) askQuit() {
 		if len(busy) > 0 {
 			text = fmt.Sprintf("%s still working. Detach (they keep working; kws attach comes back) or end the session (their turns stop; the sessions are saved)?", strings.Join(busy, ", "))
 		}
-		a.choose(text, []string{"Detach", "End session", "Cancel"}, func(label string) {
+		// Detach, the safe choice, is focused; d presses it. End
+		// session has no key: it is a button away, as tmux's
+		// kill-session is a command away.
+		keys := map[rune]string{'d': "Detach", 'n': "Cancel"}
+		a.choose(text+" (d/n)", []string{"Detach", "End session", "Cancel"}, 0, keys, func(label string) {
 			switch label {
 			case "Detach":
 				a.cfg.Detach()
@@ -48,19 +54,21 @@ func (a *App) detach() {
 	a.cfg.Detach()
 }
 
-// confirm asks a yes/no question in a modal; the first button, yes, runs
-// onYes.
+// confirm asks a yes/no question in a modal, as tmux does: "(y/n)", with
+// Cancel, the safe answer, focused. y or the yes button runs onYes; n,
+// Escape and Cancel do nothing.
 func (a *App) confirm(text, yes string, onYes func()) {
-	a.choose(text, []string{yes, "Cancel"}, func(label string) {
+	a.choose(text+" (y/n)", []string{yes, "Cancel"}, 1, map[rune]string{'y': yes, 'n': "Cancel"}, func(label string) {
 		if label == yes {
 			onYes()
 		}
 	})
 }
 
-// choose asks a question in a modal with the buttons given, the first one
-// focused, and calls done with the one pressed ("" for Escape).
-func (a *App) choose(text string, buttons []string, done func(label string)) {
+// choose asks a question in a modal with the buttons given, buttons[focus]
+// focused, and calls done with the one pressed ("" for Escape). A key of
+// keys presses the button it names.
+func (a *App) choose(text string, buttons []string, focus int, keys map[rune]string, done func(label string)) {
 	th := a.cfg.Theme
 	m := tview.NewModal().SetText(text).
 		AddButtons(buttons).
@@ -68,6 +76,17 @@ func (a *App) choose(text string, buttons []string, done func(label string)) {
 			a.closeDialog(pageQuit)
 			done(label)
 		})
+	m.SetFocus(focus)
+	m.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		if ev.Key() != tcell.KeyRune || ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) != 0 {
+			return ev
+		}
+		if label, ok := keys[unicode.ToLower(ev.Rune())]; ok {
+			a.closeDialog(pageQuit)
+			done(label)
+		}
+		return nil
+	})
 	m.SetBackgroundColor(th.Dialog.Bg)
 	m.SetTextColor(th.Dialog.Fg)
 	m.SetButtonStyle(th.DialogButton.TCell()).SetButtonActivatedStyle(th.DialogButtonFocused.TCell())

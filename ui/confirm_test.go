@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestCloseDialogDefaultsToNo checks the close-pane question is tmux's
+// (y/n) with no as the default: Enter, n and Esc keep the pane, y closes it.
+func TestCloseDialogDefaultsToNo(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			d, ff := newTestDriver(t, size[0], size[1], "shell", "shell")
+			if err := d.Do(func() { ff.made[1].waiting = true }); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Press("Ctrl-b", "1", "Ctrl-b", "x"); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.WaitFor("(y/n)"); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fmt.Sprintf("close_%dx%d", size[0], size[1]), d.Text())
+			for _, no := range []string{"Enter", "n", "Esc"} {
+				if err := d.Press(no); err != nil {
+					t.Fatal(err)
+				}
+				if ff.made[1].closed || len(leaves(d)) != 2 || strings.Contains(d.Text(), "(y/n)") {
+					t.Fatalf("%s did not cancel the close:\n%s", no, d.Text())
+				}
+				if err := d.Press("Ctrl-b", "x"); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.WaitFor("(y/n)"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := d.Press("y"); err != nil {
+				t.Fatal(err)
+			}
+			if !ff.made[1].closed || len(leaves(d)) != 1 {
+				t.Fatal("y did not close the busy pane")
+			}
+		})
+	}
+}
+
+// TestQuitDialogDefaultsToNo checks the quit question without a server:
+// (y/n) with no as the default, y quits.
+func TestQuitDialogDefaultsToNo(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			d, ff := newTestDriver(t, size[0], size[1], "agent")
+			ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
+			for _, no := range []string{"", "Enter", "n", "Esc"} {
+				if no != "" {
+					if err := d.Press(no); err != nil {
+						t.Fatal(err)
+					}
+					if strings.Contains(d.Text(), "still working") || ff.made[0].closed {
+						t.Fatalf("%s did not cancel the quit:\n%s", no, d.Text())
+					}
+				}
+				if err := d.Press("Ctrl-b", "q"); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.WaitFor("(y/n)"); err != nil {
+					t.Fatal(err)
+				}
+				if no == "" {
+					golden(t, fmt.Sprintf("quit_%dx%d", size[0], size[1]), d.Text())
+				}
+			}
+			_ = d.Press("y") // the application stops, so the driver reports it
+			if err := d.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if !ff.made[0].closed {
+				t.Fatal("y did not quit")
+			}
+		})
+	}
+}
+
+// TestQuitDialogWhenAttached checks the quit dialog of a client attached to
+// a server: Detach, the safe choice, is focused and d presses it; n and
+// Esc cancel; End session stays the second button.
+func TestQuitDialogWhenAttached(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			d, ff := newTestDriver(t, size[0], size[1], "agent")
+			ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
+			var detached atomic.Int32
+			if err := d.Do(func() { d.App.cfg.Detach = func() { detached.Add(1) } }); err != nil {
+				t.Fatal(err)
+			}
+			ask := func() {
+				t.Helper()
+				if err := d.Press("Ctrl-b", "q"); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.WaitFor("End session"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ask()
+			golden(t, fmt.Sprintf("quit_attached_%dx%d", size[0], size[1]), d.Text())
+			for _, key := range []string{"n", "Esc", "y"} {
+				if err := d.Press(key); err != nil {
+					t.Fatal(err)
+				}
+				if key == "y" {
+					// y is no answer here: the dialog stays.
+					if !strings.Contains(d.Text(), "End session") || detached.Load() != 0 || ff.made[0].closed {
+						t.Fatalf("y in the Detach/End session dialog did something:\n%s", d.Text())
+					}
+					if err := d.Press("Esc"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if strings.Contains(d.Text(), "End session") || detached.Load() != 0 || ff.made[0].closed {
+					t.Fatalf("%s did not cancel:\n%s", key, d.Text())
+				}
+				ask()
+			}
+			if err := d.Press("Enter"); err != nil { // the focused button: Detach
+				t.Fatal(err)
+			}
+			if detached.Load() != 1 || ff.made[0].closed {
+				t.Fatalf("Enter did not detach (%d detaches)", detached.Load())
+			}
+			ask()
+			if err := d.Press("d"); err != nil {
+				t.Fatal(err)
+			}
+			if detached.Load() != 2 || ff.made[0].closed {
+				t.Fatalf("d did not detach (%d detaches)", detached.Load())
+			}
+			ask()
+			_ = d.Press("Tab", "Enter") // the second button: End session
+			if err := d.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if !ff.made[0].closed || detached.Load() != 2 {
+				t.Fatal("End session did not end the session")
+			}
+		})
+	}
+}
