@@ -73,6 +73,9 @@ type AgentPane struct {
 	// seen is the Seq of the last event the transcript shown at
 	// construction covers; OnEvent skips those.
 	seen uint64
+	// restartAsk is set while the input line asks whether to restart
+	// the agent (Ctrl-r); the next key answers.
+	restartAsk bool
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
@@ -97,7 +100,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 		keymap.Bind("cancel", "Ctrl-c", "stop the running turn", true, p.cancel),
 		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
 		keymap.Bind("pause", "Ctrl-p", "pause or resume the agent's queued turns", false, p.togglePause),
-		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh (new session, same figures)", false, p.restart),
+		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh, asking first (new session, same figures)", false, p.askRestart),
 		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
 		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
 		keymap.Bind("unselect", "Esc", "clear the ref selection", false, func() { p.selected = -1 }),
@@ -246,14 +249,19 @@ func (p *AgentPane) redrawAfter(d time.Duration) {
 	time.AfterFunc(d, func() { p.env.Update(func() {}) })
 }
 
-// InputHandler runs the pane's keys. While a permission dialog waits,
-// its fixed keys (dialogChoices) answer it once it is armed, PgUp and PgDn
-// scroll its preview, and everything else goes to the input line, which
-// stays usable under the dialog.
+// InputHandler runs the pane's keys. While the pane asks whether to
+// restart the agent, the next key answers that and nothing else. While a
+// permission dialog waits, its fixed keys (dialogChoices) answer it once
+// it is armed, PgUp and PgDn scroll its preview, and everything else goes
+// to the input line, which stays usable under the dialog.
 func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return p.WrapInputHandler(func(ev *tcell.EventKey, setFocus func(tview.Primitive)) {
 		armed := p.armed()
 		p.lastKey = p.env.Time()
+		if p.restartAsk {
+			p.answerRestart(ev)
+			return
+		}
 		if len(p.asks) > 0 {
 			if !armed {
 				p.redrawAfter(armDelay)

@@ -1,6 +1,8 @@
 package panes
 
 import (
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/panes/pane"
 )
@@ -28,6 +30,27 @@ func (p *AgentPane) togglePause() {
 	if err != nil {
 		p.env.Tell(err.Error())
 	}
+}
+
+// askRestart asks, on the input line, whether to restart the agent:
+// Ctrl-r is a shell's history search too, and a habit must not end the
+// agent's session. The next key answers (answerRestart).
+func (p *AgentPane) askRestart() { p.restartAsk = true }
+
+// answerRestart takes the key that answers the restart question: y
+// restarts the agent; any other key (n, Esc) keeps it, as tmux's
+// confirm-before does.
+func (p *AgentPane) answerRestart(ev *tcell.EventKey) {
+	p.restartAsk = false
+	if ev.Key() == tcell.KeyRune && ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 && (ev.Rune() == 'y' || ev.Rune() == 'Y') {
+		p.restart()
+	}
+}
+
+// restartQuestion is what the input line shows while the pane asks
+// whether to restart the agent.
+func (p *AgentPane) restartQuestion() string {
+	return "Restart " + p.name + " in a new session? (y/n)  The current one stays saved."
 }
 
 func (p *AgentPane) restart() {

@@ -13,7 +13,7 @@ import (
 )
 
 // Draw paints the transcript, the permission dialog when one is waiting,
-// and the input line.
+// and the input line, or in its place the restart question.
 func (p *AgentPane) Draw(screen tcell.Screen) {
 	p.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
@@ -66,6 +66,11 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 		}
 	}
 	p.input.SetRect(x, y+h-1, w, 1)
+	if p.restartAsk {
+		fill(screen, x, y+h-1, w, 1, th.Dialog.TCell())
+		pane.Put(screen, x, y+h-1, w, p.restartQuestion(), th.Dialog.TCell())
+		return
+	}
 	p.input.Draw(screen)
 }
 

@@ -2,6 +2,7 @@ package panes
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -424,8 +425,49 @@ func TestAgentPanePausesResumesAndRestarts(t *testing.T) {
 		t.Fatal("Ctrl-p again did not resume")
 	}
 	key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
+	key(p, tcell.KeyRune, 'y', 0)
 	if fa.restarts != 1 || !strings.Contains(screenText(render(t, p, 80, 10)), "restarted") {
-		t.Fatal("Ctrl-r did not restart")
+		t.Fatal("Ctrl-r, y did not restart")
+	}
+}
+
+// TestAgentPaneRestartAsksFirst checks Ctrl-r, a shell's history search
+// too, only asks: y restarts the agent, n, Esc or any other key keep it,
+// and the key that answers goes nowhere else.
+func TestAgentPaneRestartAsksFirst(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	typeText(p, "draft")
+	for _, no := range []struct {
+		name string
+		k    tcell.Key
+		r    rune
+	}{{"n", tcell.KeyRune, 'n'}, {"Esc", tcell.KeyEscape, 0}, {"Enter", tcell.KeyEnter, 0}, {"x", tcell.KeyRune, 'x'}} {
+		key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
+		text := screenText(render(t, p, 80, 10))
+		if fa.restarts != 0 || !strings.Contains(text, "Restart agent-1") || !strings.Contains(text, "(y/n)") {
+			t.Fatalf("Ctrl-r did not ask first (%d restarts):\n%s", fa.restarts, text)
+		}
+		key(p, no.k, no.r, 0)
+		text = screenText(render(t, p, 80, 10))
+		if fa.restarts != 0 || strings.Contains(text, "(y/n)") {
+			t.Fatalf("%s did not cancel the restart (%d restarts):\n%s", no.name, fa.restarts, text)
+		}
+		if len(fa.sent) != 0 || p.input.GetText() != "draft" {
+			t.Fatalf("%s reached the input line: sent %q, input %q", no.name, fa.sent, p.input.GetText())
+		}
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
+		golden(t, fmt.Sprintf("agent_restart_%dx%d", size[0], size[1]), screenText(render(t, p, size[0], size[1])))
+		key(p, tcell.KeyEscape, 0, 0)
+	}
+	key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
+	key(p, tcell.KeyRune, 'y', 0)
+	if fa.restarts != 1 || !strings.Contains(screenText(render(t, p, 80, 10)), "restarted") {
+		t.Fatal("y did not restart")
+	}
+	if p.input.GetText() != "draft" {
+		t.Fatalf("y reached the input line: %q", p.input.GetText())
 	}
 }
 
