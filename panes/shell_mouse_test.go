@@ -73,6 +73,7 @@ func TestShellWheelOnTheAlternateScreenSendsArrows(t *testing.T) {
 	h.typeKeys(`printf '\033[?1049h'; stty raw -echo; head -c 9 | tr '\033' E; sleep 30`)
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
 	h.wait(t, "the alternate screen", func(string) bool { return h.p.sess.AltScreen() })
+	h.waitForeground(t, "head")
 	h.mouse(tview.MouseScrollUp, 3, 3, tcell.WheelUp)
 	h.wait(t, "three arrows up", func(text string) bool { return strings.Contains(text, "E[AE[AE[A") })
 	if h.p.copy != nil {
@@ -86,6 +87,7 @@ func TestShellMouseGoesToAProgramThatAskedForIt(t *testing.T) {
 	h.typeKeys(`printf '\033[?1000;1006h'; stty raw -echo; head -c 29 | tr '\033' E; sleep 30`)
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
 	h.wait(t, "mouse reporting", func(string) bool { return h.p.sess.Modes().MouseSGR })
+	h.waitForeground(t, "head")
 	h.mouse(tview.MouseLeftDown, 4, 2, tcell.Button1)
 	h.mouse(tview.MouseLeftUp, 4, 2, tcell.ButtonNone)
 	if !h.mouse(tview.MouseScrollUp, 9, 0, tcell.WheelUp) || h.p.copy != nil {
@@ -100,6 +102,7 @@ func TestShellDragStaysWithTheProgram(t *testing.T) {
 	h.typeKeys(`printf '\033[?1002;1006h'; stty raw -echo; head -c 30 | tr '\033' E; sleep 30`)
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
 	h.wait(t, "mouse reporting", func(string) bool { return h.p.sess.Modes().MouseSGR })
+	h.waitForeground(t, "head")
 	// tview reports a move to the spot first, with the button already
 	// down: not a drag.
 	h.mouse(tview.MouseMove, 4, 2, tcell.Button1)

@@ -2,6 +2,8 @@ package panes
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +72,35 @@ func (h *shellHarness) wait(t *testing.T, what string, cond func(text string) bo
 func (h *shellHarness) waitPrompt(t *testing.T) {
 	t.Helper()
 	h.wait(t, "a prompt", func(text string) bool { return strings.HasSuffix("\n"+text, "\n$") })
+}
+
+// waitForeground waits until the terminal's foreground job is the program
+// comm itself, so everything the command line ran before it (an stty, say)
+// has finished and input reaches comm. A mode the screen shows is not
+// enough: it is set by an earlier command of the same line.
+func (h *shellHarness) waitForeground(t *testing.T, comm string) {
+	t.Helper()
+	deadline := time.Now().Add(shellWaitTimeout)
+	for foregroundComm(h.p.sess) != comm {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s in the foreground (now %q); screen:\n%s", comm, foregroundComm(h.p.sess), h.p.sess.Text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// foregroundComm returns the name of the session's foreground job (the
+// leader of its process group) as /proc knows it, or "" at the prompt.
+func foregroundComm(s *pty.Session) string {
+	j := s.Job()
+	if j == 0 {
+		return ""
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", j))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(comm))
 }
 
 // press sends one key event through the pane's input handler.

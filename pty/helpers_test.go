@@ -1,6 +1,8 @@
 package pty
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -50,6 +52,30 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// waitForeground waits until the terminal's foreground job is the program
+// comm itself. Job alone is not enough: between the shell's fork and the
+// exec the child still has the shell's signal handlers, so a Ctrl-c sent
+// then is lost and the program runs on.
+func waitForeground(t testing.TB, s *Session, comm string) {
+	t.Helper()
+	waitFor(t, comm+" in the foreground", func() bool { return foregroundComm(s) == comm })
+}
+
+// foregroundComm returns the name of the session's foreground job (the
+// leader of its process group) as /proc knows it, or "" when the shell is
+// at its prompt.
+func foregroundComm(s *Session) string {
+	j := s.Job()
+	if j == 0 {
+		return ""
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", j))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(comm))
 }
 
 // waitLine waits until the screen holds a line equal to want.

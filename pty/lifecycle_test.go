@@ -231,14 +231,7 @@ func TestJobReportsAForegroundProgram(t *testing.T) {
 		t.Fatalf("Job() = %d at the prompt", j)
 	}
 	run(t, s, "sleep 30")
-	// Wait until the foreground job has become sleep itself: between
-	// bash's fork and the exec, the child still has bash's handler and
-	// an interrupt sent then can be lost.
-	waitFor(t, "sleep in the foreground", func() bool {
-		j := s.Job()
-		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", j))
-		return j != 0 && err == nil && strings.TrimSpace(string(comm)) == "sleep"
-	})
+	waitForeground(t, s, "sleep")
 	_ = s.SendKey(RuneKey('c', ModCtrl))
 	waitFor(t, "the prompt again", func() bool { return s.Job() == 0 })
 }
