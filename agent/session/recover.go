@@ -41,7 +41,13 @@ func (r Recovery) Clean() bool {
 // were acknowledged are gone, so the session is not resumed.
 var ErrDamaged = errors.New("session: transcript damaged")
 
-// Open resumes session id under dataDir. It takes the session's lock
+// ErrNoSession is matched (errors.Is) by the error Open returns when
+// DATA/sessions holds no session with the id: no folder of that name, or
+// a folder without the summary.json every created session has.
+var ErrNoSession = errors.New("no such session")
+
+// Open resumes session id under dataDir; an id dataDir holds no session
+// of is ErrNoSession. It takes the session's lock
 // first, so a session another process has open fails with a *RunningError
 // before anything is touched. It then reads the whole transcript, cuts a
 // torn or corrupt last line off raw.jsonl and sent.jsonl (reported in the
@@ -57,21 +63,31 @@ func Open(dataDir, id string) (*Session, Recovery, error) {
 	}
 	dir := filepath.Join(SessionsDir(dataDir), id)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		if err == nil {
-			err = fs.ErrNotExist
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, rec, fmt.Errorf("session: %w", err)
 		}
-		return nil, rec, fmt.Errorf("session: no session %s in %s (kws sessions ls lists them): %w", id, SessionsDir(dataDir), err)
+		return nil, rec, noSession(dataDir, id)
 	}
 	s := &Session{id: id, dir: dir}
 	var err error
 	if s.lock, err = lockDir(dir, id); err != nil {
 		return nil, rec, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); errors.Is(err, fs.ErrNotExist) {
+		s.closeFiles()
+		return nil, rec, noSession(dataDir, id)
+	}
 	if err := s.open(&rec); err != nil {
 		s.closeFiles()
 		return nil, rec, err
 	}
 	return s, rec, nil
+}
+
+// noSession is the error for opening id when dataDir holds no such
+// session; it matches ErrNoSession.
+func noSession(dataDir, id string) error {
+	return fmt.Errorf("session: no session %s in %s (kws sessions ls lists them): %w", id, SessionsDir(dataDir), ErrNoSession)
 }
 
 // open reads and repairs the session's files once its lock is held.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -205,8 +204,24 @@ func TestOpenRejectsBadIDs(t *testing.T) {
 			t.Errorf("Open(%q) = %v, want invalid id", id, err)
 		}
 	}
-	if _, _, err := Open(data, "20260101-000000-abcdef"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Open(missing) = %v, want ErrNotExist", err)
+}
+
+// TestOpenMissingIsErrNoSession opens ids that name no session: no folder,
+// a file where the folder would be, and a folder without summary.json.
+func TestOpenMissingIsErrNoSession(t *testing.T) {
+	data := t.TempDir()
+	sessions := SessionsDir(data)
+	if err := os.MkdirAll(filepath.Join(sessions, "empty"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sessions, "file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"20260101-000000-abcdef", "empty", "file"} {
+		_, _, err := Open(data, id)
+		if !errors.Is(err, ErrNoSession) || !strings.Contains(err.Error(), "no session "+id+" in "+sessions) {
+			t.Errorf("Open(%q) = %v, want ErrNoSession naming %s", id, err, sessions)
+		}
 	}
 }
 

@@ -88,6 +88,9 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}()
 	if f.resume != "" {
 		if sess, _, err = session.Open(g.dataDir, f.resume); err != nil {
+			if errors.Is(err, session.ErrNoSession) {
+				return fail("no session %s in %s; kws sessions ls lists them", f.resume, session.SessionsDir(g.dataDir))
+			}
 			return fail("%v", err)
 		}
 		if ws, err = resumeWorkspace(sess, ws, cmd.Flags().Changed("workspace")); err != nil {
@@ -158,7 +161,14 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	record := func(status string, runErr error) { _ = a.SetStatus(status, runErr) }
+	// Every run that made a session ends by naming it, failed or not: an
+	// interrupted run is the one --resume is for.
+	status := "running"
+	record := func(s string, runErr error) {
+		status = s
+		_ = a.SetStatus(s, runErr)
+	}
+	defer func() { events.finish(sess.ID(), status) }()
 	record("running", nil)
 	if f.resume != "" {
 		if _, resumed, err := a.Resume(ctx); err != nil || !resumed && task == "" {
@@ -184,7 +194,6 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		}
 	}
 	record("done", nil)
-	events.finish(sess.ID())
 	return nil
 }
 

@@ -71,11 +71,23 @@ func (p *eventPrinter) endLine() {
 	}
 }
 
-func (p *eventPrinter) finish(id string) {
+// sessionLine is the last line of kws run --json: the session the run
+// recorded, which kws run --resume takes, and how the run ended.
+type sessionLine struct {
+	Type    string `json:"type"` // always "session"
+	Session string `json:"session"`
+	Status  string `json:"status"` // done, error or interrupted
+}
+
+// finish ends a run of session id that ended with status: a last JSON
+// line with --json, else the session id on the log.
+func (p *eventPrinter) finish(id, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.json {
-		p.endLine()
-		fmt.Fprintf(p.log, "kws: session %s\n", id)
+	if p.json {
+		_ = json.NewEncoder(p.out).Encode(sessionLine{Type: "session", Session: id, Status: status})
+		return
 	}
+	p.endLine()
+	fmt.Fprintf(p.log, "kws: session %s\n", id)
 }

@@ -109,3 +109,16 @@ func TestResumeRefusesWhatCannotBeResumed(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeUnknownSession resumes an id the data dir has no session of:
+// the error names the id and the sessions folder and points to kws
+// sessions ls, not a raw file error.
+func TestResumeUnknownSession(t *testing.T) {
+	runEnv(t)
+	data := t.TempDir()
+	_, err := run(t, data, nil, "run", "--resume", "nosuchid", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--workspace", t.TempDir())
+	want := "no session nosuchid in " + session.SessionsDir(data) + "; kws sessions ls lists them"
+	if err == nil || err.Error() != want {
+		t.Fatalf("resume of an unknown id: %v; want %q", err, want)
+	}
+}

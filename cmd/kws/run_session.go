@@ -28,6 +28,6 @@ func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string) 
 	if err != nil {
 		return fail("%v", err)
 	}
-	printer.finish(id)
+	printer.finish(id, "done")
 	return nil
 }

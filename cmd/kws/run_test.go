@@ -78,23 +78,45 @@ func TestRunStreamsAnswerAndKeepsKeyOffDisk(t *testing.T) {
 
 func TestRunJSONEvents(t *testing.T) {
 	runEnv(t)
-	srv := providertest.New(t, providertest.TextStep("4"))
-	out, err := run(t, t.TempDir(), nil, "--json", "run", "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "2+2?")
+	srv := providertest.New(t, providertest.TextStep("4"), providertest.TextStep("5"))
+	data, ws := t.TempDir(), t.TempDir()
+	out, err := run(t, data, nil, "--json", "run", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "2+2?")
 	if err != nil {
 		t.Fatal(err)
 	}
 	types := map[string]bool{}
+	var last struct{ Type, Session, Status string }
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e struct{ Type string }
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
+		if err := json.Unmarshal([]byte(line), &last); err != nil {
 			t.Fatalf("not one JSON object per line: %q", line)
 		}
-		types[e.Type] = true
+		types[last.Type] = true
 	}
 	for _, want := range []string{"text_delta", "diet", "usage", "done"} {
 		if !types[want] {
 			t.Fatalf("no %s event in %q", want, out)
 		}
+	}
+	// The last line names the session, which --resume takes.
+	if id := onlySession(t, data).ID; last.Type != "session" || last.Session != id || last.Status != "done" {
+		t.Fatalf("last line %+v, want type session, session %s, status done", last, id)
+	}
+	out, err = run(t, data, nil, "--json", "run", "--resume", last.Session, "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "2+3?")
+	if err != nil || !strings.HasSuffix(out, `{"type":"session","session":"`+last.Session+`","status":"done"}`+"\n") {
+		t.Fatalf("resume of the printed id: %q %v", out, err)
+	}
+}
+
+// TestRunJSONNamesTheSessionOfAFailedRun: a run the model fails still
+// ends with the session line, status error, so it can be resumed.
+func TestRunJSONNamesTheSessionOfAFailedRun(t *testing.T) {
+	runEnv(t)
+	srv := providertest.New(t, providertest.Step{Status: 401, ErrorBody: `{"error":{"message":"invalid api key","type":"auth"}}`})
+	data := t.TempDir()
+	out, err := run(t, data, nil, "--json", "run", "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "hi")
+	want := `{"type":"session","session":"` + onlySession(t, data).ID + `","status":"error"}` + "\n"
+	if err == nil || !strings.HasSuffix(out, want) {
+		t.Fatalf("failed run: %q %v; want the last line %q", out, err, want)
 	}
 }
 
