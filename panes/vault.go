@@ -123,9 +123,17 @@ func (p *VaultPane) Title() string {
 	case p.view != nil:
 		return "vault: " + p.view.meta.ID
 	case p.filter != "":
-		return fmt.Sprintf("vault (%d of %d blocks, filter %q)", len(p.shown), len(p.all), p.filter)
+		return fmt.Sprintf("vault (%d of %s, filter %q)", len(p.shown), blocks(len(p.all)), p.filter)
 	}
-	return fmt.Sprintf("vault (%d blocks)", len(p.all))
+	return fmt.Sprintf("vault (%s)", blocks(len(p.all)))
+}
+
+// blocks counts n blocks in words: "1 block", "4 blocks".
+func blocks(n int) string {
+	if n == 1 {
+		return "1 block"
+	}
+	return fmt.Sprintf("%d blocks", n)
 }
 
 // Keys returns the pane's key-action table (scope "vault").

@@ -106,7 +106,7 @@ func (p *VaultPane) drawFilter(screen tcell.Screen, x, y, w int, st tcell.Style)
 		}
 		return
 	}
-	pane.Put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %d blocks (/ edits, Esc clears)", p.filter, len(p.shown), len(p.all)), st)
+	pane.Put(screen, x, y, w, fmt.Sprintf("filter %q: %d of %s (/ edits, Esc clears)", p.filter, len(p.shown), blocks(len(p.all))), st)
 }
 
 // vaultColumns are the widths of the list's columns (id, kind, agent,
@@ -119,10 +119,14 @@ type vaultCell struct {
 	st   tcell.Style
 }
 
+// vaultKindWidth is the widest the kind column grows: the shell tool's
+// kept output, "tool:shell STDOUT" or "tool:shell STDERR", fits whole.
+const vaultKindWidth = len("tool:shell STDOUT")
+
 func (p *VaultPane) columns() vaultColumns {
 	c := vaultColumns{len("ctx:") + 8, 4, 5, 6, 6, 4}
 	for _, m := range p.shown {
-		c[1] = max(c[1], min(runewidth.StringWidth(termsafe.OneLine(m.Kind)), 14))
+		c[1] = max(c[1], min(runewidth.StringWidth(termsafe.OneLine(m.Kind)), vaultKindWidth))
 		c[2] = max(c[2], min(runewidth.StringWidth(termsafe.OneLine(m.Agent)), 10))
 	}
 	return c
@@ -156,8 +160,9 @@ func vaultRowCells(th *themes.Theme, m vault.Meta, age string) []vaultCell {
 	}
 }
 
-// draw paints one row of cells; the numeric columns are right-aligned and
-// sel, when set, overrides every cell's style.
+// draw paints one row of cells; the numeric columns are right-aligned, a
+// text wider than its column ends in "…", and sel, when set, overrides
+// every cell's style.
 func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, sel *tcell.Style) {
 	end := x + w
 	for i, cell := range cells {
@@ -175,7 +180,7 @@ func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, 
 		if pad := c[i] - runewidth.StringWidth(cell.text); i >= 3 && pad > 0 {
 			at += pad
 		}
-		pane.Put(screen, at, y, min(c[i], end-at), cell.text, cell.st)
+		pane.Put(screen, at, y, min(c[i], end-at), runewidth.Truncate(cell.text, c[i], "…"), cell.st)
 		x += c[i] + 2
 	}
 }

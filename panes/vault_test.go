@@ -316,3 +316,35 @@ func TestVaultViewerAsksTheSidecarForASummaryHint(t *testing.T) {
 		t.Fatalf("summary hint (asked %q):\n%s", asked, text)
 	}
 }
+
+// TestVaultWords: one block is "1 block", the shell tool's kept output
+// shows its whole kind, and a kind wider than the column ends in "…".
+func TestVaultWords(t *testing.T) {
+	v := vaulttest.MustOpen(t)
+	now := testEnv().Time()
+	put := func(kind, data string) {
+		t.Helper()
+		if _, err := v.PutMany([]vault.Block{{Data: []byte(data), Meta: vault.Meta{Kind: kind, Agent: "agent-1", Created: now}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("tool:shell STDOUT", "out\n")
+	p := NewVaultPane(testEnv(), v, nil)
+	if got, want := p.Title(), "vault (1 block)"; got != want {
+		t.Errorf("Title() = %q, want %q", got, want)
+	}
+	put("tool:an-unusually-long-kind", "long\n")
+	p = NewVaultPane(testEnv(), v, nil)
+	text := screenText(render(t, p, 120, 40))
+	for _, want := range []string{"tool:shell STDOUT ", "tool:an-unusuall…"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the list lacks %q:\n%s", want, text)
+		}
+	}
+	vaultPress(p, "/")
+	vaultType(p, "STDOUT")
+	vaultPress(p, "Enter")
+	if got, want := p.Title(), `vault (1 of 2 blocks, filter "STDOUT")`; got != want {
+		t.Errorf("filtered Title() = %q, want %q", got, want)
+	}
+}
