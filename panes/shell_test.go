@@ -2,8 +2,6 @@ package panes
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -81,26 +79,12 @@ func (h *shellHarness) waitPrompt(t *testing.T) {
 func (h *shellHarness) waitForeground(t *testing.T, comm string) {
 	t.Helper()
 	deadline := time.Now().Add(shellWaitTimeout)
-	for foregroundComm(h.p.sess) != comm {
+	for h.p.sess.JobName() != comm {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s in the foreground (now %q); screen:\n%s", comm, foregroundComm(h.p.sess), h.p.sess.Text())
+			t.Fatalf("timed out waiting for %s in the foreground (now %q); screen:\n%s", comm, h.p.sess.JobName(), h.p.sess.Text())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// foregroundComm returns the name of the session's foreground job (the
-// leader of its process group) as /proc knows it, or "" at the prompt.
-func foregroundComm(s *pty.Session) string {
-	j := s.Job()
-	if j == 0 {
-		return ""
-	}
-	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", j))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(comm))
 }
 
 // press sends one key event through the pane's input handler.

@@ -1,8 +1,6 @@
 package pty
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -60,22 +58,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // then is lost and the program runs on.
 func waitForeground(t testing.TB, s *Session, comm string) {
 	t.Helper()
-	waitFor(t, comm+" in the foreground", func() bool { return foregroundComm(s) == comm })
-}
-
-// foregroundComm returns the name of the session's foreground job (the
-// leader of its process group) as /proc knows it, or "" when the shell is
-// at its prompt.
-func foregroundComm(s *Session) string {
-	j := s.Job()
-	if j == 0 {
-		return ""
-	}
-	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", j))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(comm))
+	waitFor(t, comm+" in the foreground", func() bool { return s.JobName() == comm })
 }
 
 // waitLine waits until the screen holds a line equal to want.

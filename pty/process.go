@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -34,6 +35,21 @@ func (s *Session) Dir() (string, error) {
 		return "", fmt.Errorf("pty: working directory of pid %d: %w", s.Pid(), err)
 	}
 	return dir, nil
+}
+
+// JobName returns the name of the job in the terminal's foreground (the
+// leader of its process group, as /proc/PID/comm has it: "vim", "make"),
+// or "" when the shell is at its prompt or the name cannot be read.
+func (s *Session) JobName() string {
+	j := s.Job()
+	if j == 0 {
+		return ""
+	}
+	comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(j), "comm"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(comm))
 }
 
 // show writes notice, made safe and kept to one line, on the screen as if
