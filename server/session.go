@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,9 +191,20 @@ func (d *Daemon) run(s *live) {
 		_ = os.Remove(filepath.Join(d.journalDir(), s.name+".json"))
 	}
 	s.jmu.Unlock()
-	for _, c := range s.tty.attachedClients() {
+	clients := s.tty.attachedClients()
+	for _, c := range clients {
 		d.detach(s, c, "exited")
 	}
+	// The clients read their exit before the server may stop with its
+	// last session; one that does not read in time is left.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	for _, c := range clients {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+		}
+	}
+	cancel()
 	s.tty.Close()
 	close(s.done)
 	if empty {
