@@ -10,6 +10,7 @@ import (
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
+	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/ui"
 )
 
@@ -50,6 +51,8 @@ func TestWorkstationLocalOnlyModeAnswersWithTheSidecar(t *testing.T) {
 	if !strings.Contains(d.Text(), "sidecar (local only)") || strings.Contains(d.Text(), "offline") {
 		t.Fatalf("status:\n%s", d.Text())
 	}
+	events, unsubscribe := w.Swarm().Subscribe()
+	defer unsubscribe()
 	if err := d.Type("hello"); err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +60,20 @@ func TestWorkstationLocalOnlyModeAnswersWithTheSidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
+	// Three minutes only bounds a hang: the tiny model decodes slowly
+	// under the race detector on a loaded machine.
+	hang := time.NewTimer(3 * time.Minute)
+	defer hang.Stop()
+wait:
 	for {
-		in, _ := w.Swarm().Info("agent-1")
-		// Three minutes only bounds a hang: the tiny model decodes slowly
-		// under the race detector on a loaded machine.
-		if in.State != "thinking" && in.State != "tool" || time.Since(start) > 3*time.Minute {
-			break
+		select {
+		case e := <-events:
+			if e.Type == swarm.EvFinished && e.Agent == "agent-1" {
+				break wait
+			}
+		case <-hang.C:
+			t.Fatal("the local turn did not finish within 3 minutes")
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("local turn took %v", time.Since(start))
 	if in, _ := w.Swarm().Info("agent-1"); in.Stats.Calls == 0 || in.State != "idle" {
