@@ -116,6 +116,12 @@ func TestServer(t *testing.T) {
 		tm.typeText("e2e killed task")
 		tm.keys("Enter")
 		srv.WaitRequests(2, waitTimeout)
+		// The kill comes once the journal holds the shell's cd: the
+		// journal looks at a shell's directory every 2 s.
+		waitUntil(t, "the shell's directory in the journal", func() bool {
+			b, _ := os.ReadFile(filepath.Join(s.dirs["data"], "server", "sessions", "ws.json"))
+			return strings.Contains(string(b), filepath.Join(s.dirs["ws"], "sub"))
+		})
 		if err := syscall.Kill(s.serverPID(), syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
