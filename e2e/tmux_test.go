@@ -174,7 +174,7 @@ func TestWorkstation(t *testing.T) {
 		tm.waitFor("agent-1 thinking", func(s string) bool { return strings.Contains(s, "┌ 0 agent-1 · thinking") })
 		tm.keys("C-b", "q")
 		tm.waitFor("the quit dialog", func(s string) bool {
-			return strings.Contains(s, "agent-1 still working. Detach") && strings.Contains(s, "End session")
+			return strings.Contains(s, "agent-1 is still working. Detach") && strings.Contains(s, "End session")
 		})
 		tm.keys("Tab", "Enter") // the second button: End session
 		code, s := tm.waitExit(pid, status)

@@ -2,7 +2,6 @@ package swarm
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/kwsdev/kws/agent"
@@ -116,6 +115,24 @@ func (m *member) setStateLocked(st State, detail string) {
 	m.stateEventLocked()
 }
 
+// offlineError is ErrOffline with the reason the agent has no model, read
+// as one sentence ("agent offline: no model configured: …"), where
+// errors.Join printed both lines run together.
+type offlineError struct{ reason error }
+
+func (e offlineError) Error() string {
+	if e.reason == nil {
+		return "swarm: agent offline: it has no model"
+	}
+	return "swarm: agent offline: " + e.reason.Error()
+}
+
+// Is makes errors.Is(err, ErrOffline) hold.
+func (e offlineError) Is(target error) bool { return target == ErrOffline }
+
+// Unwrap gives the reason.
+func (e offlineError) Unwrap() error { return e.reason }
+
 func (m *member) send(text string) error { return m.enqueue(text, nil) }
 
 // enqueue queues text as a user turn. A non-nil ev is published with the
@@ -125,7 +142,7 @@ func (m *member) enqueue(text string, ev *Event) error {
 	if m.state == StateOffline {
 		err := m.err
 		m.mu.Unlock()
-		return errors.Join(ErrOffline, err)
+		return offlineError{err}
 	}
 	if m.stopped {
 		m.mu.Unlock()

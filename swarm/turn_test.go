@@ -57,6 +57,11 @@ func TestSpawnNamesAgentsAndKeepsFailuresOffline(t *testing.T) {
 		if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), tc.failure.Error()) {
 			t.Fatalf("%s: Send to an offline agent: %v, want ErrOffline with the reason", tc.name, err)
 		}
+		// One sentence, said once: errors.Join printed "the agent has no
+		// model" and then the reason, run together on one line.
+		if msg := err.Error(); strings.Contains(msg, "\n") || strings.Count(msg, "no model") > strings.Count(tc.failure.Error(), "no model") {
+			t.Fatalf("%s: Send to an offline agent says %q, want the reason once on one line", tc.name, msg)
+		}
 		if in := h.info(name); in.Queued != 0 || in.Busy() {
 			t.Fatalf("%s: a refused send left %+v", tc.name, in)
 		}

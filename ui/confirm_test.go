@@ -149,3 +149,25 @@ func TestQuitDialogWhenAttached(t *testing.T) {
 		})
 	}
 }
+
+// TestBusyWordsAgree checks the quit dialogs' sentence agrees with the
+// number of agents working: "agent-5 still working … Their turns stop"
+// spoke of one agent in the plural.
+func TestBusyWordsAgree(t *testing.T) {
+	for _, tc := range []struct {
+		busy          []string
+		working, stop string
+	}{
+		{[]string{"agent-5"}, "agent-5 is still working", "its turn stops; its session is saved"},
+		{[]string{"agent-1", "agent-2"}, "agent-1 and agent-2 are still working", "their turns stop; their sessions are saved"},
+		{[]string{"a", "b", "c"}, "a, b and c are still working", "their turns stop; their sessions are saved"},
+	} {
+		w := busyWords(tc.busy)
+		if w.working != tc.working || w.stops != tc.stop {
+			t.Errorf("busyWords(%q) = %q / %q, want %q / %q", tc.busy, w.working, w.stops, tc.working, tc.stop)
+		}
+	}
+	if got := capitalize("its turn stops"); got != "Its turn stops" {
+		t.Errorf("capitalize: %q", got)
+	}
+}

@@ -168,7 +168,7 @@ func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
 	if err := d.Press("Ctrl-b", "q"); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WaitFor("agent-1 still working"); err != nil {
+	if err := d.WaitFor("agent-1 is still working"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(d.Text(), "◐ thinking") {

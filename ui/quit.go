@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -22,7 +23,8 @@ func (a *App) askQuit() {
 	if a.cfg.Detach != nil {
 		text := "Detach from this session (it keeps running; kws attach comes back) or end it?"
 		if len(busy) > 0 {
-			text = fmt.Sprintf("%s still working. Detach (they keep working; kws attach comes back) or end the session (their turns stop; the sessions are saved)?", strings.Join(busy, ", "))
+			w := busyWords(busy)
+			text = fmt.Sprintf("%s. Detach (%s working; kws attach comes back) or end the session (%s)?", w.working, w.keeps, w.stops)
 		}
 		// Detach, the safe choice, is focused; d presses it. End
 		// session has no key: it is a button away, as tmux's
@@ -42,7 +44,33 @@ func (a *App) askQuit() {
 		a.Quit()
 		return
 	}
-	a.confirm(fmt.Sprintf("%s still working. Quit anyway? Their turns stop; the sessions are saved.", strings.Join(busy, ", ")), "Quit", a.Quit)
+	w := busyWords(busy)
+	a.confirm(fmt.Sprintf("%s. Quit anyway? %s.", w.working, capitalize(w.stops)), "Quit", a.Quit)
+}
+
+// busyPhrases are the quit dialogs' words about the agents still working,
+// in the singular for one agent and the plural for more.
+type busyPhrases struct {
+	working string // "agent-5 is still working"
+	keeps   string // "it keeps"
+	stops   string // "its turn stops; its session is saved"
+}
+
+// busyWords phrases the busy agents' names for the quit dialogs:
+// "agent-5 is still working", "agent-1 and agent-2 are still working",
+// "agent-1, agent-2 and agent-3 are still working".
+func busyWords(busy []string) busyPhrases {
+	if len(busy) == 1 {
+		return busyPhrases{busy[0] + " is still working", "it keeps", "its turn stops; its session is saved"}
+	}
+	names := strings.Join(busy[:len(busy)-1], ", ") + " and " + busy[len(busy)-1]
+	return busyPhrases{names + " are still working", "they keep", "their turns stop; their sessions are saved"}
+}
+
+// capitalize upper-cases s's first letter.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // detach detaches this client from the server's session (C-b d).
