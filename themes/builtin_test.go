@@ -97,14 +97,15 @@ func TestCheckContrastReports(t *testing.T) {
 	for _, want := range []string{
 		`skin "probe": chat_system: contrast too low: 1.28:1 is below 4.5:1 (fg #777777 on bg #666666)`,
 		`skin "probe": border: contrast too low: 1.00:1 is below 3.0:1`,
+		`skin "probe": title on border: contrast too low: 2.01:1 is below 4.5:1 (fg #A6ADC8 on bg #777777)`,
 		`skin "probe": vault_id: colour has no RGB value: default`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("CheckContrast error lacks %q:\n%v", want, err)
 		}
 	}
-	if n := strings.Count(err.Error(), "\n") + 1; n != 3 {
-		t.Errorf("CheckContrast reported %d problems, want 3:\n%v", n, err)
+	if n := strings.Count(err.Error(), "\n") + 1; n != 4 {
+		t.Errorf("CheckContrast reported %d problems, want 4:\n%v", n, err)
 	}
 }
 
@@ -185,6 +186,10 @@ func TestBuildStyleKeysRejects(t *testing.T) {
 			B Style `skin:"b"`
 		}](), "field B has no parent tag"},
 		{"no styles", reflect.TypeFor[struct{ N string }](), "has no Style fields"},
+		{"unknown on", reflect.TypeFor[struct {
+			A Style `skin:"a"`
+			B Style `skin:"b" parent:"a" on:"frame"`
+		}](), `field B: on "frame" names no style`},
 	}
 	for _, tc := range cases {
 		_, err := buildStyleKeys(tc.typ)

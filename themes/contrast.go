@@ -75,12 +75,14 @@ func (s Style) Contrast() (float64, error) {
 	return ContrastRatio(fg, s.Bg)
 }
 
-// CheckContrast checks every style of the theme: styles that carry text
-// must reach minText (ContrastAA or ContrastAAA, say) and graphic styles
-// the lesser of minText and ContrastGraphic. It returns nil when all
-// pass, or one joined error naming each failing style, its ratio and its
-// colours; a style using "default" colours fails with ErrNoRGB because
-// its contrast depends on the terminal.
+// CheckContrast checks every style of the theme against each background
+// it is drawn on: its own and those of the styles its key's On names
+// (a title over its frame). Styles that carry text must reach minText
+// (ContrastAA or ContrastAAA, say) and graphic styles the lesser of
+// minText and ContrastGraphic. It returns nil when all pass, or one
+// joined error naming the skin, each failing style (and the style it is
+// drawn on), its ratio and its colours; a style using "default" colours
+// fails with ErrNoRGB because its contrast depends on the terminal.
 func (t *Theme) CheckContrast(minText float64) error {
 	var errs []error
 	for _, k := range styleKeys {
@@ -89,14 +91,26 @@ func (t *Theme) CheckContrast(minText float64) error {
 		if !k.Text {
 			want = min(minText, ContrastGraphic)
 		}
-		ratio, err := s.Contrast()
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("skin %q: %s: %w", t.Name, k.Name, err))
-		case ratio < want:
-			errs = append(errs, fmt.Errorf("skin %q: %s: %w: %.2f:1 is below %.1f:1 (fg %s on bg %s)",
-				t.Name, k.Name, ErrLowContrast, ratio, want, colorString(s.Fg), colorString(s.Bg)))
+		errs = append(errs, t.checkPair(k.Name, s, want))
+		for _, on := range k.On {
+			under, _ := t.Lookup(on)
+			drawn := s
+			drawn.Bg = under.Bg
+			errs = append(errs, t.checkPair(k.Name+" on "+on, drawn, want))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkPair checks that style s, named name in messages, reaches want.
+func (t *Theme) checkPair(name string, s Style, want float64) error {
+	ratio, err := s.Contrast()
+	switch {
+	case err != nil:
+		return fmt.Errorf("skin %q: %s: %w", t.Name, name, err)
+	case ratio < want:
+		return fmt.Errorf("skin %q: %s: %w: %.2f:1 is below %.1f:1 (fg %s on bg %s)",
+			t.Name, name, ErrLowContrast, ratio, want, colorString(s.Fg), colorString(s.Bg))
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package themes
 import (
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // StyleKey describes one style group of a Theme as skin files name it.
@@ -17,6 +18,12 @@ type StyleKey struct {
 	// the text contrast thresholds; the others (borders, sparkline bars)
 	// are graphics held to WCAG's 3:1 for non-text contrast.
 	Text bool
+	// On names the styles whose background the style's text is also drawn
+	// over, its own background aside: a pane's title is drawn over its
+	// frame (tview keeps the frame's background under a title), and the
+	// focused title's colour also marks "kws" in the status bar. Contrast
+	// is checked against each of them.
+	On []string
 }
 
 // styleKey is a StyleKey with the index of its Theme field.
@@ -47,9 +54,10 @@ func mustStyleKeys() []styleKey {
 	return keys
 }
 
-// buildStyleKeys reads the skin, parent and graphic struct tags of a
-// theme type and checks that every Style field has a unique skin key and
-// that each parent is declared before its children.
+// buildStyleKeys reads the skin, parent, graphic and on struct tags of a
+// theme type and checks that every Style field has a unique skin key, that
+// each parent is declared before its children and that every style named
+// by an on tag exists.
 func buildStyleKeys(t reflect.Type) ([]styleKey, error) {
 	styleType := reflect.TypeFor[Style]()
 	seen := map[string]bool{}
@@ -74,13 +82,24 @@ func buildStyleKeys(t reflect.Type) ([]styleKey, error) {
 			return nil, fmt.Errorf("themes: field %s: parent %q is not declared before it", f.Name, parent)
 		}
 		seen[name] = true
+		var on []string
+		if tag := f.Tag.Get("on"); tag != "" {
+			on = strings.Split(tag, ",")
+		}
 		keys = append(keys, styleKey{
-			StyleKey: StyleKey{Name: name, Field: f.Name, Parent: parent, Text: f.Tag.Get("graphic") != "true"},
+			StyleKey: StyleKey{Name: name, Field: f.Name, Parent: parent, Text: f.Tag.Get("graphic") != "true", On: on},
 			index:    i,
 		})
 	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("themes: %s has no Style fields", t)
+	}
+	for _, k := range keys {
+		for _, on := range k.On {
+			if !seen[on] {
+				return nil, fmt.Errorf("themes: field %s: on %q names no style", k.Field, on)
+			}
+		}
 	}
 	return keys, nil
 }

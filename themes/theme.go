@@ -79,10 +79,13 @@ type Theme struct {
 	Border Style `skin:"border" parent:"base" graphic:"true"`
 	// BorderFocused is the frame of the focused pane (inherits border).
 	BorderFocused Style `skin:"border_focused" parent:"border" graphic:"true"`
-	// Title is the title of an unfocused pane (inherits base).
-	Title Style `skin:"title" parent:"base"`
-	// TitleFocused is the title of the focused pane (inherits title).
-	TitleFocused Style `skin:"title_focused" parent:"title"`
+	// Title is the title of an unfocused pane (inherits base). Only its
+	// foreground is drawn, over the frame's (border's) background.
+	Title Style `skin:"title" parent:"base" on:"border"`
+	// TitleFocused is the title of the focused pane (inherits title). Only
+	// its foreground is drawn, over the focused frame's background, and
+	// the status bar shows "kws" in it.
+	TitleFocused Style `skin:"title_focused" parent:"title" on:"border_focused,status_bar"`
 
 	// StatusBar is the status bar's background and plain text (inherits base).
 	StatusBar Style `skin:"status_bar" parent:"base"`
@@ -149,8 +152,9 @@ type Theme struct {
 	StatsNaive Style `skin:"stats_naive" parent:"base"`
 	// StatsSent is the token count actually sent (inherits base).
 	StatsSent Style `skin:"stats_sent" parent:"base"`
-	// StatsSaved is the tokens and percentage saved by the diet (inherits base).
-	StatsSaved Style `skin:"stats_saved" parent:"base"`
+	// StatsSaved is the tokens and percentage saved by the diet (inherits
+	// base); the status bar shows the saving in it too.
+	StatsSaved Style `skin:"stats_saved" parent:"base" on:"status_bar"`
 	// StatsSparkline is the per-turn sparkline's bars (inherits base).
 	StatsSparkline Style `skin:"stats_sparkline" parent:"base" graphic:"true"`
 
