@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -32,15 +34,24 @@ type ShellPane struct {
 	keys     *keymap.Table
 	copyKeys *keymap.Table
 	copy     *copyMode
-	held     tcell.ButtonMask // the mouse buttons down over the pane
-	dir      string           // the shell's working directory, last read
+	held     tcell.ButtonMask       // the mouse buttons down over the pane
+	dir      string                 // the shell's working directory, last read
+	job      atomic.Pointer[string] // the foreground job's name, "" at the prompt
 }
+
+// jobCheck is how often a shell pane looks at the job in its terminal's
+// foreground besides when output arrives: a job may start or end without
+// printing anything (sleep).
+const jobCheck = 500 * time.Millisecond
 
 // NewShellPane starts the shell described by opts and returns the pane
 // showing it. keep stores text in the vault under a kind such as
 // "shell:screen" and returns the block's id; it serves SendToVault and
 // copy mode.
 func NewShellPane(env *pane.Env, opts pty.Options, keep func(kind string, text []byte) (id string, err error)) (*ShellPane, error) {
+	if opts.Colors == (pty.DefaultColors{}) {
+		opts.Colors = pty.DefaultColors{Fg: ptyColor(env.Theme.Base.Fg), Bg: ptyColor(env.Theme.Base.Bg)}
+	}
 	p := &ShellPane{Box: tview.NewBox(), env: env, opts: opts, keep: keep}
 	p.SetBackgroundColor(env.Theme.Base.Bg)
 	p.keys = env.KeyTable("shell",
@@ -71,30 +82,56 @@ func (p *ShellPane) start() error {
 	return nil
 }
 
-// watch asks for a redraw whenever s's screen may have changed and once
-// when its shell exits. It ends when Close closes s's Updates.
+// watch asks for a redraw whenever s's screen may have changed, once when
+// its shell exits, and when the job in its foreground changes, which it
+// checks on output and every jobCheck. It ends when Close closes s's
+// Updates.
 func (p *ShellPane) watch(s *pty.Session) {
 	updates, done := s.Updates(), s.Done()
+	tick := time.NewTicker(jobCheck)
+	defer tick.Stop()
 	for {
 		select {
 		case _, ok := <-updates:
 			if !ok {
 				return
 			}
+			p.checkJob(s)
 		case <-done:
 			done = nil
+			p.checkJob(s)
+		case <-tick.C:
+			if !p.checkJob(s) {
+				continue
+			}
 		}
 		p.env.Update(func() {})
 	}
 }
 
+// checkJob records the name of s's foreground job and reports whether it
+// changed.
+func (p *ShellPane) checkJob(s *pty.Session) bool {
+	name := s.JobName()
+	old := p.job.Swap(&name)
+	return old == nil || *old != name
+}
+
 // Kind returns "shell".
 func (p *ShellPane) Kind() pane.Kind { return pane.KindShell }
 
-// Title returns "shell: " and the title the program set, or the shell's
-// name while it has set none, made safe to show on one line.
+// Title returns "shell: " and, made safe to show on one line, the name
+// of the job in the terminal's foreground ("vim"), as tmux's automatic
+// rename shows it; at the prompt the title the shell set, or the shell's
+// name while it has set none.
 func (p *ShellPane) Title() string {
-	name := p.sess.Title()
+	var name string
+	if j := p.job.Load(); j != nil {
+		name = *j
+	}
+	if name == "" {
+		name = p.sess.Title()
+	}
 	if name == "" {
 		name = p.opts.Shell
 		if name == "" {
@@ -173,8 +210,12 @@ func (p *ShellPane) Draw(screen tcell.Screen) {
 		return
 	}
 	sc := p.sess.Snapshot()
+	// The default colours are the skin's unless the program set its own
+	// (OSC 10 and 11), as xterm draws them.
+	base := p.env.Theme.Base
+	base.Fg, base.Bg = tcellColor(sc.Colors.Fg, base.Fg), tcellColor(sc.Colors.Bg, base.Bg)
 	for row := range h {
-		drawRow(screen, x, y+row, w, sc.Line(row), p.env.Theme.Base, nil)
+		drawRow(screen, x, y+row, w, sc.Line(row), base, nil)
 	}
 	if p.exited() {
 		row := sc.Cursor.Y

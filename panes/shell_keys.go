@@ -94,6 +94,16 @@ func tcellColor(c pty.Color, def tcell.Color) tcell.Color {
 	return def
 }
 
+// ptyColor converts a skin colour to a cell colour: its RGB value as tcell
+// knows it, or ColorDefault for the terminal's own colour.
+func ptyColor(c tcell.Color) pty.Color {
+	r, g, b := c.RGB()
+	if r < 0 {
+		return pty.ColorDefault
+	}
+	return pty.RGBColor(uint8(r), uint8(g), uint8(b))
+}
+
 // cellStyle returns the tcell style of a cell: its own colours, or the
 // theme's base colours where it has the default, and its attributes.
 func cellStyle(c pty.Cell, base themes.Style) tcell.Style {

@@ -189,6 +189,12 @@ type Emulator interface {
 	Title() string
 	// Modes returns the input modes the program has enabled.
 	Modes() InputModes
+	// SetDefaultColors sets the pane's default colours, the answers to
+	// OSC 10 and 11 queries until the program sets its own.
+	SetDefaultColors(c DefaultColors)
+	// DefaultColors returns the default colours in force: those the
+	// program set with OSC 10 or 11, else the pane's.
+	DefaultColors() DefaultColors
 	// Scrollback returns the number of lines in the scrollback buffer.
 	Scrollback() int
 	// ScrollbackLine returns scrollback line i, 0 being the oldest, as cells

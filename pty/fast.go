@@ -53,6 +53,8 @@ type FastEmulator struct {
 	// title is the window title and titles the stack XTWINOPS saves it on.
 	title  string
 	titles []string
+	// colors are the default colours: the pane's and the program's.
+	colors dynColors
 	// last is the character printed last, for REP, and single the set a
 	// single shift selected for the next character.
 	last   rune

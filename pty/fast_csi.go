@@ -92,19 +92,20 @@ func (e *FastEmulator) csiDispatch(b byte) {
 	}
 }
 
-// oscDispatch performs the collected OSC string: OSC 0 and 2 set the
-// title, and queries of the default foreground (10) and background (11)
-// get white and black, the answers x/vt gives. Every other command (icon
-// names, OSC 8 links, palette changes, the clipboard) is ignored.
-func (e *FastEmulator) oscDispatch() {
+// oscDispatch performs the collected OSC string, which ESC (st) or BEL
+// ended: OSC 0 and 2 set the title, and OSC 10 and 11 set or query the
+// default foreground and background (110 and 111 reset them), answered
+// with the pane's colours, or the ones the program set, and ended as the
+// query was. Every other command (icon names, OSC 8 links, palette
+// changes, the clipboard) is ignored.
+func (e *FastEmulator) oscDispatch(st bool) {
 	cmd, text, ok := strings.Cut(string(e.osc), ";")
-	switch {
-	case ok && (cmd == "0" || cmd == "2"):
+	if ok && (cmd == "0" || cmd == "2") {
 		e.title = sanitizeTitle(text)
-	case text == "?" && cmd == "10":
-		e.reply("\x1b]10;rgb:ffff/ffff/ffff\x07")
-	case text == "?" && cmd == "11":
-		e.reply("\x1b]11;rgb:0000/0000/0000\x07")
+		return
+	}
+	if r, _ := e.colors.osc(cmd, text, st); r != "" {
+		e.reply(r)
 	}
 }
 

@@ -142,6 +142,18 @@ func (e *FastEmulator) Title() string {
 	return e.title
 }
 
+// SetDefaultColors sets the pane's default colours; colours the program
+// set with OSC 10 or 11 stay in force over them.
+func (e *FastEmulator) SetDefaultColors(c DefaultColors) {
+	e.colors.pane = c
+}
+
+// DefaultColors returns the default colours in force: the program's where
+// it set one with OSC 10 or 11, else the pane's.
+func (e *FastEmulator) DefaultColors() DefaultColors {
+	return e.colors.current()
+}
+
 // Modes returns the input modes the program has enabled.
 func (e *FastEmulator) Modes() InputModes {
 	return e.modes

@@ -44,7 +44,7 @@ func (e *FastEmulator) step(b byte) {
 	case stOSC:
 		switch {
 		case b == 0x07 || b == 0x1b:
-			e.oscDispatch()
+			e.oscDispatch(b == 0x1b)
 			e.enter(b)
 		case b == 0x18 || b == 0x1a:
 			e.state = stGround

@@ -230,7 +230,7 @@ func TestFastEmulatorReplies(t *testing.T) {
 		{"DECRQM unknown", "\x1b[?2026$p", "\x1b[?2026;0$y"},
 		{"DECRQM ANSI", "\x1b[4h\x1b[4$p", "\x1b[4;1$y"},
 		{"text area size", "\x1b[18t", "\x1b[8;4;10t"},
-		{"background colour", "\x1b]11;?\x1b\\", "\x1b]11;rgb:0000/0000/0000\x07"},
+		{"background colour", "\x1b]11;?\x1b\\", "\x1b]11;rgb:0000/0000/0000\x1b\\"},
 		{"foreground colour", "\x1b]10;?\x07", "\x1b]10;rgb:ffff/ffff/ffff\x07"},
 	}
 	for _, tc := range cases {

@@ -23,6 +23,7 @@ func TestStartOptions(t *testing.T) {
 		want    string
 	}{
 		{"terminal type", Options{}, "echo term=$TERM", "term=xterm-256color"},
+		{"truecolor", Options{}, "echo colorterm=$COLORTERM", "colorterm=truecolor"},
 		{"working directory", Options{Dir: dir}, "echo dir=$PWD", "dir=" + dir},
 		{"environment", Options{Env: []string{"KWS_TEST_VAR=42"}}, "echo var=$KWS_TEST_VAR", "var=42"},
 		{"environment overrides TERM", Options{Env: []string{"TERM=dumb"}}, "echo term=$TERM", "term=dumb"},

@@ -19,6 +19,9 @@ type Screen struct {
 	AltScreen bool
 	// Title is the window title the program last set.
 	Title string
+	// Colors are the default colours in force, which cells with
+	// ColorDefault are drawn in.
+	Colors DefaultColors
 }
 
 // Cell returns the cell at column x, row y, or BlankCell outside the
@@ -65,6 +68,7 @@ func snapshot(e Emulator) Screen {
 		Cursor:    e.Cursor(),
 		AltScreen: e.AltScreen(),
 		Title:     e.Title(),
+		Colors:    e.DefaultColors(),
 	}
 	for y := range rows {
 		for x := range cols {

@@ -35,7 +35,8 @@ type Options struct {
 	// program's output, such as why the shell was restarted.
 	Notice string
 	// Env holds KEY=value entries added to (and overriding) the inherited
-	// environment, which already carries TERM=xterm-256color.
+	// environment, which already carries TERM=xterm-256color and
+	// COLORTERM=truecolor.
 	Env []string
 	// Cols and Rows are the initial size; default 80 × 24.
 	Cols, Rows int
@@ -45,6 +46,9 @@ type Options struct {
 	// NewEmulator builds the emulator; default NewFastEmulator (see
 	// EmulatorByName).
 	NewEmulator func(cols, rows, scrollback int) Emulator
+	// Colors are the pane's default colours (its skin's base), which
+	// answer the program's OSC 10 and 11 queries.
+	Colors DefaultColors
 }
 
 // Session is a program running on a pseudo-terminal with an emulator
@@ -124,6 +128,7 @@ func Start(opts Options) (*Session, error) {
 		readEOF:  make(chan struct{}),
 		exitCode: -1,
 	}
+	s.emu.SetDefaultColors(opts.Colors)
 	s.input.init()
 	s.show(opts.Notice)
 	s.wg.Add(5)
@@ -141,8 +146,12 @@ func winsize(cols, rows int) *pty.Winsize {
 	return &pty.Winsize{Cols: uint16(min(cols, math.MaxUint16)), Rows: uint16(min(rows, math.MaxUint16))}
 }
 
-// childEnv returns the inherited environment with TERM set for the
-// emulator and stale size variables removed.
+// childEnv returns the inherited environment with TERM and COLORTERM set
+// for the emulator and stale size variables removed. COLORTERM=truecolor
+// is always set, as tmux does with RGB on: the emulator keeps 24-bit
+// colours, and the screen library maps them to the outer terminal's
+// palette when that lacks them, so a program that uses them always
+// draws right.
 func childEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -151,7 +160,7 @@ func childEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "TERM=xterm-256color")
+	return append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
 }
 
 // pollable returns a non-blocking, close-on-exec duplicate of the pty

@@ -30,6 +30,7 @@ type VTEmulator struct {
 	title         string
 	cursorVisible bool
 	modes         InputModes
+	colors        dynColors
 }
 
 var _ Emulator = (*VTEmulator)(nil)
@@ -60,8 +61,10 @@ func NewVTEmulator(cols, rows, scrollback int) *VTEmulator {
 // fixHandlers registers handlers that run before x/vt's own (later
 // registrations run first): DSR 5 gets the ANSI reply CSI 0 n instead of
 // x/vt's DEC form CSI ? 0 n, OSC 0/2 titles may contain semicolons (x/vt
-// drops such titles), and a switch to the alternate screen first saves the
-// primary screen for altScreenChanged.
+// drops such titles), OSC 10/11 answer with the pane's colours as
+// FastEmulator does (ended with BEL: x/vt does not say how the query
+// ended), and a switch to the alternate screen first saves the primary
+// screen for altScreenChanged.
 func (e *VTEmulator) fixHandlers() {
 	e.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
 		if n, _, ok := params.Param(0, 0); !ok || n != 5 || len(params) != 1 {
@@ -86,6 +89,27 @@ func (e *VTEmulator) fixHandlers() {
 			return true
 		})
 	}
+	for _, cmd := range []int{10, 11, 110, 111} {
+		e.emu.RegisterOscHandler(cmd, func(data []byte) bool {
+			code, text, _ := bytes.Cut(data, []byte{';'})
+			if r, _ := e.colors.osc(string(code), string(text), false); r != "" {
+				_, _ = io.WriteString(e.emu.InputPipe(), r)
+			}
+			return true
+		})
+	}
+}
+
+// SetDefaultColors sets the pane's default colours; colours the program
+// set with OSC 10 or 11 stay in force over them.
+func (e *VTEmulator) SetDefaultColors(c DefaultColors) {
+	e.colors.pane = c
+}
+
+// DefaultColors returns the default colours in force: the program's where
+// it set one with OSC 10 or 11, else the pane's.
+func (e *VTEmulator) DefaultColors() DefaultColors {
+	return e.colors.current()
 }
 
 // setMode records the modes that change input encoding.

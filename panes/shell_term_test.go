@@ -1,0 +1,83 @@
+package panes
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/kwsdev/kws/pty"
+	"github.com/kwsdev/kws/themes"
+)
+
+// waitTitle waits until the pane's title is want, as the layout would
+// read it on its next frame.
+func (h *shellHarness) waitTitle(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(shellWaitTimeout)
+	for h.p.Title() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("title %q, want %q; screen:\n%s", h.p.Title(), want, h.p.sess.Text())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestShellTitleFollowsForegroundJob runs a job that prints nothing: the
+// title names it while it runs, as tmux's automatic rename does, and the
+// shell again once it has ended.
+func TestShellTitleFollowsForegroundJob(t *testing.T) {
+	h := newShellHarness(t)
+	h.waitTitle(t, "shell: sh")
+	h.typeKeys("sleep 30")
+	h.press(tcell.KeyEnter, 0, tcell.ModNone)
+	// The title says sleep only once sleep is the foreground job, so the
+	// Ctrl-c below reaches it, not the shell forking it.
+	h.waitTitle(t, "shell: sleep")
+	h.press(tcell.KeyCtrlC, 0, tcell.ModCtrl)
+	h.waitTitle(t, "shell: sh")
+	h.waitPrompt(t)
+}
+
+// lightShell is a shell pane drawn with the light skin.
+func lightShell(t *testing.T) *shellHarness {
+	t.Helper()
+	th, err := themes.Load("light")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv()
+	env.Theme = th
+	p, err := NewShellPane(env, pty.Options{Shell: "/bin/sh", Env: []string{"PS1=$ ", "ENV=", "HISTFILE=/dev/null"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	h := &shellHarness{p: p}
+	h.waitPrompt(t)
+	return h
+}
+
+// TestShellAnswersWithSkinColours asks the pane for its background the
+// way vim does: a light skin's pane is white, so the answer is white (it
+// was always black), ended with ST like the query.
+func TestShellAnswersWithSkinColours(t *testing.T) {
+	h := lightShell(t)
+	h.run(t, `stty raw -echo; printf '\033]11;?\033\\'; r=$(dd bs=1 count=25 2>/dev/null | tr '\033' E); stty sane; echo "got $r"`,
+		`got E]11;rgb:ffff/ffff/ffffE\`)
+}
+
+// TestShellDrawsColoursTheProgramSet sets the default background with
+// OSC 11: the pane's empty cells take it, and the query answers it.
+func TestShellDrawsColoursTheProgramSet(t *testing.T) {
+	h := lightShell(t)
+	s := render(t, h.p, 40, 6)
+	if _, bg, _ := styleAt(s, 39, 5).Decompose(); bg != tcell.NewHexColor(0xffffff) {
+		t.Fatalf("empty cell background %v, want the skin's white", bg)
+	}
+	h.run(t, `printf '\033]11;#102030\007'; echo set`, "set")
+	s = render(t, h.p, 40, 6)
+	if _, bg, _ := styleAt(s, 39, 5).Decompose(); bg != tcell.NewRGBColor(0x10, 0x20, 0x30) {
+		t.Errorf("empty cell background %v after OSC 11, want #102030", bg)
+	}
+}
