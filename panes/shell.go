@@ -37,6 +37,7 @@ type ShellPane struct {
 	held     tcell.ButtonMask       // the mouse buttons down over the pane
 	dir      string                 // the shell's working directory, last read
 	job      atomic.Pointer[string] // the foreground job's name, "" at the prompt
+	clip     *string                // text copied for the clipboard, sent by the next Draw
 }
 
 // jobCheck is how often a shell pane looks at the job in its terminal's
@@ -67,7 +68,9 @@ func NewShellPane(env *pane.Env, opts pty.Options, keep func(kind string, text [
 
 // PrefixHints names the application's prefix actions the hints bar shows
 // for a shell pane, whose own keys all go to the program.
-func (p *ShellPane) PrefixHints() []string { return []string{"copy-mode", "to-vault"} }
+func (p *ShellPane) PrefixHints() []string {
+	return []string{"copy-mode", "paste-buffer", "to-vault"}
+}
 
 // start runs a new session with the pane's options and watches it.
 func (p *ShellPane) start() error {
@@ -196,6 +199,7 @@ func (p *ShellPane) restart() {
 // keeps the session's size equal to the pane's inner rectangle.
 func (p *ShellPane) Draw(screen tcell.Screen) {
 	p.DrawForSubclass(screen, p)
+	p.flushClipboard(screen)
 	x, y, w, h := p.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return

@@ -2,6 +2,7 @@ package panes
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -60,7 +61,7 @@ func (p *ShellPane) newCopyKeys() *keymap.Table {
 		keymap.Bind("prev-match", "N", "previous match", false, in(func(c *copyMode) { p.findNext(!c.backward) })),
 		keymap.Bind("select", "v", "select", true, in(func(c *copyMode) { c.toggle(selChars) })),
 		keymap.Bind("select-lines", "V", "select lines", true, in(func(c *copyMode) { c.toggle(selLines) })),
-		keymap.Bind("copy", "y Enter", "copy to vault", true, in(func(*copyMode) { p.copySelection() })),
+		keymap.Bind("copy", "y Enter", "copy (clipboard, buffer, vault)", true, in(func(*copyMode) { p.copySelection() })),
 		keymap.Bind("send-to-vault", "K", "keep screen", true, in(func(*copyMode) { p.SendToVault() })),
 		keymap.Bind("quit", "q Esc", "leave", true, p.leaveCopyMode),
 	)
@@ -116,16 +117,21 @@ func (p *ShellPane) findNext(backward bool) {
 	c.goTo(m.Start)
 }
 
-// copySelection keeps the selection in the vault and leaves copy mode.
+// copySelection copies the selection to the clipboard, the paste buffer
+// and the vault, and leaves copy mode.
 func (p *ShellPane) copySelection() {
 	c := p.copy
-	if c.sel == selNone {
+	text := c.selection()
+	switch {
+	case c.sel == selNone:
 		p.env.Tell("shell: nothing selected (v selects characters, V lines)")
 		return
+	case strings.TrimSpace(text) == "":
+		p.env.Tell("shell: nothing to copy")
+		return
 	}
-	if p.store("shell:selection", c.selection()) {
-		p.leaveCopyMode()
-	}
+	p.copyText(text)
+	p.leaveCopyMode()
 }
 
 // drawCopy paints the history from the top line shown, with the search

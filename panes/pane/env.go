@@ -1,6 +1,7 @@
 package pane
 
 import (
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -26,6 +27,30 @@ type Env struct {
 	// Prefix is how the application's prefix key is shown ("C-b"), for
 	// texts that name a prefix command.
 	Prefix string
+	// Buffer is the paste buffer every pane of the workstation shares.
+	Buffer PasteBuffer
+}
+
+// PasteBuffer is the workstation's paste buffer, as tmux keeps one: the
+// text copied last in any pane, which the prefix key's ] pastes. Its zero
+// value is empty and ready to use; it is safe for concurrent use.
+type PasteBuffer struct {
+	mu   sync.Mutex
+	text string
+}
+
+// Set makes text the buffer's content.
+func (b *PasteBuffer) Set(text string) {
+	b.mu.Lock()
+	b.text = text
+	b.mu.Unlock()
+}
+
+// Text returns the buffer's content, "" before anything was copied.
+func (b *PasteBuffer) Text() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.text
 }
 
 // Scopes are the key-table scopes of the panes, as config.toml's [keys]

@@ -76,6 +76,12 @@ type CopyModer interface {
 	EnterCopyMode()
 }
 
+// BufferPaster is a pane that pastes the workstation's paste buffer into
+// its program (a shell pane).
+type BufferPaster interface {
+	PasteBuffer()
+}
+
 // Keeper is a pane that keeps its visible screen, or its selection, in
 // the vault (a shell pane).
 type Keeper interface {
