@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -39,11 +38,6 @@ type ShellPane struct {
 	job      atomic.Pointer[string] // the foreground job's name, "" at the prompt
 	clip     *string                // text copied for the clipboard, sent by the next Draw
 }
-
-// jobCheck is how often a shell pane looks at the job in its terminal's
-// foreground besides when output arrives: a job may start or end without
-// printing anything (sleep).
-const jobCheck = 500 * time.Millisecond
 
 // NewShellPane starts the shell described by opts and returns the pane
 // showing it. keep stores text in the vault under a kind such as
@@ -83,41 +77,6 @@ func (p *ShellPane) start() error {
 	p.opts.Notice = ""
 	go p.watch(s)
 	return nil
-}
-
-// watch asks for a redraw whenever s's screen may have changed, once when
-// its shell exits, and when the job in its foreground changes, which it
-// checks on output and every jobCheck. It ends when Close closes s's
-// Updates.
-func (p *ShellPane) watch(s *pty.Session) {
-	updates, done := s.Updates(), s.Done()
-	tick := time.NewTicker(jobCheck)
-	defer tick.Stop()
-	for {
-		select {
-		case _, ok := <-updates:
-			if !ok {
-				return
-			}
-			p.checkJob(s)
-		case <-done:
-			done = nil
-			p.checkJob(s)
-		case <-tick.C:
-			if !p.checkJob(s) {
-				continue
-			}
-		}
-		p.env.Update(func() {})
-	}
-}
-
-// checkJob records the name of s's foreground job and reports whether it
-// changed.
-func (p *ShellPane) checkJob(s *pty.Session) bool {
-	name := s.JobName()
-	old := p.job.Swap(&name)
-	return old == nil || *old != name
 }
 
 // Kind returns "shell".
