@@ -56,20 +56,18 @@ func (d *dynColors) slot(cmd int) *Color {
 // osc performs OSC 10, 11, 110 or 111 with its text (after the first
 // ";") and returns the replies to queries, ended with BEL or ST as the
 // query was (st). As in xterm, "OSC 10 ; a ; b" sets or queries 10 with a
-// and 11 with b; a colour spec it cannot parse is ignored. It reports
-// false for any other OSC code.
-func (d *dynColors) osc(code, text string, st bool) (reply string, ok bool) {
+// and 11 with b; a colour spec it cannot parse is ignored, and so is any
+// other OSC code.
+func (d *dynColors) osc(code, text string, st bool) string {
 	cmd, err := strconv.Atoi(code)
-	if err != nil {
-		return "", false
-	}
-	switch cmd {
-	case 110, 111:
+	switch {
+	case err != nil:
+		return ""
+	case cmd == 110 || cmd == 111:
 		*d.slot(cmd - 100) = ColorDefault
-		return "", true
-	case 10, 11:
-	default:
-		return "", false
+		return ""
+	case cmd != 10 && cmd != 11:
+		return ""
 	}
 	end := "\x07"
 	if st {
@@ -90,12 +88,12 @@ func (d *dynColors) osc(code, text string, st bool) (reply string, ok bool) {
 				cur = fb
 			}
 			fmt.Fprintf(&out, "\x1b]%d;%s%s", cmd, xrgb(cur), end)
-		} else if c, ok := ParseXColor(spec); ok {
+		} else if c, ok := parseXColor(spec); ok {
 			*slot = c
 		}
 		cmd++
 	}
-	return out.String(), true
+	return out.String()
 }
 
 // xrgb spells an RGB colour as X11's rgb:rrrr/gggg/bbbb, as xterm
@@ -105,12 +103,12 @@ func xrgb(c Color) string {
 	return fmt.Sprintf("rgb:%02x%02x/%02x%02x/%02x%02x", r, r, g, g, b, b)
 }
 
-// ParseXColor parses the colour specs programs send in OSC 10 and 11, as
+// parseXColor parses the colour specs programs send in OSC 10 and 11, as
 // X11 reads them: "rgb:R/G/B" with one to four hex digits a channel,
 // scaled (f, ff and ffff are all full intensity), and "#RGB", "#RRGGBB",
 // "#RRRGGGBBB" or "#RRRRGGGGBBBB", whose digits are the channels' most
 // significant bits. Colour names are not known.
-func ParseXColor(s string) (Color, bool) {
+func parseXColor(s string) (Color, bool) {
 	var parts []string
 	scaled := strings.HasPrefix(s, "rgb:")
 	switch {

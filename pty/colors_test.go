@@ -77,9 +77,9 @@ func TestParseXColor(t *testing.T) {
 		{"white", 0, false},
 	}
 	for _, tc := range cases {
-		got, ok := ParseXColor(tc.in)
+		got, ok := parseXColor(tc.in)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("ParseXColor(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+			t.Errorf("parseXColor(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }

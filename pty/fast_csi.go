@@ -104,7 +104,7 @@ func (e *FastEmulator) oscDispatch(st bool) {
 		e.title = sanitizeTitle(text)
 		return
 	}
-	if r, _ := e.colors.osc(cmd, text, st); r != "" {
+	if r := e.colors.osc(cmd, text, st); r != "" {
 		e.reply(r)
 	}
 }

@@ -92,7 +92,7 @@ func (e *VTEmulator) fixHandlers() {
 	for _, cmd := range []int{10, 11, 110, 111} {
 		e.emu.RegisterOscHandler(cmd, func(data []byte) bool {
 			code, text, _ := bytes.Cut(data, []byte{';'})
-			if r, _ := e.colors.osc(string(code), string(text), false); r != "" {
+			if r := e.colors.osc(string(code), string(text), false); r != "" {
 				_, _ = io.WriteString(e.emu.InputPipe(), r)
 			}
 			return true
