@@ -24,7 +24,7 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 		if saved, ok := w.seedStats[s.State[pane.StateAgent]]; ok && s.State[pane.StateAgent] == name {
 			_ = w.swarm.SeedStats(name, saved)
 		}
-		p := panes.NewAgentPane(w.env, name, w.swarm, func(id string) { w.app.OpenBlock(id) })
+		p := panes.NewAgentPane(w.env, name, w.swarm, w.openBlock)
 		w.wireWorktree(p)
 		return p, nil
 	})
@@ -59,6 +59,17 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
 	})
 	return r
+}
+
+// openBlock shows vault block id in the vault pane, which takes the focus.
+// A block the vault does not hold is an error and moves nothing: the pane
+// that asked keeps the focus and shows why.
+func (w *Workstation) openBlock(id string) error {
+	if _, err := w.st.vault.Meta(id); err != nil {
+		return fmt.Errorf("open %s: %w", id, err)
+	}
+	w.app.OpenBlock(id)
+	return nil
 }
 
 // inject sends a vault block to the agent whose pane had the focus last.

@@ -42,7 +42,7 @@ type AgentPane struct {
 	env     *pane.Env
 	name    string
 	agents  Agents
-	openRef func(id string)
+	openRef func(id string) error
 
 	entries []*entry
 	cur     *entry            // the assistant entry being streamed
@@ -79,10 +79,11 @@ type AgentPane struct {
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
-// exactly (the vault pane). An agent that already has a conversation (one
+// exactly (the vault pane); when it fails, the focus stays in the agent
+// pane, which shows the error in its transcript. An agent that already has a conversation (one
 // that resumed its session) shows it first, through the same entries its
 // live events make.
-func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id string)) *AgentPane {
+func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id string) error) *AgentPane {
 	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
 		cards: map[string]*entry{}, selected: -1}
 	th := env.Theme
@@ -192,7 +193,7 @@ func (p *AgentPane) submit() {
 	}
 	if id, ok := parseCtxGet(text); ok {
 		p.input.SetText("")
-		p.openRef(id)
+		p.open(id)
 		return
 	}
 	if strings.HasPrefix(strings.TrimSpace(text), ".ctx_get") {
@@ -208,7 +209,17 @@ func (p *AgentPane) submit() {
 
 func (p *AgentPane) openSelected() {
 	if p.selected >= 0 && p.selected < len(p.refs) {
-		p.openRef(p.refs[p.selected])
+		p.open(p.refs[p.selected])
+	}
+}
+
+// open shows block id in the vault pane. A block that cannot be opened
+// leaves the focus here and says why in the transcript, so the next keys
+// typed still reach this input line.
+func (p *AgentPane) open(id string) {
+	if err := p.openRef(id); err != nil {
+		p.cur, p.scroll = nil, 0
+		p.add(&entry{kind: entryError, text: err.Error()})
 	}
 }
 

@@ -182,7 +182,7 @@ func (p *AgentPane) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, fu
 			p.scrollBy(-3)
 		case tview.MouseLeftClick:
 			if id := p.refAt(x, y); id != "" {
-				p.openRef(id)
+				p.open(id)
 			}
 			setFocus(p)
 		default:

@@ -56,7 +56,7 @@ func live(p *AgentPane) {
 func paneWith(t *testing.T, tr swarm.Transcript) *AgentPane {
 	t.Helper()
 	fa := &fakeAgents{info: swarm.Info{State: swarm.StateIdle}, transcript: tr}
-	return NewAgentPane(testEnv(), "agent-1", fa, func(string) {})
+	return NewAgentPane(testEnv(), "agent-1", fa, func(string) error { return nil })
 }
 
 func TestAgentPaneReplaysATranscriptAsItShowedLive(t *testing.T) {

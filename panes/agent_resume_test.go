@@ -119,12 +119,12 @@ func TestAgentPaneOpensOnAResumedAgent(t *testing.T) {
 		waitFor(t, arrived, "the resumed turn's second model call")
 		var p *AgentPane
 		if midTurn {
-			p = NewAgentPane(testEnv(), name, sw, func(string) {})
+			p = NewAgentPane(testEnv(), name, sw, func(string) error { return nil })
 		}
 		release()
 		delivered := untilFinished(t, events, name)
 		if !midTurn {
-			p = NewAgentPane(testEnv(), name, sw, func(string) {})
+			p = NewAgentPane(testEnv(), name, sw, func(string) error { return nil })
 		}
 		for _, e := range delivered {
 			p.OnEvent(e)

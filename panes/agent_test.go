@@ -59,7 +59,7 @@ func newAgentPane(t *testing.T) (*AgentPane, *fakeAgents, *[]string) {
 	t.Helper()
 	fa := &fakeAgents{info: swarm.Info{State: swarm.StateIdle}}
 	var opened []string
-	p := NewAgentPane(testEnv(), "agent-1", fa, func(id string) { opened = append(opened, id) })
+	p := NewAgentPane(testEnv(), "agent-1", fa, func(id string) error { opened = append(opened, id); return nil })
 	return p, fa, &opened
 }
 
@@ -169,6 +169,26 @@ func TestAgentPaneMalformedCtxGetIsNotSent(t *testing.T) {
 	}
 }
 
+// TestAgentPaneFailedOpenStaysInThePane checks that a .ctx_get of a block
+// that cannot be opened shows its error in the transcript and sends
+// nothing: the keys typed next still go to the input line.
+func TestAgentPaneFailedOpenStaysInThePane(t *testing.T) {
+	fa := &fakeAgents{info: swarm.Info{State: swarm.StateIdle}}
+	p := NewAgentPane(testEnv(), "agent-1", fa, func(id string) error {
+		return fmt.Errorf("open %s: %w", id, errors.New("vault: no block with that id"))
+	})
+	typeText(p, ".ctx_get id=ctx:deadbeef00")
+	key(p, tcell.KeyEnter, 0, 0)
+	typeText(p, "i")
+	text := screenText(render(t, p, 80, 12))
+	if !strings.Contains(text, "✗ open ctx:deadbeef00: vault: no block with that id") || len(fa.sent) != 0 {
+		t.Fatalf("sent %v; the error is not in the transcript:\n%s", fa.sent, text)
+	}
+	if p.input.GetText() != "i" {
+		t.Fatalf("the input line holds %q, want the key typed after the failed open", p.input.GetText())
+	}
+}
+
 func TestAgentPanePermissionDialog(t *testing.T) {
 	for _, tc := range []struct {
 		key  rune
@@ -267,7 +287,7 @@ func TestAgentPaneDialogKeysCannotBeRebound(t *testing.T) {
 	clock := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	env.Now = func() time.Time { return clock }
 	fa := &fakeAgents{info: swarm.Info{State: swarm.StateIdle}}
-	p := NewAgentPane(env, "agent-1", fa, func(string) {})
+	p := NewAgentPane(env, "agent-1", fa, func(string) error { return nil })
 	req := permission.Request{ID: "agent-1-1", Tool: "shell", Agent: "agent-1", Preview: "ls"}
 	p.OnEvent(swarm.Event{Type: swarm.EvAsk, Agent: "agent-1", Request: &req})
 	clock = clock.Add(time.Second)
@@ -319,7 +339,7 @@ func TestAgentPaneOfflineAndErrors(t *testing.T) {
 	var notes []string
 	env := testEnv()
 	env.Notify = func(m string) { notes = append(notes, m) }
-	p := NewAgentPane(env, "agent-1", fa, func(string) {})
+	p := NewAgentPane(env, "agent-1", fa, func(string) error { return nil })
 	typeText(p, "hi")
 	key(p, tcell.KeyEnter, 0, 0)
 	text := screenText(render(t, p, 80, 10))

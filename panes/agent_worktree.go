@@ -22,7 +22,7 @@ func (p *AgentPane) showDiff() {
 				p.env.Tell(err.Error())
 				return
 			}
-			p.openRef(id)
+			p.open(id)
 		})
 	}()
 }

@@ -51,6 +51,8 @@ type VaultPane struct {
 	filter  string
 	editing bool
 	view    *vaultView
+	// asking is the inject question while it waits for an answer.
+	asking *injectAsk
 }
 
 // NewVaultPane returns a vault pane reading v. inject queues a block for an
@@ -292,11 +294,7 @@ func (p *VaultPane) injectSelected() {
 	case p.inject == nil:
 		p.env.Tell("vault: no agent to inject " + id + " into")
 	default:
-		if err := p.inject(id); err != nil {
-			p.env.Tell(fmt.Sprintf("inject %s: %v", id, err))
-			return
-		}
-		p.env.Tell(id + " will ride the agent's next turn")
+		p.askInject(id)
 	}
 }
 
@@ -312,10 +310,15 @@ func (p *VaultPane) back() {
 	}
 }
 
-// InputHandler edits the filter or the viewer's search while one is being
-// typed, and runs the key-action table otherwise.
+// InputHandler answers the inject question while it is asked, edits the
+// filter or the viewer's search while one is being typed, and runs the
+// key-action table otherwise.
 func (p *VaultPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return p.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		if p.asking != nil {
+			p.answerInject(ev)
+			return
+		}
 		if p.editing {
 			p.edit(ev)
 			return

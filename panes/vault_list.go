@@ -54,7 +54,8 @@ func (p *VaultPane) edit(ev *tcell.EventKey) {
 	p.applyFilter()
 }
 
-// Draw paints the block list, or the viewer when a block is open.
+// Draw paints the block list, or the viewer when a block is open, and over
+// them the inject question while it is asked.
 func (p *VaultPane) Draw(screen tcell.Screen) {
 	p.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
@@ -62,12 +63,21 @@ func (p *VaultPane) Draw(screen tcell.Screen) {
 		return
 	}
 	th := p.env.Theme
-	base := th.Base.TCell()
-	fill(screen, x, y, w, h, base)
+	fill(screen, x, y, w, h, th.Base.TCell())
 	if p.view != nil {
 		p.view.draw(screen, x, y, w, h, th)
-		return
+	} else {
+		p.drawList(screen, x, y, w, h)
 	}
+	if p.asking != nil {
+		p.asking.draw(screen, x, y, w, h, th)
+	}
+}
+
+// drawList draws the block list and the filter line.
+func (p *VaultPane) drawList(screen tcell.Screen, x, y, w, h int) {
+	th := p.env.Theme
+	base := th.Base.TCell()
 	rows := h - 1
 	if p.editing || p.filter != "" {
 		rows--

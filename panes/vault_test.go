@@ -3,6 +3,7 @@ package panes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
@@ -196,6 +198,9 @@ func TestVaultFilter(t *testing.T) {
 	}
 }
 
+// TestVaultInject checks that i asks before a block rides the agent's next
+// turn, naming the block's size in tokens, with Cancel focused: Enter, n,
+// Esc and stray keys inject nothing; y or Inject then Enter inject.
 func TestVaultInject(t *testing.T) {
 	v, ids := vaultTestVault(t)
 	env := testEnv()
@@ -209,17 +214,51 @@ func TestVaultInject(t *testing.T) {
 		}
 		return nil
 	})
-	vaultPress(p, "j", "i")
+	data, err := v.Get(ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := grouped(tokens.Default().Count(string(data)).Tokens) + " tokens"
+	for _, keys := range [][]string{{"Enter"}, {"n"}, {"Esc"}, {"Tab", "Tab", "Enter"}, {"j", "q", "g"}} {
+		vaultPress(p, "g", "j", "i")
+		text := screenText(render(t, p, 80, 24))
+		if !strings.Contains(text, "Inject "+ids[1]) || !strings.Contains(text, size) || !strings.Contains(text, "(y/n)") {
+			t.Fatalf("i does not ask first with the block's size (%s):\n%s", size, text)
+		}
+		vaultPress(p, keys...)
+		if len(injected) != 0 {
+			t.Fatalf("%v after i injected %v", keys, injected)
+		}
+		if keys[len(keys)-1] != "g" && p.asking != nil {
+			t.Fatalf("%v left the question open", keys)
+		}
+		p.asking = nil
+	}
+	vaultPress(p, "g", "j", "i", "y")
 	if len(injected) != 1 || injected[0] != ids[1] {
-		t.Fatalf("inject called with %v, want [%s]", injected, ids[1])
+		t.Fatalf("y injected %v, want [%s]", injected, ids[1])
 	}
 	fail = true
-	vaultPress(p, "Enter", "i")
+	vaultPress(p, "Enter", "i", "Tab", "Enter")
 	if len(injected) != 2 || injected[1] != ids[1] {
-		t.Fatalf("inject from the viewer called with %v", injected)
+		t.Fatalf("Inject from the viewer injected %v", injected)
 	}
 	if len(notes) != 2 || !strings.Contains(notes[0], ids[1]) || !strings.Contains(notes[1], "no agent is focused") {
 		t.Errorf("notifications = %q", notes)
+	}
+}
+
+// TestVaultInjectGolden draws the inject question at both sizes.
+func TestVaultInjectGolden(t *testing.T) {
+	v, _ := vaultTestVault(t)
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		p := NewVaultPane(testEnv(), v, func(string) error { return nil })
+		vaultPress(p, "j", "i")
+		s := render(t, p, size[0], size[1])
+		golden(t, fmt.Sprintf("vault_inject_%dx%d", size[0], size[1]), screenText(s))
+		if p.asking == nil || p.asking.yes {
+			t.Fatal("the question is not asked with Cancel focused")
+		}
 	}
 }
 
