@@ -1,9 +1,15 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/panes/pane"
 )
 
@@ -34,5 +40,48 @@ func TestWorkstationFailedCtxGetKeepsTheFocus(t *testing.T) {
 	}
 	if text := r.d.Text(); info.Injected != 0 || strings.Contains(text, "Inject ctx:") {
 		t.Fatalf("keys typed in the agent pane reached the vault pane (%d injected):\n%s", info.Injected, text)
+	}
+}
+
+// TestWorkstationQueuedTurnWaitsForTheAnswer sends a second message while
+// the agent answers the first: the answer is not split, the second turn is
+// shown queued below it, and its › line comes after the answer ends.
+func TestWorkstationQueuedTurnWaitsForTheAnswer(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	if err := os.WriteFile(filepath.Join(r.ws, "notes.txt"), []byte("once upon a time\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for i := 7; i < 60; i++ {
+		rest = append(rest, "w"+strconv.Itoa(i))
+	}
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release) // before the server closes, which waits for its handlers
+	r.srv.Push(
+		providertest.Step{Text: "w0 w1 w2 w3 w4 w5 w6.", ToolCalls: []provider.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"notes.txt"}`}}},
+		providertest.Step{Text: strings.Join(rest, " ") + ".", Hold: hold},
+		providertest.TextStep("the second answer"),
+	)
+	r.typeText("tell a story")
+	r.press("Enter")
+	r.waitFor("w6.")
+	r.typeText("second question")
+	r.press("Enter")
+	r.waitFor("› second question  · queued")
+	r.waitFor("1 queued")
+	release()
+	r.waitFor("the second answer")
+	text := r.d.Text()
+	at := -1
+	for _, want := range []string{"› tell a story", "w0 w1", "w6.", "w7 w8", "w59.", "› second question", "the second answer"} {
+		i := strings.Index(text, want)
+		if i <= at || strings.Count(text, want) != 1 {
+			t.Fatalf("%q is not shown once, after what precedes it:\n%s", want, text)
+		}
+		at = i
+	}
+	if strings.Contains(text, "queued") {
+		t.Fatalf("the started turn is still shown queued:\n%s", text)
 	}
 }

@@ -73,6 +73,8 @@ type AgentPane struct {
 	// seen is the Seq of the last event the transcript shown at
 	// construction covers; OnEvent skips those.
 	seen uint64
+	// pending are the user turns queued and not started, oldest first.
+	pending []*pendingTurn
 	// restartAsk is set while the input line asks whether to restart
 	// the agent (Ctrl-r); the next key answers.
 	restartAsk bool
@@ -163,13 +165,15 @@ func (p *AgentPane) Focus(delegate func(tview.Primitive)) { delegate(p.input) }
 // HasFocus reports whether the pane or its input line has the focus.
 func (p *AgentPane) HasFocus() bool { return p.input.HasFocus() || p.Box.HasFocus() }
 
-// SendTask sends text as the user's turn, as typing it would.
+// SendTask sends text as the user's turn, as typing it would. A turn sent
+// while the agent works is shown queued until it starts.
 func (p *AgentPane) SendTask(text string) error {
+	info, err := p.agents.Info(p.name)
 	if err := p.agents.Send(p.name, text); err != nil {
 		return err
 	}
-	p.cur, p.scroll = nil, 0
-	p.add(&entry{kind: entryUser, text: text})
+	p.scroll = 0
+	p.queueTurn(text, err == nil && startsNow(info))
 	return nil
 }
 

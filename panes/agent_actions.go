@@ -59,10 +59,12 @@ func (p *AgentPane) restart() {
 		return
 	}
 	p.cur = nil
+	p.dropQueued()
 	p.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
 }
 
-// cancel stops the running turn; on an idle agent it clears the input.
+// cancel stops the running turn and drops the queued ones, as the swarm
+// does; on an idle agent it clears the input.
 func (p *AgentPane) cancel() {
 	if info, err := p.agents.Info(p.name); err == nil && !info.Busy() {
 		p.input.SetText("")
@@ -70,7 +72,9 @@ func (p *AgentPane) cancel() {
 	}
 	if err := p.agents.Cancel(p.name); err != nil {
 		p.env.Tell(err.Error())
+		return
 	}
+	p.dropQueued()
 }
 
 func (p *AgentPane) answer(d permission.Decision) {

@@ -74,13 +74,14 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	p.input.Draw(screen)
 }
 
-// lines returns the whole transcript wrapped to width w.
+// lines returns the whole transcript wrapped to width w, the queued turns
+// last.
 func (p *AgentPane) lines(w int) []line {
 	var all []line
 	for _, e := range p.entries {
 		all = append(all, p.render(e, w)...)
 	}
-	return all
+	return append(all, p.queuedLines(w)...)
 }
 
 func (p *AgentPane) countRefs(ls []line) int {

@@ -23,8 +23,13 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 				p.showAsk()
 			}
 		}
+	case swarm.EvTurn:
+		p.startTurn(e.Text)
 	case swarm.EvMessage:
-		p.add(&entry{kind: entryUser, text: e.Text})
+		// e.Info counts the message among the queued turns.
+		info := e.Info
+		info.Queued--
+		p.queueTurn(e.Text, startsNow(info))
 	case swarm.EvInjected:
 		p.add(&entry{kind: entrySystem, text: injectedNote(e.Text)})
 	case swarm.EvFinished:

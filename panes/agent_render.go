@@ -20,6 +20,8 @@ const (
 	entryTool
 	entrySystem
 	entryError
+	// entryQueued is a user turn waiting for the running one to end.
+	entryQueued
 )
 
 // entry is one item of an agent transcript. Tool entries are cards: one
@@ -74,6 +76,8 @@ func (p *AgentPane) render(e *entry, w int) []line {
 		add("", e.text, th.ChatAssistant.TCell())
 	case entrySystem:
 		add("· ", e.text, th.ChatSystem.TCell())
+	case entryQueued:
+		add("› ", e.text+"  · queued", th.ChatSystem.TCell())
 	case entryError:
 		add("✗ ", e.text, th.ChatToolError.TCell())
 	case entryTool:

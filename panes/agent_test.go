@@ -506,3 +506,35 @@ func TestAgentPanePersistsItsNameAndSession(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentPaneQueuesTurnsUntilTheyStart checks that a turn sent while the
+// agent works is shown queued below the answer, which goes on in one
+// entry, moves into the transcript when its EvTurn comes, and is dropped
+// with a note when Ctrl-c cancels.
+func TestAgentPaneQueuesTurnsUntilTheyStart(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	fa.info.State = swarm.StateThinking
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "w0 w1"})
+	typeText(p, "second question")
+	key(p, tcell.KeyEnter, 0, 0)
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: " w2"})
+	text := screenText(render(t, p, 60, 12))
+	if !strings.Contains(text, "w0 w1 w2") || !strings.Contains(text, "› second question  · queued") ||
+		strings.Index(text, "w2") > strings.Index(text, "second question") {
+		t.Fatalf("the queued turn split the answer or is not shown queued:\n%s", text)
+	}
+	p.OnEvent(swarm.Event{Type: swarm.EvFinished, Agent: "agent-1"})
+	p.OnEvent(swarm.Event{Type: swarm.EvTurn, Agent: "agent-1", Text: "second question"})
+	loop(p, agent.Event{Type: agent.EvTextDelta, Text: "second answer"})
+	text = screenText(render(t, p, 60, 12))
+	if strings.Contains(text, "queued") || strings.Index(text, "› second question") > strings.Index(text, "second answer") {
+		t.Fatalf("the started turn is not in its place:\n%s", text)
+	}
+	typeText(p, "third")
+	key(p, tcell.KeyEnter, 0, 0)
+	key(p, tcell.KeyCtrlC, 0, tcell.ModCtrl)
+	text = screenText(render(t, p, 60, 12))
+	if fa.cancels != 1 || !strings.Contains(text, "· dropped the queued turn: third") || strings.Contains(text, "· queued") {
+		t.Fatalf("Ctrl-c (%d cancels) did not drop the queued turn:\n%s", fa.cancels, text)
+	}
+}
