@@ -157,7 +157,7 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 		}
 		resp, err := a.call(ctx, direct)
 		if err != nil {
-			a.emit(Event{Type: EvError, Error: err.Error()})
+			a.fail(ctx, err)
 			return "", err
 		}
 		asst := provider.Message{Role: "assistant", Content: resp.Content, ToolCalls: resp.ToolCalls}
@@ -167,7 +167,7 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 		if len(resp.ToolCalls) > 0 {
 			for i, tc := range resp.ToolCalls {
 				if err := a.runTool(ctx, tc); err != nil {
-					a.emit(Event{Type: EvError, Error: err.Error()})
+					a.fail(ctx, err)
 					return "", a.failCalls(resp.ToolCalls[i:], err)
 				}
 			}
@@ -197,6 +197,15 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 	err := fmt.Errorf("%w: %d model calls in one turn", ErrStepLimit, a.cfg.MaxSteps)
 	a.emit(Event{Type: EvError, Error: err.Error()})
 	return "", err
+}
+
+// fail publishes err, the failure that ends the turn, unless the turn was
+// cancelled: a cancel is not the agent's failure, and whoever cancelled
+// reports it (the swarm's EvFinished says "cancelled"), so it shows once.
+func (a *Agent) fail(ctx context.Context, err error) {
+	if ctx.Err() == nil {
+		a.emit(Event{Type: EvError, Error: err.Error()})
+	}
 }
 
 // budget is the share of (window − completion reserve) a prompt may fill.

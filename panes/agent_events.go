@@ -34,7 +34,7 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 		p.add(&entry{kind: entrySystem, text: injectedNote(e.Text)})
 	case swarm.EvFinished:
 		p.cur = nil
-		if e.Err != "" {
+		if e.Err != "" && !p.shownLast(entryError, e.Err) {
 			p.add(&entry{kind: entryError, text: e.Err})
 		}
 	}
@@ -94,6 +94,15 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 	case agent.EvError:
 		p.add(&entry{kind: entryError, text: ev.Error})
 	}
+}
+
+// shownLast reports whether the transcript ends with an entry of kind
+// holding text: the failure that ended a turn was published by the loop
+// (EvError) before the turn's end repeats it (EvFinished), and each
+// failure is shown once.
+func (p *AgentPane) shownLast(kind entryKind, text string) bool {
+	n := len(p.entries)
+	return n > 0 && p.entries[n-1].kind == kind && p.entries[n-1].text == text
 }
 
 func (p *AgentPane) add(e *entry) {

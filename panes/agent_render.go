@@ -89,11 +89,14 @@ func (p *AgentPane) render(e *entry, w int) []line {
 		if !e.done {
 			mark = "◌"
 		}
-		head := mark + " " + e.tool + " " + oneLineArgs(e.args)
 		if !e.expanded {
+			head := mark + " " + e.tool + "  " + toolHead(e.tool, e.args, false)
 			out = append(out, wrapText("", clip(head, w), w, st, th.ChatRef.TCell())[:1]...)
 		} else {
-			add("", head, st)
+			add("", mark+" "+e.tool+"  "+toolHead(e.tool, e.args, true), st)
+			if otherArgs(e.tool, e.args) {
+				add("  ", compactJSON(e.args), th.ChatSystem.TCell())
+			}
 		}
 		switch {
 		case e.denied != "":
@@ -214,15 +217,6 @@ func refSegs(row string, st, refStyle tcell.Style) line {
 		l = append(l, seg{text: row[at:], style: st})
 	}
 	return l
-}
-
-// oneLineArgs shows a tool call's JSON arguments on one line.
-func oneLineArgs(args string) string {
-	s := termsafe.OneLine(args)
-	if len(s) > 400 {
-		s = s[:400] + "…"
-	}
-	return s
 }
 
 // clip shortens s to w columns with an ellipsis.

@@ -131,8 +131,8 @@ func TestAgentPaneOpensOnAResumedAgent(t *testing.T) {
 		}
 		text := screenText(render(t, p, 100, 40))
 		at := -1
-		for _, want := range []string{"› read the notes", "Reading them.", "⏺ read_file {\"path\":\"x.go\"}", "interrupted: kws stopped",
-			"— resumed session sess-1 —", "⏺ read_file {\"path\":\"notes.txt\"}", "[red]note from before", "picked up where I was"} {
+		for _, want := range []string{"› read the notes", "Reading them.", "⏺ read_file  x.go", "interrupted: kws stopped",
+			"— resumed session sess-1 —", "⏺ read_file  notes.txt", "[red]note from before", "picked up where I was"} {
 			i := strings.Index(text, want)
 			if i <= at || strings.Count(text, want) != 1 {
 				t.Fatalf("mid-turn %v: %q is not shown once, after what precedes it:\n%s", midTurn, want, text)
