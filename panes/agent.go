@@ -168,12 +168,12 @@ func (p *AgentPane) HasFocus() bool { return p.input.HasFocus() || p.Box.HasFocu
 // SendTask sends text as the user's turn, as typing it would. A turn sent
 // while the agent works is shown queued until it starts.
 func (p *AgentPane) SendTask(text string) error {
-	info, err := p.agents.Info(p.name)
+	info, infoErr := p.agents.Info(p.name)
 	if err := p.agents.Send(p.name, text); err != nil {
 		return err
 	}
 	p.scroll = 0
-	p.queueTurn(text, err == nil && startsNow(info))
+	p.queueTurn(text, infoErr == nil && startsNow(info))
 	return nil
 }
 
