@@ -40,7 +40,7 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 		})
 	})
 	r.Register(pane.KindVault, func(pane.Spec) (pane.Pane, error) {
-		vp := panes.NewVaultPane(w.env, w.st.vault, w.inject)
+		vp := panes.NewVaultPane(w.env, w.st.vault, panes.Injector{Target: w.injectTarget, Give: w.swarm.Inject})
 		vp.SetSummarizer(w.st.sidecar.Summarize)
 		return vp, nil
 	})
@@ -72,13 +72,14 @@ func (w *Workstation) openBlock(id string) error {
 	return nil
 }
 
-// inject sends a vault block to the agent whose pane had the focus last.
-func (w *Workstation) inject(id string) error {
+// injectTarget names the agent a vault block goes to: the one whose pane
+// had the focus last.
+func (w *Workstation) injectTarget() (string, error) {
 	p, ok := w.app.Last(pane.KindAgent).(*panes.AgentPane)
 	if !ok {
-		return errors.New("no agent pane to give the block to (C-b a opens one)")
+		return "", errors.New("no agent pane to give the block to (C-b a opens one)")
 	}
-	return w.swarm.Inject(p.Name(), id)
+	return p.Name(), nil
 }
 
 // newAgent is the swarm's agent factory: one session per agent, all on the

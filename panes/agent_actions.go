@@ -2,6 +2,7 @@ package panes
 
 import (
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/panes/pane"
@@ -97,4 +98,18 @@ func (p *AgentPane) CloseWarning() string {
 		return p.name + " is working; closing stops its turn (its session is saved)."
 	}
 	return ""
+}
+
+// PasteBuffer pastes the workstation's paste buffer into the input line,
+// as a paste from the terminal would (tmux's prefix ] pastes into any
+// pane).
+func (p *AgentPane) PasteBuffer() {
+	text := p.env.Buffer.Text()
+	if text == "" {
+		p.env.Tell("the paste buffer is empty (copy text in a shell pane's copy mode first: " + p.env.PrefixName() + " [, v, y)")
+		return
+	}
+	if h := p.PasteHandler(); h != nil {
+		h(text, func(tview.Primitive) {})
+	}
 }

@@ -538,3 +538,22 @@ func TestAgentPaneQueuesTurnsUntilTheyStart(t *testing.T) {
 		t.Fatalf("Ctrl-c (%d cancels) did not drop the queued turn:\n%s", fa.cancels, text)
 	}
 }
+
+// TestAgentPanePastesTheBuffer checks prefix ] pastes the paste buffer
+// into the agent's input line, as into a shell pane.
+func TestAgentPanePastesTheBuffer(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	var notes []string
+	p.env.Notify = func(s string) { notes = append(notes, s) }
+	p.PasteBuffer()
+	if len(notes) != 1 || !strings.Contains(notes[0], "the paste buffer is empty") || p.input.GetText() != "" {
+		t.Fatalf("an empty buffer: notes %q, input %q", notes, p.input.GetText())
+	}
+	p.env.Buffer.Set("FAIL: TestX")
+	typeText(p, "why ")
+	p.PasteBuffer()
+	key(p, tcell.KeyEnter, 0, 0)
+	if len(fa.sent) != 1 || fa.sent[0] != "why FAIL: TestX" {
+		t.Fatalf("sent %q, want the typed text and the pasted buffer", fa.sent)
+	}
+}

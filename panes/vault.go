@@ -36,7 +36,7 @@ type VaultPane struct {
 	*tview.Box
 	env    *pane.Env
 	src    VaultSource
-	inject func(id string) error
+	inject Injector
 	keys   *keymap.Table
 	// summarize asks the sidecar for a richer summary of a block; nil
 	// leaves the key without effect.
@@ -55,9 +55,19 @@ type VaultPane struct {
 	asking *injectAsk
 }
 
+// Injector gives vault blocks to an agent's next turn.
+type Injector struct {
+	// Target names the agent that would get a block now (the inject
+	// question names it), or says why no agent can.
+	Target func() (string, error)
+	// Give queues block id for agent's next turn.
+	Give func(agent, id string) error
+}
+
 // NewVaultPane returns a vault pane reading v. inject queues a block for an
 // agent's next turn; its error, or its success, is shown with env.Notify.
-func NewVaultPane(env *pane.Env, v VaultSource, inject func(id string) error) *VaultPane {
+// A zero Injector leaves the inject key saying no agent can take a block.
+func NewVaultPane(env *pane.Env, v VaultSource, inject Injector) *VaultPane {
 	p := &VaultPane{Box: tview.NewBox(), env: env, src: v, inject: inject}
 	p.keys = env.KeyTable("vault",
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
@@ -291,7 +301,7 @@ func (p *VaultPane) injectSelected() {
 	switch {
 	case id == "":
 		p.env.Tell("vault: no block selected")
-	case p.inject == nil:
+	case p.inject.Target == nil || p.inject.Give == nil:
 		p.env.Tell("vault: no agent to inject " + id + " into")
 	default:
 		p.askInject(id)

@@ -17,8 +17,8 @@ import (
 // injectAsk is the question the vault pane asks before a block rides an
 // agent's next turn: a block can be large, and every token of it is sent.
 type injectAsk struct {
-	id   string
-	text string
+	id, agent string
+	text      string
 	// yes is set while the Inject button has the focus; Cancel, the safe
 	// answer, has it first.
 	yes bool
@@ -30,6 +30,11 @@ var injectButtons = [2]string{"Inject", "Cancel"}
 // askInject asks whether to inject block id, naming its size in tokens
 // (the project's counter) and bytes.
 func (p *VaultPane) askInject(id string) {
+	agent, err := p.inject.Target()
+	if err != nil {
+		p.env.Tell(fmt.Sprintf("inject %s: %v", id, err))
+		return
+	}
 	data, err := p.src.Get(id)
 	if err != nil {
 		p.env.Tell(fmt.Sprintf("inject %s: %v", id, err))
@@ -40,8 +45,8 @@ func (p *VaultPane) askInject(id string) {
 	if !c.Exact {
 		size = "about " + size
 	}
-	p.asking = &injectAsk{id: id, text: fmt.Sprintf("Inject %s into the agent's next turn? It adds %s (%s bytes) to the request. (y/n)",
-		id, size, grouped(len(data)))}
+	p.asking = &injectAsk{id: id, agent: agent, text: fmt.Sprintf("Inject %s into %s's next turn? It adds %s (%s bytes) to the request. (y/n)",
+		id, agent, size, grouped(len(data)))}
 }
 
 // answerInject takes a key while the question is shown, as the close and
@@ -58,7 +63,7 @@ func (p *VaultPane) answerInject(ev *tcell.EventKey) {
 	case tcell.KeyEnter:
 		p.asking = nil
 		if a.yes {
-			p.injectNow(a.id)
+			p.injectNow(a.agent, a.id)
 		}
 	case tcell.KeyRune:
 		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) != 0 {
@@ -67,20 +72,20 @@ func (p *VaultPane) answerInject(ev *tcell.EventKey) {
 		switch ev.Rune() {
 		case 'y', 'Y':
 			p.asking = nil
-			p.injectNow(a.id)
+			p.injectNow(a.agent, a.id)
 		case 'n', 'N':
 			p.asking = nil
 		}
 	}
 }
 
-// injectNow gives block id to the agent and says how that went.
-func (p *VaultPane) injectNow(id string) {
-	if err := p.inject(id); err != nil {
+// injectNow gives block id to agent and says how that went.
+func (p *VaultPane) injectNow(agent, id string) {
+	if err := p.inject.Give(agent, id); err != nil {
 		p.env.Tell(fmt.Sprintf("inject %s: %v", id, err))
 		return
 	}
-	p.env.Tell(id + " will ride the agent's next turn")
+	p.env.Tell(id + " will ride " + agent + "'s next turn")
 }
 
 // drawAsk draws the question as a dialog centred in the pane's x, y, w, h,

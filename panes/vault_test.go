@@ -73,7 +73,7 @@ func vaultType(p tview.Primitive, text string) {
 
 func TestVaultListGolden(t *testing.T) {
 	v, _ := vaultTestVault(t)
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	if got, want := p.Title(), "vault (4 blocks)"; got != want {
 		t.Errorf("Title() = %q, want %q", got, want)
 	}
@@ -91,7 +91,7 @@ func TestVaultListGolden(t *testing.T) {
 
 func TestVaultViewerGolden(t *testing.T) {
 	v, _ := vaultTestVault(t)
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	vaultPress(p, "Enter")
 	golden(t, "vault_view_80x24", screenText(render(t, p, 80, 24)))
 	vaultPress(p, "G")
@@ -104,7 +104,7 @@ func TestVaultViewerGolden(t *testing.T) {
 
 func TestVaultViewerSearch(t *testing.T) {
 	v, _ := vaultTestVault(t)
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	vaultPress(p, "Enter", "/")
 	vaultType(p, "passed")
 	vaultPress(p, "Enter", "n", "n", "N")
@@ -136,7 +136,7 @@ func TestVaultViewerSearch(t *testing.T) {
 func TestVaultSensitive(t *testing.T) {
 	v, ids := vaultTestVault(t)
 	th := testEnv().Theme
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	s := render(t, p, 120, 40)
 	list := screenText(s)
 	if strings.Contains(list, vaultTestSecret) || !strings.Contains(list, vaultMasked) {
@@ -164,7 +164,7 @@ func TestVaultSensitive(t *testing.T) {
 
 func TestVaultFilter(t *testing.T) {
 	v, ids := vaultTestVault(t)
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	vaultPress(p, "/")
 	vaultType(p, "assert")
 	if len(p.shown) != 1 || p.shown[0].ID != ids[0] {
@@ -207,13 +207,15 @@ func TestVaultInject(t *testing.T) {
 	var notes, injected []string
 	env.Notify = func(msg string) { notes = append(notes, msg) }
 	fail := false
-	p := NewVaultPane(env, v, func(id string) error {
-		injected = append(injected, id)
-		if fail {
-			return errors.New("no agent is focused")
-		}
-		return nil
-	})
+	p := NewVaultPane(env, v, Injector{
+		Target: func() (string, error) { return "agent-2", nil },
+		Give: func(agent, id string) error {
+			injected = append(injected, agent+" "+id)
+			if fail {
+				return errors.New("agent-2 is gone")
+			}
+			return nil
+		}})
 	data, err := v.Get(ids[1])
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +224,7 @@ func TestVaultInject(t *testing.T) {
 	for _, keys := range [][]string{{"Enter"}, {"n"}, {"Esc"}, {"Tab", "Tab", "Enter"}, {"j", "q", "g"}} {
 		vaultPress(p, "g", "j", "i")
 		text := screenText(render(t, p, 80, 24))
-		if !strings.Contains(text, "Inject "+ids[1]) || !strings.Contains(text, size) || !strings.Contains(text, "(y/n)") {
+		if !strings.Contains(text, "Inject "+ids[1]+" into agent-2's") || !strings.Contains(text, size) || !strings.Contains(text, "(y/n)") {
 			t.Fatalf("i does not ask first with the block's size (%s):\n%s", size, text)
 		}
 		vaultPress(p, keys...)
@@ -235,15 +237,15 @@ func TestVaultInject(t *testing.T) {
 		p.asking = nil
 	}
 	vaultPress(p, "g", "j", "i", "y")
-	if len(injected) != 1 || injected[0] != ids[1] {
+	if len(injected) != 1 || injected[0] != "agent-2 "+ids[1] {
 		t.Fatalf("y injected %v, want [%s]", injected, ids[1])
 	}
 	fail = true
 	vaultPress(p, "Enter", "i", "Tab", "Enter")
-	if len(injected) != 2 || injected[1] != ids[1] {
+	if len(injected) != 2 || injected[1] != "agent-2 "+ids[1] {
 		t.Fatalf("Inject from the viewer injected %v", injected)
 	}
-	if len(notes) != 2 || !strings.Contains(notes[0], ids[1]) || !strings.Contains(notes[1], "no agent is focused") {
+	if len(notes) != 2 || !strings.Contains(notes[0], ids[1]+" will ride agent-2's") || !strings.Contains(notes[1], "agent-2 is gone") {
 		t.Errorf("notifications = %q", notes)
 	}
 }
@@ -252,7 +254,9 @@ func TestVaultInject(t *testing.T) {
 func TestVaultInjectGolden(t *testing.T) {
 	v, _ := vaultTestVault(t)
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		p := NewVaultPane(testEnv(), v, func(string) error { return nil })
+		p := NewVaultPane(testEnv(), v, Injector{
+			Target: func() (string, error) { return "agent-1", nil },
+			Give:   func(string, string) error { return nil }})
 		vaultPress(p, "j", "i")
 		s := render(t, p, size[0], size[1])
 		golden(t, fmt.Sprintf("vault_inject_%dx%d", size[0], size[1]), screenText(s))
@@ -264,7 +268,7 @@ func TestVaultInjectGolden(t *testing.T) {
 
 func TestVaultHostileTextLiteral(t *testing.T) {
 	v, ids := vaultTestVault(t)
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	for _, open := range []bool{false, true} {
 		if open {
 			if err := p.Open(ids[3]); err != nil {
@@ -287,7 +291,7 @@ func TestVaultHostileTextLiteral(t *testing.T) {
 
 func TestVaultOpenAndRefresh(t *testing.T) {
 	v, ids := vaultTestVault(t)
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	if err := p.Open("ctx:ffffffffffff"); !errors.Is(err, vault.ErrNotFound) {
 		t.Errorf("Open(unknown) = %v, want ErrNotFound", err)
 	}
@@ -338,7 +342,7 @@ func TestVaultViewerAsksTheSidecarForASummaryHint(t *testing.T) {
 	env.Update = func(fn func()) { updates <- fn }
 	var notes []string
 	env.Notify = func(m string) { notes = append(notes, m) }
-	p := NewVaultPane(env, v, nil)
+	p := NewVaultPane(env, v, Injector{})
 	var asked string
 	p.SetSummarizer(func(_ context.Context, kind, text string) (string, error) {
 		asked = kind
@@ -368,12 +372,12 @@ func TestVaultWords(t *testing.T) {
 		}
 	}
 	put("tool:shell STDOUT", "out\n")
-	p := NewVaultPane(testEnv(), v, nil)
+	p := NewVaultPane(testEnv(), v, Injector{})
 	if got, want := p.Title(), "vault (1 block)"; got != want {
 		t.Errorf("Title() = %q, want %q", got, want)
 	}
 	put("tool:an-unusually-long-kind", "long\n")
-	p = NewVaultPane(testEnv(), v, nil)
+	p = NewVaultPane(testEnv(), v, Injector{})
 	text := screenText(render(t, p, 120, 40))
 	for _, want := range []string{"tool:shell STDOUT ", "tool:an-unusuall…"} {
 		if !strings.Contains(text, want) {

@@ -32,7 +32,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("memory", "m", "show the memory pane (memories, candidates to approve)", true, func() { _, _ = a.Show(pane.KindMemory) }),
 		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
 		keymap.Bind("to-vault", "y", "keep the shell screen in the vault (its id is shown)", true, a.toVault),
-		keymap.Bind("paste-buffer", "]", "paste the text copied last into the shell pane", true, a.pasteBuffer),
+		keymap.Bind("paste-buffer", "]", "paste the text copied last into the pane", true, a.pasteBuffer),
 		keymap.Bind("resize-left", "H Alt-Left", "move the pane's border left", false, func() { a.resize(LeftRight, -2) }),
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
@@ -239,13 +239,14 @@ func (a *App) toVault() {
 	a.Notify("C-b y keeps a shell pane's screen; in the vault pane i gives a block to an agent")
 }
 
-// pasteBuffer pastes the paste buffer into the focused shell pane.
+// pasteBuffer pastes the paste buffer into the focused shell or agent
+// pane.
 func (a *App) pasteBuffer() {
 	if p, ok := a.Focused().(pane.BufferPaster); ok {
 		p.PasteBuffer()
 		return
 	}
-	a.Notify(a.prefixName() + " ] pastes into a shell pane")
+	a.Notify(a.prefixName() + " ] pastes into a shell or agent pane")
 }
 
 // prefixKey is the prefix key; prefixName how it is shown ("C-b").

@@ -77,7 +77,7 @@ type CopyModer interface {
 }
 
 // BufferPaster is a pane that pastes the workstation's paste buffer into
-// its program (a shell pane).
+// its program or input line (a shell or agent pane).
 type BufferPaster interface {
 	PasteBuffer()
 }
