@@ -29,7 +29,7 @@ func (a *App) helpText() string {
 		fmt.Fprintf(&b, "%s\n", title)
 		selects := false
 		for _, act := range t.Actions() {
-			if strings.HasPrefix(act.Name, "select-") {
+			if t == a.prefix && isSelectPane(act.Name) {
 				if !selects {
 					fmt.Fprintf(&b, "  %-14s %-14s %s\n", "0…9", "select-N", "focus pane N")
 				}
@@ -74,6 +74,17 @@ func (a *App) helpText() string {
 	return b.String()
 }
 
+// isSelectPane reports whether name is one of the prefix table's
+// select-0 … select-9 actions, which the help lists as one line.
+func isSelectPane(name string) bool {
+	n, ok := strings.CutPrefix(name, "select-")
+	if !ok || n == "" {
+		return false
+	}
+	_, err := strconv.Atoi(n)
+	return err == nil
+}
+
 // help shows the help screen.
 func (a *App) help() {
 	th := a.cfg.Theme
@@ -106,7 +117,7 @@ func (a *App) closeDialog(page string) {
 func (a *App) commands() []string {
 	var out []string
 	for _, act := range a.prefix.Actions() {
-		if !strings.HasPrefix(act.Name, "select-") {
+		if !isSelectPane(act.Name) {
 			out = append(out, act.Name)
 		}
 	}

@@ -99,7 +99,8 @@ func (ff *fakeFactory) make(s pane.Spec) (pane.Pane, error) {
 	p := &fakePane{Box: tview.NewBox(), spec: s, name: name,
 		table: keymap.New(kind, keymap.Bind("poke", "Ctrl-p", "poke the "+kind, true, nil))}
 	if s.Kind == pane.KindShell {
-		p.modes = []*keymap.Table{keymap.New("copy", keymap.Bind("quit", "q", "leave copy mode", true, nil))}
+		p.modes = []*keymap.Table{keymap.New("copy", keymap.Bind("quit", "q", "leave copy mode", true, nil),
+			keymap.Bind("select-lines", "V", "select lines", true, nil))}
 	}
 	ff.made = append(ff.made, p)
 	return p, nil
