@@ -54,21 +54,49 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 	bar := th.StatusBar.TCell()
 	fillRow(screen, x, y, w, bar)
 	st := s.app.cfg.Status()
-	col := x
 	// The notice is drawn first, at the right, so nothing crowds it out
 	// (it carries the id of a block just kept); the rest fills what is left.
 	right := x + w
 	if n := s.app.currentNotice(); n != "" {
-		n = " " + n + " "
-		nw := min(runewidth.StringWidth(n), w-w/4)
-		right = x + w - nw
-		drawText(screen, right, y, nw, n, th.HintKey.TCell())
+		n = " " + fitWords(n, w-w/4-2) + " "
+		right = x + w - runewidth.StringWidth(n)
+		drawText(screen, right, y, x+w-right, n, th.HintKey.TCell())
 	}
-	put := func(text string, style tcell.Style) {
-		col += drawText(screen, col, y, max(0, right-1-col), text, style)
+	segs := s.segments(st)
+	col := x
+	for _, sg := range segs {
+		room := right - 1 - col
+		text := sg.text
+		if runewidth.StringWidth(text) > room {
+			text = sg.short
+		}
+		if text == "" || runewidth.StringWidth(text) > room {
+			// What does not fit whole, even in its short form, ends the
+			// bar with "…": a word is never cut.
+			drawText(screen, col, y, max(0, room), "…", bar)
+			return
+		}
+		col += drawText(screen, col, y, room, text, sg.style)
+	}
+}
+
+// segment is one part of the status bar: its text and, for a part that
+// can be shown shorter when space runs out, the short form.
+type segment struct {
+	text, short string
+	style       tcell.Style
+}
+
+// segments are the status bar's parts from left to right.
+func (s *statusBar) segments(st Status) []segment {
+	th := s.app.cfg.Theme
+	bar := th.StatusBar.TCell()
+	var out []segment
+	put := func(text, short string, style tcell.Style) {
+		out = append(out, segment{text: text, short: short, style: style})
 	}
 	if s.app.pending {
-		put(" "+s.app.prefixName()+" ", th.HintKey.TCell().Reverse(true))
+		put(" "+s.app.prefixName()+" ", "", th.HintKey.TCell().Reverse(true))
 	}
 	var waiting []string
 	for _, ag := range st.Agents {
@@ -77,34 +105,37 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 		}
 	}
 	if len(waiting) > 0 {
-		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+s.app.prefixName()+" n) ", th.StatusAgentWaiting.TCell().Reverse(true))
+		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+s.app.prefixName()+" n) ",
+			" ‼ "+s.app.prefixName()+" n ", th.StatusAgentWaiting.TCell().Reverse(true))
 	}
-	put(" kws ", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
+	put(" kws ", "", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
 	if st.Warning != "" {
-		put(" ⚠ "+st.Warning+" ", th.StatusAgentError.TCell().Reverse(true))
+		put(" ⚠ "+st.Warning+" ", " ⚠ ", th.StatusAgentError.TCell().Reverse(true))
 	}
 	if st.Workspace != "" {
-		put("│ "+filepath.Base(st.Workspace)+" ", bar)
+		put("│ "+filepath.Base(st.Workspace)+" ", "", bar)
 	}
 	model := st.Model
 	if model == "" {
 		model = "no model"
 	}
-	put("│ "+model+" ", bar)
+	put("│ "+model+" ", "", bar)
 	if len(st.Agents) > 0 {
-		put("│", bar)
+		put("│", "", bar)
 	}
 	for _, ag := range st.Agents {
 		label := " " + ag.Name + " " + stateMarks[ag.State] + " " + ag.State
 		if ag.State == "tool" && ag.Detail != "" {
 			label += ":" + ag.Detail
 		}
-		put(label+" ", agentStyle(th, ag.State))
+		put(label+" ", " "+ag.Name+" "+stateMarks[ag.State]+" ", agentStyle(th, ag.State))
 	}
 	if st.NaiveTokens > 0 {
 		saved := 100 * float64(st.NaiveTokens-st.SentTokens) / float64(st.NaiveTokens)
-		put(fmt.Sprintf("│ sent %s of %s · saved %.1f%% ", human(st.SentTokens), human(st.NaiveTokens), saved), th.StatsSaved.TCell().Background(th.StatusBar.Bg))
+		put(fmt.Sprintf("│ sent %s of %s · saved %.1f%% ", human(st.SentTokens), human(st.NaiveTokens), saved),
+			fmt.Sprintf("│ saved %.1f%% ", saved), th.StatsSaved.TCell().Background(th.StatusBar.Bg))
 	}
+	return out
 }
 
 // agentStyle is the status-bar style of an agent state.
@@ -178,6 +209,23 @@ func fillRow(screen tcell.Screen, x, y, w int, st tcell.Style) {
 // removed) clipped to w columns and returns the columns used.
 func drawText(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
 	return pane.Put(screen, x, y, w, termsafe.OneLine(s), st)
+}
+
+// fitWords returns s when it is at most w columns wide, else as many of
+// its words as fit followed by "…", so that no word is cut; a first word
+// wider than w is cut, as nothing else would show.
+func fitWords(s string, w int) string {
+	if runewidth.StringWidth(s) <= w {
+		return s
+	}
+	if w <= 1 {
+		return strings.Repeat("…", max(w, 0))
+	}
+	cut := strings.TrimRight(runewidth.Truncate(s, w-1, ""), " ")
+	if i := strings.LastIndexByte(cut, ' '); i > 0 && s[len(cut)] != ' ' {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ·") + "…"
 }
 
 // human formats a count as 950, 12.3k or 4.56M.

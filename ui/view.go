@@ -122,7 +122,9 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 	lf.frame.SetBorderStyle(border.TCell())
 	lf.frame.SetBackgroundColor(l.theme.Base.Bg)
 	lf.frame.SetTitleColor(title.Fg)
-	lf.frame.SetTitle(" " + tview.Escape(l.label(lf)) + " ")
+	// A title too long for the frame loses whole words, never half of
+	// one (a state "offline" is not shown as "offl…").
+	lf.frame.SetTitle(" " + tview.Escape(fitWords(l.label(lf), lf.w-4)) + " ")
 	lf.frame.Draw(screen)
 	ix, iy, iw, ih := lf.frame.GetInnerRect()
 	lf.pane.SetRect(ix, iy, iw, ih)

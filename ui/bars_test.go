@@ -1,0 +1,65 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestFitWordsNeverCutsAWord(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"agent-1 · offline", 20, "agent-1 · offline"},
+		{"agent-1 · offline", 16, "agent-1…"},
+		{"agent-1 · offline", 10, "agent-1…"},
+		{"agent-1 · offline", 5, "agen…"},
+		{"5 agent-5 · offline", 8, "5…"},
+		{"kept ctx:5f2a9c1e7b3d in the vault", 25, "kept ctx:5f2a9c1e7b3d in…"},
+		{"x", 0, ""},
+	} {
+		if got := fitWords(c.s, c.w); got != c.want {
+			t.Errorf("fitWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}
+
+// TestStatusWordsAreNeverClipped crowds the status bar with a notice, a
+// warning and several agents: each state shows whole, in a short form, or
+// not at all, never cut to "offlin".
+func TestStatusWordsAreNeverClipped(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			d, ff := newTestDriver(t, size[0], size[1], "agent", "agent")
+			ff.setAgents(AgentStatus{Name: "agent-1", State: "offline"}, AgentStatus{Name: "agent-2", State: "offline"},
+				AgentStatus{Name: "agent-3", State: "thinking", Busy: true}, AgentStatus{Name: "agent-4", State: "offline"})
+			d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
+			if err := d.WaitFor("loading the sidecar"); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(d.Text(), "\n"), "\n")
+			bar := lines[len(lines)-1]
+			for _, word := range strings.Fields(bar) {
+				if strings.HasPrefix("offline", word) && word != "offline" || strings.HasPrefix("thinking", word) && word != "thinking" {
+					t.Errorf("a state is clipped to %q:\n%s", word, bar)
+				}
+			}
+			golden(t, fmt.Sprintf("status_crowded_%dx%d", size[0], size[1]), bar+"\n")
+		})
+	}
+}
+
+func TestFrameTitlesLoseWholeWords(t *testing.T) {
+	d, ff := newTestDriver(t, 40, 10, "agent", "agent")
+	if err := d.Do(func() { ff.made[1].name = "agent-2 · offline" }); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if text := d.Text(); !strings.Contains(text, "┌ 1 agent-2… ─") {
+		t.Fatalf("the narrow frame's title is not cut at a word:\n%s", text)
+	}
+}
