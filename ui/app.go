@@ -55,6 +55,9 @@ type App struct {
 	prefix  *keymap.Table
 	global  *keymap.Table
 	pending bool // the prefix key was pressed
+	// preset is the preset layout chosen last, "" for none; next-layout
+	// goes on from it.
+	preset Preset
 
 	lastOf   map[pane.Kind]pane.Pane // last focused pane of each kind
 	focusSeq uint64

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -66,6 +64,12 @@ func (a *App) helpText() string {
 	}
 	pk := a.global.Actions()[0].KeyNames()
 	section("After the prefix "+pk+":", a.prefix)
+	fmt.Fprintf(&b, "In the command palette (%s :), Tab completes and lists:\n", pk)
+	b.WriteString("  every action above by name\n")
+	for _, c := range a.paletteCommands() {
+		fmt.Fprintf(&b, "  %s %s\n", c.name, c.usage)
+	}
+	b.WriteByte('\n')
 	for _, lf := range a.layout.tree.leaves() {
 		paneTables(lf.pane)
 	}
@@ -110,56 +114,6 @@ func (a *App) closeDialog(page string) {
 	if f := a.layout.focused; f != nil {
 		a.tv.SetFocus(f.pane)
 	}
-}
-
-// commands are the palette's commands: every prefix action by name, and
-// "ctx_get ID" to open a vault block.
-func (a *App) commands() []string {
-	var out []string
-	for _, act := range a.prefix.Actions() {
-		if !isSelectPane(act.Name) {
-			out = append(out, act.Name)
-		}
-	}
-	out = append(out, "ctx_get ", "spawn ")
-	sort.Strings(out)
-	return out
-}
-
-// palette asks for a command by name.
-func (a *App) palette() {
-	th := a.cfg.Theme
-	in := tview.NewInputField().SetLabel(": ")
-	in.SetFieldStyle(th.Dialog.TCell()).SetLabelStyle(th.HintKey.TCell())
-	in.SetBackgroundColor(th.Dialog.Bg)
-	in.SetAutocompleteStyles(th.Dialog.Bg, th.Dialog.TCell(), th.Selection.TCell())
-	in.SetAutocompleteFunc(func(text string) []string {
-		var out []string
-		for _, c := range a.commands() {
-			if strings.HasPrefix(c, strings.TrimSpace(text)) && text != "" {
-				out = append(out, c)
-			}
-		}
-		return out
-	})
-	in.SetAutocompletedFunc(func(text string, _, source int) bool {
-		in.SetText(text)
-		if source == tview.AutocompletedEnter {
-			a.closeDialog(pagePalette)
-			a.Command(strings.TrimSpace(text))
-		}
-		return source != tview.AutocompletedNavigate
-	})
-	in.SetDoneFunc(func(key tcell.Key) {
-		text := strings.TrimSpace(in.GetText())
-		a.closeDialog(pagePalette)
-		if key == tcell.KeyEnter && text != "" {
-			a.Command(text)
-		}
-	})
-	bar := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(nil, 0, 1, false).AddItem(in, 1, 0, true).AddItem(nil, 2, 0, false)
-	a.pages.AddPage(pagePalette, bar, true, true)
-	a.tv.SetFocus(in)
 }
 
 // roleAndTask splits "ROLE task…" when the first word names a role, and
@@ -219,85 +173,6 @@ func (a *App) prompt(label string, done func(text string)) {
 	bar := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(nil, 0, 1, false).AddItem(in, 1, 0, true).AddItem(nil, 2, 0, false)
 	a.pages.AddPage(pagePalette, bar, true, true)
 	a.tv.SetFocus(in)
-}
-
-// spawnCommand runs `spawn N [ROLE] "task"`: N new agent panes, tiled,
-// each with the role and given the task.
-func (a *App) spawnCommand(arg string) {
-	nText, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
-	n, err := strconv.Atoi(nText)
-	if err != nil || n < 1 || n > 16 {
-		a.Notify(`spawn N [role] "task": N is a number of agents from 1 to 16`)
-		return
-	}
-	role, task := a.roleAndTask(rest)
-	opened := 0
-	for range n {
-		p, err := a.openTiled(agentSpec(role))
-		if err != nil {
-			break
-		}
-		opened++
-		if t, ok := p.(pane.Tasker); ok && task != "" {
-			if err := t.SendTask(task); err != nil {
-				a.Notify(err.Error())
-			}
-		}
-	}
-	if opened < n {
-		a.Notify(fmt.Sprintf("opened %d of %d agent panes: no space for more (zoom or close panes)", opened, n))
-	}
-}
-
-// OpenAgent opens a new agent pane of the role, tiled beside the others,
-// and returns it; call it on the UI goroutine. It fails when there is no
-// room left to split.
-func (a *App) OpenAgent(role string) (pane.Pane, error) { return a.openTiled(agentSpec(role)) }
-
-// openTiled opens a pane by splitting the largest pane along its longer
-// side, so panes opened one after another tile the screen.
-func (a *App) openTiled(s pane.Spec) (pane.Pane, error) {
-	var big *leaf
-	for _, lf := range a.layout.tree.leaves() {
-		if big == nil || lf.w*lf.h > big.w*big.h {
-			big = lf
-		}
-	}
-	if big != nil {
-		a.focusLeaf(big)
-	}
-	d := a.splitDir()
-	if !a.roomToSplit(d) {
-		return nil, errors.New("no space")
-	}
-	if err := a.open(s, d); err != nil {
-		return nil, err
-	}
-	// Lay out now so the next split sees the new sizes.
-	x, y, w, h := a.layout.GetRect()
-	a.layout.arrange(a.layout.tree.root, x, y, w, h)
-	return a.Focused(), nil
-}
-
-// Command runs one palette command: an action of the prefix table by name, or
-// "ctx_get ID".
-func (a *App) Command(cmd string) {
-	name, arg, _ := strings.Cut(cmd, " ")
-	switch name {
-	case "ctx_get", ".ctx_get":
-		a.OpenBlock(strings.TrimPrefix(strings.TrimSpace(arg), "id="))
-		return
-	case "spawn":
-		a.spawnCommand(arg)
-		return
-	}
-	for _, act := range a.prefix.Actions() {
-		if act.Name == name && act.Run != nil {
-			act.Run()
-			return
-		}
-	}
-	a.Notify(fmt.Sprintf("no command %q (C-b ? lists them)", name))
 }
 
 // OpenBlock shows the exact vault block id in the vault pane, opening one

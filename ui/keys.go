@@ -23,6 +23,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("focus-right", "Right", "focus the pane to the right", false, func() { a.move(1, 0) }),
 		keymap.Bind("focus-up", "Up", "focus the pane above", false, func() { a.move(0, -1) }),
 		keymap.Bind("focus-down", "Down", "focus the pane below", false, func() { a.move(0, 1) }),
+		keymap.Bind("next-layout", "Space", "arrange the panes as the next preset layout", true, a.nextLayout),
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
 		keymap.Bind("close", "x", "close the pane (asks when it runs a job)", true, a.askClose),
 		keymap.Bind("new-agent", "a", "new agent pane (asks for a role and a task)", true, a.newAgent),
@@ -45,6 +46,9 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("quit", "q", "quit: detach or end the session (asks)", true, a.askQuit),
 		keymap.Bind("send-prefix", "Ctrl-b", "send the prefix key itself to the pane", false, a.sendPrefix),
 	)
+	for i, p := range Presets {
+		t.Add(keymap.Bind("layout-"+strconv.Itoa(i+1), "Alt-"+strconv.Itoa(i+1), "arrange the panes "+string(p), false, func() { a.selectLayout(p) }))
+	}
 	for i := range 10 {
 		n := i
 		t.Add(keymap.Bind("select-"+strconv.Itoa(n), strconv.Itoa(n), "focus pane "+strconv.Itoa(n), false, func() { a.selectPane(n) }))
@@ -189,8 +193,7 @@ func (a *App) move(dx, dy int) {
 	if a.layout.tree.zoomed != nil {
 		// As tmux does: unzoom, then move among the laid-out panes.
 		a.layout.tree.zoomed = nil
-		x, y, w, h := a.layout.GetRect()
-		a.layout.arrange(a.layout.tree.root, x, y, w, h)
+		a.relayout()
 		a.changed()
 	}
 	if f := a.layout.focused; f != nil {

@@ -20,6 +20,9 @@ type Snapshot struct {
 	Focus int `json:"focus"`
 	// Zoomed reports that the focused pane is zoomed.
 	Zoomed bool `json:"zoomed,omitempty"`
+	// Layout is the preset layout chosen last, which next-layout goes on
+	// from; "" when none was.
+	Layout Preset `json:"layout,omitempty"`
 }
 
 // SnapshotNode is one node of a Snapshot's tree: a pane when Pane is set,
@@ -65,7 +68,7 @@ func (d *Dir) UnmarshalText(b []byte) error {
 func (a *App) Snapshot() Snapshot {
 	t := &a.layout.tree
 	return Snapshot{Root: snapshotOf(t.root), Focus: max(a.layout.number(a.layout.focused), 0),
-		Zoomed: t.zoomed != nil && t.zoomed == a.layout.focused}
+		Zoomed: t.zoomed != nil && t.zoomed == a.layout.focused, Layout: a.preset}
 }
 
 // snapshotOf returns the snapshot of the subtree at n.
@@ -177,6 +180,9 @@ func (a *App) restore(s Snapshot) bool {
 		return false
 	}
 	a.layout.tree.root = root
+	if p, err := ParsePreset(string(s.Layout)); err == nil && p == s.Layout {
+		a.preset = p
+	}
 	leaves := a.layout.tree.leaves()
 	if focus == nil {
 		focus = leaves[0]

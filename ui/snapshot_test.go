@@ -45,6 +45,8 @@ func TestSnapshotRestoresTreeWeightsFocusAndZoom(t *testing.T) {
 		{"default", nil},
 		{"splits and resize", []string{"Ctrl-b", "0", "Ctrl-b", "%", "Ctrl-b", `"`, "Ctrl-b", "L", "Ctrl-b", "J", "Ctrl-b", "1"}},
 		{"zoomed", []string{"Ctrl-b", "2", "Ctrl-b", "z"}},
+		{"tiled", []string{"Ctrl-b", "Alt-5"}},
+		{"a preset then zoomed", []string{"Ctrl-b", "Space", "Ctrl-b", "Space", "Ctrl-b", "Space", "Ctrl-b", "2", "Ctrl-b", "z"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := newTestDriver(t, 120, 40)
