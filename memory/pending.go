@@ -205,6 +205,7 @@ func (s *Store) changePending(change func([]Pending) ([]Pending, error)) error {
 	if err != nil {
 		return fmt.Errorf("memory: save pending queue: %w", err)
 	}
+	s.pendingChanged()
 	return nil
 }
 

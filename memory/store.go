@@ -33,6 +33,10 @@ type Store struct {
 
 	probeMu sync.Mutex
 	probe   []float32 // any vector of the embedder's size, for listing
+
+	watchMu  sync.Mutex // guards the watchers of the pending queue
+	watchers map[int]func()
+	watchID  int
 }
 
 // Open opens (creating if needed) the memory store in dir.
