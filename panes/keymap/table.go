@@ -1,6 +1,7 @@
 package keymap
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,6 +17,9 @@ type Action struct {
 	Keys []Key
 	// Desc says what it does, for the hints bar and the help screen.
 	Desc string
+	// Hint, when set, is the shorter word the hints bar shows instead of
+	// Desc, so that a pane's keys fit an 80-column bar.
+	Hint string
 	// Visible puts the action in the hints bar; every action is in help.
 	Visible bool
 	// Run does it.
@@ -38,6 +42,12 @@ func Bind(name, keys, desc string, visible bool, run func()) Action {
 		ks = append(ks, MustParse(f))
 	}
 	return Action{Name: name, Keys: ks, Desc: desc, Visible: visible, Run: run}
+}
+
+// Short returns the action with hint as its word in the hints bar.
+func (a Action) Short(hint string) Action {
+	a.Hint = hint
+	return a
 }
 
 // New returns a table holding actions in the order given, which is the
@@ -101,7 +111,7 @@ func (t *Table) Hints() []Hint {
 	var out []Hint
 	for _, a := range t.actions {
 		if a.Visible && len(a.Keys) > 0 {
-			out = append(out, Hint{Key: a.Keys[0].String(), Desc: a.Desc})
+			out = append(out, Hint{Key: a.Keys[0].String(), Desc: cmp.Or(a.Hint, a.Desc)})
 		}
 	}
 	return out
