@@ -12,7 +12,7 @@ import (
 
 // status feeds the status bar from the swarm.
 func (w *Workstation) status() ui.Status {
-	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model}
+	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model, MemoryPending: int(w.memPending.Load())}
 	if w.st.sandbox.Policy == nil {
 		st.Warning = "unsandboxed"
 	}
@@ -118,10 +118,28 @@ func (w *Workstation) storesChanged() {
 	a.Update(func() {
 		w.vaultAt = time.Time{}
 		w.refreshVault()
-		a.EachPane(func(p pane.Pane) {
-			if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindMemory {
-				r.Refresh()
-			}
-		})
+		w.refreshMemory()
+	})
+}
+
+// memoryChanged hears the memory store's event that its pending queue
+// changed and shows it: the status bar's count, the memory panes.
+func (w *Workstation) memoryChanged() {
+	if a := w.appP.Load(); a != nil {
+		a.Update(w.refreshMemory)
+	}
+}
+
+// refreshMemory re-counts the candidates waiting for approval and
+// re-reads the memory panes; it runs on the UI goroutine.
+func (w *Workstation) refreshMemory() {
+	if w.st.memory == nil {
+		return
+	}
+	w.memPending.Store(int64(len(w.st.memory.Pending())))
+	w.app.EachPane(func(p pane.Pane) {
+		if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindMemory {
+			r.Refresh()
+		}
 	})
 }

@@ -53,8 +53,11 @@ type Workstation struct {
 	events <-chan swarm.Event
 	app    *ui.App
 	appP   atomic.Pointer[ui.App]
-	env    *pane.Env
-	shell  pty.Options
+	// memPending counts the memory candidates waiting for approval, for
+	// the status bar; the memory store's events keep it current.
+	memPending atomic.Int64
+	env        *pane.Env
+	shell      pty.Options
 
 	mu        sync.Mutex
 	sessions  []agentSession
@@ -151,6 +154,11 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	w.skills, _ = skill.Load(filepath.Join(o.ConfigHome, "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
 	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
 	w.unlisten = func() { unlisten(); unwatch() }
+	if st.memory != nil {
+		unwatchMem := st.memory.Watch(w.memoryChanged)
+		w.memPending.Store(int64(len(st.memory.Pending())))
+		w.unlisten = func() { unlisten(); unwatch(); unwatchMem() }
+	}
 	return w, nil
 }
 

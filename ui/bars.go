@@ -25,6 +25,9 @@ type Status struct {
 	// Warning, when set, is shown in the error style after the name
 	// ("unsandboxed" when shell commands cannot be confined).
 	Warning string
+	// MemoryPending is how many memory candidates wait for the user's
+	// approval in the memory pane.
+	MemoryPending int
 }
 
 // AgentStatus is one agent's state as its loop reports it.
@@ -107,6 +110,10 @@ func (s *statusBar) segments(st Status) []segment {
 	if len(waiting) > 0 {
 		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+s.app.prefixName()+" n) ",
 			" ‼ "+s.app.prefixName()+" n ", th.StatusAgentWaiting.TCell().Reverse(true))
+	}
+	if st.MemoryPending > 0 {
+		put(fmt.Sprintf(" mem: %d pending (%s m) ", st.MemoryPending, s.app.prefixName()), fmt.Sprintf(" mem: %d ", st.MemoryPending),
+			th.StatusAgentWaiting.TCell())
 	}
 	put(" kws ", "", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
 	if st.Warning != "" {

@@ -63,3 +63,27 @@ func TestFrameTitlesLoseWholeWords(t *testing.T) {
 		t.Fatalf("the narrow frame's title is not cut at a word:\n%s", text)
 	}
 }
+
+func TestStatusBarCountsMemoryCandidates(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		d, ff := newTestDriver(t, size[0], size[1], "agent")
+		ff.setAgents(AgentStatus{Name: "agent-1", State: "idle"})
+		if strings.Contains(d.Text(), "mem:") {
+			t.Fatalf("no candidates, yet the bar counts them:\n%s", d.Text())
+		}
+		ff.mu.Lock()
+		ff.memPending = 3
+		ff.mu.Unlock()
+		if err := d.WaitFor("mem: 3 pending (C-b m)"); err != nil {
+			t.Fatal(err)
+		}
+		// Crowded by a notice, the count stays, shorter.
+		d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
+		if err := d.WaitFor("loading"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.Text(), " mem: 3 ") {
+			t.Fatalf("the count is crowded out:\n%s", d.Text())
+		}
+	}
+}

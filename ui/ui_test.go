@@ -64,6 +64,8 @@ type fakeFactory struct {
 	made   []*fakePane
 	mu     sync.Mutex
 	agents []AgentStatus
+	// memPending is the status bar's count of memory candidates.
+	memPending int
 	// fail makes a kind's panes fail to build.
 	fail map[pane.Kind]bool
 }
@@ -113,6 +115,7 @@ func newTestDriver(t *testing.T, w, h int, layout ...pane.Kind) (*Driver, *fakeF
 		st := Status{Workspace: "/home/u/proj", Model: "test-model", NaiveTokens: 20000, SentTokens: 5000}
 		ff.mu.Lock()
 		st.Agents = ff.agents
+		st.MemoryPending = ff.memPending
 		ff.mu.Unlock()
 		return st
 	}
