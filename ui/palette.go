@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/pane"
 )
@@ -48,6 +45,12 @@ func (a *App) paletteCommands() []paletteCommand {
 	return []paletteCommand{
 		{name: "ctx_get", usage: "ID", run: func(arg string) { a.OpenBlock(strings.TrimPrefix(strings.TrimSpace(arg), "id=")) }},
 		{name: "select-layout", usage: "NAME", run: a.layoutCommand, complete: only(layouts)},
+		{name: "select-pane", usage: "N|AGENT", run: a.selectPaneCommand, complete: func(i int) []string {
+			if i == 0 {
+				return a.agentNames()
+			}
+			return nil
+		}},
 		{name: "show", usage: "KIND", run: a.showCommand, complete: only(kinds)},
 		{name: "spawn", usage: `N [ROLE] "task"`, run: a.spawnCommand, complete: func(i int) []string {
 			if i == 1 {
@@ -120,91 +123,6 @@ func (a *App) noCompletion(text string) string {
 	return fmt.Sprintf("no command begins %q (Tab on nothing lists them)", name)
 }
 
-// palette asks for a command by name. Tab completes the command or its
-// argument, listing the candidates when there are several, and never
-// closes the palette; Enter runs the command, Esc closes.
-func (a *App) palette() {
-	th := a.cfg.Theme
-	in := tview.NewInputField().SetLabel(": ")
-	in.SetFieldStyle(th.Dialog.TCell()).SetLabelStyle(th.HintKey.TCell())
-	in.SetBackgroundColor(th.Dialog.Bg)
-	in.SetAutocompleteStyles(th.Dialog.Bg, th.Dialog.TCell(), th.Selection.TCell())
-	// listAll shows every command for an empty line once Tab asked.
-	listAll := false
-	in.SetAutocompleteFunc(func(text string) []string {
-		if text == "" && !listAll {
-			return nil
-		}
-		return slices.DeleteFunc(a.completions(text), func(c string) bool { return c == text })
-	})
-	in.SetAutocompletedFunc(func(text string, _, source int) bool {
-		in.SetText(text)
-		if source == tview.AutocompletedEnter && !strings.HasSuffix(text, " ") {
-			a.closeDialog(pagePalette)
-			a.Command(strings.TrimSpace(text))
-		}
-		return source != tview.AutocompletedNavigate
-	})
-	in.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
-		switch ev.Key() {
-		case tcell.KeyTab:
-			listAll = true
-			a.complete(in)
-			return nil
-		case tcell.KeyBacktab:
-			return nil
-		case tcell.KeyEscape:
-			// Esc closes the palette even while candidates are listed.
-			a.closeDialog(pagePalette)
-			return nil
-		}
-		return ev
-	})
-	in.SetDoneFunc(func(key tcell.Key) {
-		text := strings.TrimSpace(in.GetText())
-		a.closeDialog(pagePalette)
-		if key == tcell.KeyEnter && text != "" {
-			a.Command(text)
-		}
-	})
-	bar := tview.NewFlex().SetDirection(tview.FlexRow).AddItem(nil, 0, 1, false).AddItem(in, 1, 0, true).AddItem(nil, 2, 0, false)
-	a.pages.AddPage(pagePalette, bar, true, true)
-	a.tv.SetFocus(in)
-}
-
-// complete is Tab in the palette: a single candidate replaces the text,
-// several extend it by what they share and are listed, none is said.
-func (a *App) complete(in *tview.InputField) {
-	text := in.GetText()
-	cands := a.completions(text)
-	switch {
-	case len(cands) == 0:
-		a.Notify(a.noCompletion(text))
-		return
-	case len(cands) == 1:
-		in.SetText(cands[0])
-	default:
-		if p := commonPrefix(cands); len(p) > len(text) {
-			in.SetText(p)
-		}
-	}
-	in.Autocomplete()
-}
-
-// commonPrefix returns the longest prefix every string of ss shares.
-func commonPrefix(ss []string) string {
-	p := ss[0]
-	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	for !utf8.ValidString(p) {
-		p = p[:len(p)-1]
-	}
-	return p
-}
-
 // Command runs one palette command: an action of the prefix table by
 // name, or a command with arguments ("spawn 3 \"fix the test\"").
 func (a *App) Command(cmd string) {
@@ -246,4 +164,36 @@ func (a *App) showCommand(arg string) {
 		return
 	}
 	_, _ = a.Show(kind)
+}
+
+// agentNames are the names of the agents whose panes are open, in pane
+// order.
+func (a *App) agentNames() []string {
+	var out []string
+	for _, lf := range a.layout.tree.leaves() {
+		if p, ok := lf.pane.(pane.Persister); ok && lf.pane.Kind() == pane.KindAgent {
+			if name := p.PersistState()[pane.StateAgent]; name != "" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// selectPaneCommand runs "select-pane N|AGENT": it focuses pane number N,
+// or the pane of the agent so named.
+func (a *App) selectPaneCommand(arg string) {
+	arg = strings.TrimSpace(arg)
+	leaves := a.layout.tree.leaves()
+	if n, err := strconv.Atoi(arg); err == nil && n >= 0 && n < len(leaves) {
+		a.focusLeaf(leaves[n])
+		return
+	}
+	for _, lf := range leaves {
+		if p, ok := lf.pane.(pane.Persister); ok && lf.pane.Kind() == pane.KindAgent && p.PersistState()[pane.StateAgent] == arg {
+			a.focusLeaf(lf)
+			return
+		}
+	}
+	a.Notify(fmt.Sprintf("select-pane: no pane %q (a number from 0 to %d, or an agent: %s)", arg, len(leaves)-1, strings.Join(a.agentNames(), ", ")))
 }

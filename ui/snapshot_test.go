@@ -80,7 +80,7 @@ func TestSnapshotJSONNamesDirectionsAndStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"root":{"children":[{"pane":{"kind":"shell","state":{"name":"shell-1"}}},` +
-		`{"pane":{"kind":"agent","state":{"name":"agent-1"}}}],"weights":[1,1]},"focus":0}`
+		`{"pane":{"kind":"agent","state":{"agent":"agent-1","name":"agent-1"}}}],"weights":[1,1]},"focus":0}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}

@@ -43,8 +43,14 @@ func (f *fakePane) SendTask(text string) error {
 	return nil
 }
 
-// PersistState keeps the pane's name, so that a restored pane has it.
-func (f *fakePane) PersistState() map[string]string { return map[string]string{"name": f.name} }
+// PersistState keeps the pane's name, so that a restored pane has it; an
+// agent pane names its agent as the workstation's do.
+func (f *fakePane) PersistState() map[string]string {
+	if f.spec.Kind == pane.KindAgent {
+		return map[string]string{"name": f.name, pane.StateAgent: f.name}
+	}
+	return map[string]string{"name": f.name}
+}
 
 func (f *fakePane) Kind() pane.Kind     { return f.spec.Kind }
 func (f *fakePane) Title() string       { return f.name }
