@@ -37,9 +37,9 @@ func (a *App) spawnCommand(arg string) {
 	}
 }
 
-// OpenAgent opens a new agent pane of the role, tiled beside the others,
-// and returns it; call it on the UI goroutine. It fails when there is no
-// room left to split.
+// OpenAgent opens a new agent pane of the role after the others, tiles
+// the window and returns the pane; call it on the UI goroutine. It fails
+// when the tiled panes would be smaller than a split may leave.
 func (a *App) OpenAgent(role string) (pane.Pane, error) { return a.openTiled(agentSpec(role)) }
 
 // openTiled opens the pane s names after the last pane and arranges
