@@ -23,7 +23,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("focus-right", "Right", "focus the pane to the right", false, func() { a.move(1, 0) }),
 		keymap.Bind("focus-up", "Up", "focus the pane above", false, func() { a.move(0, -1) }),
 		keymap.Bind("focus-down", "Down", "focus the pane below", false, func() { a.move(0, 1) }),
-		keymap.Bind("next-layout", "Space", "arrange the panes as the next preset layout", true, a.nextLayout),
+		keymap.Bind("next-layout", "Space", "arrange the panes as the next preset layout", true, a.nextLayout).Short("next layout"),
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
 		keymap.Bind("close", "x", "close the pane (asks when it runs a job)", true, a.askClose),
 		keymap.Bind("new-agent", "a", "new agent pane (asks for a role and a task)", true, a.newAgent),

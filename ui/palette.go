@@ -95,12 +95,13 @@ func (a *App) completions(text string) []string {
 		}
 		return out
 	}
-	i := slices.IndexFunc(a.paletteCommands(), func(c paletteCommand) bool { return c.name == words[0] })
-	if i < 0 || a.paletteCommands()[i].complete == nil {
+	cmds := a.paletteCommands()
+	i := slices.IndexFunc(cmds, func(c paletteCommand) bool { return c.name == words[0] })
+	if i < 0 || cmds[i].complete == nil {
 		return nil
 	}
 	before := strings.Join(words, " ") + " "
-	for _, v := range a.paletteCommands()[i].complete(len(words) - 1) {
+	for _, v := range cmds[i].complete(len(words) - 1) {
 		if strings.HasPrefix(v, typing) {
 			out = append(out, before+v)
 		}
