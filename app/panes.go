@@ -53,7 +53,7 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 		if w.st.memory == nil {
 			return nil, errors.New("memory is off (see DATA/kws.log)")
 		}
-		return panes.NewMemoryPane(w.env, w.st.memory, func(id string) { w.app.OpenBlock(id) }), nil
+		return panes.NewMemoryPane(w.env, w.st.memory, w.openBlockOrTell), nil
 	})
 	r.Register(pane.KindStats, func(pane.Spec) (pane.Pane, error) {
 		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
@@ -62,14 +62,22 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 }
 
 // openBlock shows vault block id in the vault pane, which takes the focus.
-// A block the vault does not hold is an error and moves nothing: the pane
-// that asked keeps the focus and shows why.
-func (w *Workstation) openBlock(id string) error {
-	if _, err := w.st.vault.Meta(id); err != nil {
-		return fmt.Errorf("open %s: %w", id, err)
+// A block the vault does not hold is an error and moves nothing
+// (ui.Config.HasBlock): the pane that asked keeps the focus and shows why.
+func (w *Workstation) openBlock(id string) error { return w.app.OpenBlock(id) }
+
+// openBlockOrTell opens block id for the memory pane, or says in the
+// status bar why not.
+func (w *Workstation) openBlockOrTell(id string) {
+	if err := w.app.OpenBlock(id); err != nil {
+		w.app.Notify(err.Error())
 	}
-	w.app.OpenBlock(id)
-	return nil
+}
+
+// hasBlock is ui.Config.HasBlock: nil when the vault holds block id.
+func (w *Workstation) hasBlock(id string) error {
+	_, err := w.st.vault.Meta(id)
+	return err
 }
 
 // injectTarget names the agent a vault block goes to: the one whose pane

@@ -199,7 +199,7 @@ func (w *Workstation) AppConfig() ui.Config {
 	for _, r := range skill.Roles(w.skills) {
 		roles = append(roles, r.Name)
 	}
-	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles}
+	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles, HasBlock: w.hasBlock}
 }
 
 // Attach starts delivering the swarm's events to app, the application

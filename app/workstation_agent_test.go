@@ -43,6 +43,32 @@ func TestWorkstationFailedCtxGetKeepsTheFocus(t *testing.T) {
 	}
 }
 
+// TestWorkstationPaletteCtxGetOfAMissingBlockKeepsTheFocus checks the
+// palette's ctx_get, like the agent pane's .ctx_get, says a block the
+// vault lacks is not there and leaves the focus where it was; a block it
+// holds opens in the vault pane.
+func TestWorkstationPaletteCtxGetOfAMissingBlockKeepsTheFocus(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	id, err := Keep(r.w.st.vault, "log", "user", []byte("the build log\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.press("Ctrl-b", ":")
+	r.typeText("ctx_get ctx:deadbeef00")
+	r.press("Enter")
+	r.waitFor("open ctx:deadbeef00: vault: no block with that id")
+	if f := r.d.App.Focused(); f == nil || f.Kind() != pane.KindAgent {
+		t.Fatalf("a failed palette ctx_get moved the focus to %v", f)
+	}
+	r.press("Ctrl-b", ":")
+	r.typeText("ctx_get " + id)
+	r.press("Enter")
+	r.waitFor("the build log")
+	if f := r.d.App.Focused(); f == nil || f.Kind() != pane.KindVault {
+		t.Fatalf("the palette's ctx_get of a held block left the focus on %v", f)
+	}
+}
+
 // TestWorkstationQueuedTurnWaitsForTheAnswer sends a second message while
 // the agent answers the first: the answer is not split, the second turn is
 // shown queued below it, and its › line comes after the answer ends.

@@ -42,6 +42,10 @@ type Config struct {
 	// resize, a zoom, a focus move. It is not called while New builds the
 	// first layout. It must be cheap.
 	OnLayoutChange func()
+	// HasBlock, when set, says whether the vault holds block id (nil) or
+	// why not. OpenBlock asks it first, so a block that is not there
+	// leaves the focus where it was.
+	HasBlock func(id string) error
 }
 
 // App is the workstation.

@@ -176,15 +176,28 @@ func (a *App) prompt(label string, done func(text string)) {
 }
 
 // OpenBlock shows the exact vault block id in the vault pane, opening one
-// when there is none.
-func (a *App) OpenBlock(id string) {
+// when there is none, and focuses it. A block the vault does not hold
+// (Config.HasBlock) is an error and moves nothing: the caller keeps the
+// focus and says why.
+func (a *App) OpenBlock(id string) error {
+	if a.cfg.HasBlock != nil {
+		if err := a.cfg.HasBlock(id); err != nil {
+			return fmt.Errorf("open %s: %w", id, err)
+		}
+	}
 	p, err := a.Show(pane.KindVault)
 	if err != nil {
-		return
+		return err
 	}
 	if o, ok := p.(pane.BlockOpener); ok {
-		if err := o.Open(id); err != nil {
-			a.Notify(err.Error())
-		}
+		return o.Open(id)
+	}
+	return nil
+}
+
+// openBlockOrTell opens block id, or says in the status bar why not.
+func (a *App) openBlockOrTell(id string) {
+	if err := a.OpenBlock(id); err != nil {
+		a.Notify(err.Error())
 	}
 }

@@ -43,7 +43,7 @@ func (a *App) paletteCommands() []paletteCommand {
 		kinds = append(kinds, string(k))
 	}
 	return []paletteCommand{
-		{name: "ctx_get", usage: "ID", run: func(arg string) { a.OpenBlock(strings.TrimPrefix(strings.TrimSpace(arg), "id=")) }},
+		{name: "ctx_get", usage: "ID", run: func(arg string) { a.openBlockOrTell(strings.TrimPrefix(strings.TrimSpace(arg), "id=")) }},
 		{name: "select-layout", usage: "NAME", run: a.layoutCommand, complete: only(layouts)},
 		{name: "select-pane", usage: "N|AGENT", run: a.selectPaneCommand, complete: func(i int) []string {
 			if i == 0 {
