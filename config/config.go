@@ -51,6 +51,11 @@ type Config struct {
 	// waits for approval: "osc9" (the default), "osc777", "bell" or
 	// "off".
 	Notify string `toml:"notify" json:"notify,omitempty"`
+	// Temperature and TopP are the sampling settings sent with every
+	// request, over the model profile's; a role's own settings win over
+	// them. Nil leaves the profile's (or the server's default).
+	Temperature *float64 `toml:"temperature" json:"temperature,omitempty"`
+	TopP        *float64 `toml:"top_p" json:"top_p,omitempty"`
 }
 
 // Environment variables Load reads.
@@ -68,7 +73,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "temperature", "top_p"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -192,12 +197,33 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	if md.IsDefined("yes") {
 		c.Yes = f.Yes
 	}
+	if err := checkSampling(f.Temperature, f.TopP); err != nil {
+		return false, fmt.Errorf("config: %s: %w", path, err)
+	}
+	if md.IsDefined("temperature") {
+		c.Temperature = f.Temperature
+	}
+	if md.IsDefined("top_p") {
+		c.TopP = f.TopP
+	}
 	if md.IsDefined("shell_allow") {
 		c.ShellAllow = f.ShellAllow
 	}
 	c.Permissions = mergeMap(c.Permissions, f.Permissions)
 	c.Keys = mergeMap(c.Keys, f.Keys)
 	return true, nil
+}
+
+// checkSampling reports a temperature outside [0, 2] or a top_p outside
+// (0, 1]; nil values are unset.
+func checkSampling(temperature, topP *float64) error {
+	if t := temperature; t != nil && !(*t >= 0 && *t <= 2) {
+		return fmt.Errorf("temperature = %v: want a number from 0 to 2", *t)
+	}
+	if p := topP; p != nil && !(*p > 0 && *p <= 1) {
+		return fmt.Errorf("top_p = %v: want a number above 0 and at most 1", *p)
+	}
+	return nil
 }
 
 // mergeMap sets every entry of src in dst, allocating dst when needed.

@@ -167,6 +167,8 @@ func TestLoadErrors(t *testing.T) {
 		{"wrong type", "yes = \"sure\"\n", []string{".kws/config.toml", "yes"}},
 		{"unquoted api_key", "api_key = " + secretKey + "\n", []string{".kws/config.toml", "line 1", "quotes"}},
 		{"keys from a repository", "[keys]\n\"agent.allow-session\" = \"n\"\n", []string{".kws/config.toml", "keys may only be set in your own"}},
+		{"temperature out of range", "temperature = 3.0\n", []string{".kws/config.toml", "temperature = 3", "0 to 2"}},
+		{"top_p zero", "top_p = 0.0\n", []string{".kws/config.toml", "top_p = 0"}},
 		{"api_key with a bad escape", "api_key = \"" + secretKey + "\\q\"\n", []string{".kws/config.toml", "quotes"}},
 	}
 	for _, tt := range tests {
@@ -253,5 +255,22 @@ func TestSidecarModelAndThemeFromConfig(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(ws, ".kws", "config.toml"), []byte("sidecar_model = \"evil.gguf\"\n"), 0o600)
 	if _, _, err := Load(ws, env); err == nil || !strings.Contains(err.Error(), "sidecar_model") {
 		t.Fatalf("a repository set sidecar_model: %v", err)
+	}
+}
+
+func TestSamplingLayers(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	writeFile(t, home, "kws/config.toml", "temperature = 0.7\ntop_p = 0.9\n")
+	writeFile(t, ws, ".kws/config.toml", "temperature = 0.0\n")
+	c, _, err := Load(ws, fakeEnv(map[string]string{"XDG_CONFIG_HOME": home}))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.Temperature == nil || *c.Temperature != 0 || c.TopP == nil || *c.TopP != 0.9 {
+		t.Errorf("temperature, top_p = %v, %v; want the workspace's 0 over the user's 0.7, and the user's 0.9", c.Temperature, c.TopP)
+	}
+	c, _, err = Load(t.TempDir(), fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
+	if err != nil || c.Temperature != nil || c.TopP != nil {
+		t.Errorf("unset: temperature, top_p = %v, %v (err %v); want both nil", c.Temperature, c.TopP, err)
 	}
 }

@@ -42,6 +42,9 @@ type Profile struct {
 	ToolCalls bool `json:"tool_calls"`
 	// Envelope is EnvelopeNative or EnvelopeText.
 	Envelope string `json:"envelope"`
+	// Sampling holds the temperature and top_p sent with each request;
+	// unset values are left out and the server decides.
+	Sampling
 }
 
 // PromptBudget is the number of tokens the prompt may use: the window less
@@ -69,6 +72,9 @@ func (p Profile) validate() error {
 		return fmt.Errorf("profile %q: timeout must not be negative", p.ID)
 	case p.Envelope != "" && p.Envelope != EnvelopeNative && p.Envelope != EnvelopeText:
 		return fmt.Errorf("profile %q: envelope %q must be %q or %q", p.ID, p.Envelope, EnvelopeNative, EnvelopeText)
+	}
+	if err := p.Sampling.Validate(); err != nil {
+		return fmt.Errorf("profile %q: %w", p.ID, err)
 	}
 	return nil
 }

@@ -159,6 +159,7 @@ func merge(o, base Profile) Profile {
 	if o.Timeout == 0 {
 		o.Timeout = base.Timeout
 	}
+	o.Sampling = base.Sampling.With(o.Sampling)
 	switch {
 	case o.Envelope == EnvelopeNative:
 		o.ToolCalls = true

@@ -38,6 +38,10 @@ type Config struct {
 	// tools are described in the system message and calls are parsed from
 	// fenced blocks in the answer (see ToolProtocolPrompt).
 	NativeTools bool
+	// Temperature and TopP, when set, are sent as the request's
+	// temperature and top_p (zero included); nil leaves them out, so the
+	// server uses its own defaults.
+	Temperature, TopP *float64
 	// HTTPClient sends the requests; nil means a plain http.Client.
 	HTTPClient *http.Client
 	// Sleep waits between attempts; nil means a timer that stops when the

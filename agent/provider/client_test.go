@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +183,46 @@ func TestConfigStringHidesKey(t *testing.T) {
 		if strings.Contains(s, testKey) {
 			t.Errorf("formatted config leaks the key: %s", s)
 		}
+	}
+}
+
+func TestChatSendsSamplingOnlyWhenSet(t *testing.T) {
+	zero, half := 0.0, 0.5
+	tests := []struct {
+		name        string
+		temperature *float64
+		topP        *float64
+	}{
+		{"unset", nil, nil},
+		{"greedy temperature 0 and top_p", &zero, &half},
+		{"top_p alone", nil, &half},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, func(c *provider.Config) { c.Temperature, c.TopP = tt.temperature, tt.topP },
+				providertest.TextStep("ok"))
+			if _, err := h.chat(t, provider.Request{Messages: []provider.Message{{Role: "user", Content: "hi"}}}); err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			r := h.srv.Requests()[0]
+			var body map[string]json.RawMessage
+			if err := json.Unmarshal(r.Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			for key, want := range map[string]*float64{"temperature": tt.temperature, "top_p": tt.topP} {
+				raw, present := body[key]
+				switch {
+				case want == nil && present:
+					t.Errorf("%s = %s in the body, want it left out", key, raw)
+				case want != nil && !present:
+					t.Errorf("%s missing from the body %s, want %v", key, r.Body, *want)
+				case want != nil && string(raw) != strconv.FormatFloat(*want, 'g', -1, 64):
+					t.Errorf("%s = %s, want %v", key, raw, *want)
+				}
+			}
+			if !reflect.DeepEqual(r.Temperature, tt.temperature) || !reflect.DeepEqual(r.TopP, tt.topP) {
+				t.Errorf("recorded temperature, top_p = %v, %v", r.Temperature, r.TopP)
+			}
+		})
 	}
 }

@@ -38,12 +38,14 @@ func (e *attemptError) Error() string { return e.err.Error() }
 func (e *attemptError) Unwrap() error { return e.err }
 
 // captureDoer sends requests with an http.Client and keeps the headers of
-// the last response, so that Retry-After is available after an error.
+// the last response, so that Retry-After is available after an error. It
+// writes the sampling settings into each request body.
 type captureDoer struct {
-	client *http.Client
-	mu     sync.Mutex
-	sent   bool
-	header http.Header
+	client   *http.Client
+	sampling map[string]float64
+	mu       sync.Mutex
+	sent     bool
+	header   http.Header
 }
 
 // Do sends req and records the response headers.
@@ -51,6 +53,9 @@ func (d *captureDoer) Do(req *http.Request) (*http.Response, error) {
 	d.mu.Lock()
 	d.sent = true
 	d.mu.Unlock()
+	if err := withSampling(req, d.sampling); err != nil {
+		return nil, err
+	}
 	resp, err := d.client.Do(req)
 	if resp != nil {
 		d.mu.Lock()
@@ -79,7 +84,7 @@ func (c *OpenAI) attempt(ctx context.Context, creq openai.ChatCompletionRequest,
 		cancel()
 	})
 	defer timer.Stop()
-	doer := &captureDoer{client: c.http}
+	doer := &captureDoer{client: c.http, sampling: c.sampling()}
 	oc := openai.DefaultConfig(c.cfg.APIKey)
 	oc.BaseURL = c.baseURL
 	oc.HTTPClient = doer

@@ -37,6 +37,9 @@ type RecordedRequest struct {
 	IncludeUsage bool
 	// MaxTokens is max_completion_tokens, or max_tokens when that is unset.
 	MaxTokens int
+	// Temperature and TopP are the request's temperature and top_p; nil
+	// when the body leaves them out.
+	Temperature, TopP *float64
 	// Body is the raw JSON body.
 	Body json.RawMessage
 	// Header holds the request headers without Authorization.
@@ -171,11 +174,13 @@ func decodeRequest(body []byte, h http.Header) (RecordedRequest, error) {
 		return RecordedRequest{}, err
 	}
 	rec := RecordedRequest{
-		Model:     wr.Model,
-		Stream:    wr.Stream,
-		MaxTokens: wr.MaxCompletionTokens,
-		Body:      json.RawMessage(append([]byte(nil), body...)),
-		Header:    h.Clone(),
+		Model:       wr.Model,
+		Stream:      wr.Stream,
+		MaxTokens:   wr.MaxCompletionTokens,
+		Temperature: wr.Temperature,
+		TopP:        wr.TopP,
+		Body:        json.RawMessage(append([]byte(nil), body...)),
+		Header:      h.Clone(),
 	}
 	if rec.MaxTokens == 0 {
 		rec.MaxTokens = wr.MaxTokens
@@ -221,9 +226,11 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 
 // wireRequest is the part of a chat completions body the server reads.
 type wireRequest struct {
-	Model    string        `json:"model"`
-	Messages []wireMessage `json:"messages"`
-	Tools    []struct {
+	Model       string        `json:"model"`
+	Temperature *float64      `json:"temperature"`
+	TopP        *float64      `json:"top_p"`
+	Messages    []wireMessage `json:"messages"`
+	Tools       []struct {
 		Type     string `json:"type"`
 		Function struct {
 			Name        string          `json:"name"`
