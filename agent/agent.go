@@ -17,6 +17,7 @@ import (
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/sandbox"
@@ -86,7 +87,12 @@ type Config struct {
 	Recorder  Recorder
 	Policy    *permission.Policy
 	Broker    *permission.Broker
-	Tools     []tools.Tool
+	// Tools are the tools offered; nil means every tool, and the skill
+	// tool when Skills holds a skill the model may invoke.
+	Tools []tools.Tool
+	// Skills are the skills the skill tool offers; read_file may also
+	// open the files of the folder skills among them.
+	Skills []skill.Skill
 	// SystemPrompt replaces the built-in system prompt when set.
 	SystemPrompt string
 	// HideEnv names environment variables tools must not pass to shell
@@ -179,6 +185,9 @@ func New(cfg Config) (*Agent, error) {
 	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.All()
+		if t, ok := tools.Skill(cfg.Skills); ok {
+			cfg.Tools = append(cfg.Tools, t)
+		}
 	}
 	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...)}
 	for _, t := range cfg.Tools {
@@ -190,7 +199,8 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
-	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox}
+	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox,
+		ReadRoots: skill.Folders(cfg.Skills)}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
 	}

@@ -151,7 +151,7 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	if w.theme, err = themes.Load(cmp.Or(f.Theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
 	}
-	w.skills, _ = skill.Load(filepath.Join(o.ConfigHome, "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
+	w.skills, _ = skill.LoadFor(o.ConfigHome, ws)
 	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
 	w.unlisten = func() { unlisten(); unwatch() }
 	if st.memory != nil {
@@ -179,7 +179,7 @@ func (w *Workstation) AppConfig() ui.Config {
 		w.broker = permission.NewBroker(permission.AutoAllow)
 	}
 	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
-	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.st.vault, Broker: w.broker, Dir: w.agentDir})
+	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.st.vault, Broker: w.broker, Dir: w.agentDir, Skills: w.skills})
 	// The panes hear every event from the start: a pane built on an agent
 	// that is already working (a restored one) takes its transcript, and
 	// the events after it must not fall between that and the pump.

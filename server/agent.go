@@ -55,7 +55,9 @@ type AgentSpec struct {
 	// Role names the agent's role among skill.Roles(Skills), or is "".
 	// Its prompt joins the system prompt, and its model, when it names one,
 	// replaces Config.Model on the same endpoint, with its own profile.
-	Role   string
+	Role string
+	// Skills are the loaded skills: the roles come from them, and the
+	// agent's skill tool offers them.
 	Skills []skill.Skill
 	// Params are the diet parameters.
 	Params diet.Params
@@ -123,7 +125,7 @@ func Build(spec AgentSpec) (*Agent, error) {
 		Diet: spec.Params, Vault: spec.Vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
 		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
-		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices}
+		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills}
 	if spec.Memory != nil {
 		mem := spec.Memory(sess.ID())
 		cfg.Memory, cfg.OnEvent = mem, mem.Watch(cfg.OnEvent)

@@ -89,3 +89,59 @@ func recordedProfile(t *testing.T, sess *session.Session) profile.Profile {
 	}
 	return run.Profile
 }
+
+// TestBuildSendsSamplingAndOffersTheSkillTool checks that the
+// configuration's temperature and top_p reach the request, that a role's
+// own settings win over them, and that the skills reach the model as the
+// skill tool (listing only the skills it may invoke).
+func TestBuildSendsSamplingAndOffersTheSkillTool(t *testing.T) {
+	cold, warm, nucleus := 0.0, 0.7, 0.9
+	skills := []skill.Skill{
+		{Name: "precise", Role: true, Body: "Be exact.", Sampling: profile.Sampling{Temperature: &cold}},
+		{Name: "review", Description: "Review a diff", Body: "Review.", UserInvocable: true},
+		{Name: "deploy", Description: "Deploy", Body: "Deploy.", DisableModelInvocation: true},
+	}
+	for _, tc := range []struct {
+		role        string
+		temperature float64
+	}{{"precise", cold}, {"", warm}} {
+		t.Run("role "+tc.role, func(t *testing.T) {
+			srv := providertest.New(t, providertest.TextStep("done"))
+			data := t.TempDir()
+			v, err := vault.OpenDir(data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			broker := permission.NewBroker(permission.Unattended)
+			defer broker.Close()
+			params, _ := diet.Preset("")
+			a, err := Build(AgentSpec{Name: "agent-1", DataDir: data, Workspace: t.TempDir(), Role: tc.role, Skills: skills,
+				Config: config.Config{BaseURL: srv.URL(), Model: providertest.Model, Temperature: &warm, TopP: &nucleus},
+				Params: params, Vault: v, Broker: broker})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Session().Close()
+			if _, err := a.Run(context.Background(), "fix the failing test in main.go"); err != nil {
+				t.Fatal(err)
+			}
+			req := srv.Requests()[0]
+			if req.Temperature == nil || *req.Temperature != tc.temperature || req.TopP == nil || *req.TopP != nucleus {
+				t.Errorf("temperature, top_p = %v, %v; want %v, %v", req.Temperature, req.TopP, tc.temperature, nucleus)
+			}
+			var desc string
+			for _, tool := range req.Tools {
+				if tool.Name == "skill" {
+					desc = tool.Description
+				}
+			}
+			if !strings.Contains(desc, "- review: Review a diff") || strings.Contains(desc, "deploy") {
+				t.Errorf("skill tool description = %q, want review listed and deploy not", desc)
+			}
+			if got := recordedProfile(t, a.Session()); got.Temperature == nil || *got.Temperature != tc.temperature {
+				t.Errorf("run.json profile sampling = %+v, want temperature %v", got.Sampling, tc.temperature)
+			}
+		})
+	}
+}

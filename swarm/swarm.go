@@ -15,6 +15,7 @@ import (
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	// editor), and an edit is reported only to readers in the editor's
 	// directory. Nil keeps notices to what the file tools report.
 	Dir func(agent string) string
+	// Skills are what a user's "/name args" turn invokes (see
+	// skill.ExpandInput).
+	Skills []skill.Skill
 }
 
 // Errors callers can test with errors.Is.
@@ -186,10 +190,16 @@ func (s *Swarm) startLoop(m *member) {
 	}
 }
 
-// Send queues a user turn for the agent; it runs after the turns before it.
+// Send queues a user turn for the agent; it runs after the turns before
+// it. A "/name args" turn naming a skill runs as the skill invoked with
+// args, as in kws run; a skill the user may not invoke is refused with an
+// error wrapping skill.ErrNotUserInvocable, and nothing is queued.
 func (s *Swarm) Send(name, text string) error {
 	m, err := s.member(name)
 	if err != nil {
+		return err
+	}
+	if text, err = skill.ExpandInput(s.cfg.Skills, text); err != nil {
 		return err
 	}
 	return m.send(text)

@@ -1,6 +1,9 @@
 package skill
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -158,9 +161,9 @@ func Find(skills []Skill, name string) (Skill, bool) {
 }
 
 // ModelList returns the skills the model may invoke (those without
-// DisableModelInvocation) for the system prompt, one "- name: description"
-// line each with the description on one line and shortened, or "" when
-// there are none.
+// DisableModelInvocation) for the skill tool's description, one
+// "- name [hint]: description" line each with the description on one line
+// and shortened, or "" when there are none.
 func ModelList(skills []Skill) string {
 	var b strings.Builder
 	for _, s := range skills {
@@ -168,6 +171,9 @@ func ModelList(skills []Skill) string {
 			continue
 		}
 		b.WriteString("- " + s.Name)
+		if h := oneLine(s.ArgumentHint, maxListDescription); h != "" {
+			b.WriteString(" " + h)
+		}
 		if d := oneLine(s.Description, maxListDescription); d != "" {
 			b.WriteString(": " + d)
 		}
@@ -184,4 +190,60 @@ func oneLine(s string, limit int) string {
 		return s
 	}
 	return string([]rune(s)[:limit-1]) + "…"
+}
+
+// ErrNotUserInvocable is wrapped by ExpandInput's error for a skill whose
+// front matter sets user_invocable = false.
+var ErrNotUserInvocable = errors.New("skill: not user-invocable")
+
+// ExpandInput is what a user's typed line becomes, in the workstation's
+// agent panes and in kws run alike: "/name args" naming a skill becomes
+// the skill invoked with args (see Invoke); any other line, an unknown
+// /name included, is returned as it is. A skill marked user_invocable =
+// false is refused with an error wrapping ErrNotUserInvocable.
+func ExpandInput(skills []Skill, input string) (string, error) {
+	name, args, ok := ParseInvocation(input)
+	if !ok {
+		return input, nil
+	}
+	s, found := Find(skills, name)
+	if !found {
+		return input, nil
+	}
+	if !s.UserInvocable {
+		return "", fmt.Errorf("%w: /%s can only be used by the model (user_invocable = false in %s)", ErrNotUserInvocable, name, s.Path)
+	}
+	return s.Invoke(args), nil
+}
+
+// Invoke is the skill expanded with args (see Expand) and, for a folder
+// skill, a closing paragraph with the absolute paths of its files, which
+// read_file opens.
+func (s Skill) Invoke(args string) string {
+	text := s.Expand(args)
+	if s.Dir == "" || len(s.Files) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	fmt.Fprintf(&b, "\n\nThe %s skill's files (read them with read_file at these paths when the instructions above need them):", s.Name)
+	for _, f := range s.Files {
+		b.WriteString("\n- " + filepath.Join(s.Dir, filepath.FromSlash(f)))
+	}
+	if len(s.Files) >= maxFiles {
+		fmt.Fprintf(&b, "\n(only the first %d files are listed)", maxFiles)
+	}
+	return b.String()
+}
+
+// Folders returns the resolved folders of the folder skills among skills:
+// the places besides the workspace whose files read_file may open.
+func Folders(skills []Skill) []string {
+	var dirs []string
+	for _, s := range skills {
+		if s.Dir != "" {
+			dirs = append(dirs, s.Dir)
+		}
+	}
+	return dirs
 }

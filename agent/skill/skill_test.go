@@ -3,9 +3,14 @@ package skill
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/agent/profile"
 )
+
+func ptr(f float64) *float64 { return &f }
 
 func TestParse(t *testing.T) {
 	tests := []struct {
@@ -46,6 +51,27 @@ func TestParse(t *testing.T) {
 			text: "+++\ndescription = \"\"\"\n+++ x\"\"\"\n+++\nb",
 			want: Skill{Name: "file", Description: "+++ x", Body: "b", UserInvocable: true},
 		},
+		{
+			name: "YAML front matter as in Claude Code's SKILL.md",
+			text: "---\nname: review\ndescription: Review a diff\nargument-hint: \"[file]\"\nuser-invocable: false\n" +
+				"disable-model-invocation: true\nallowed-tools: Read, Grep\nlicense: MIT\n---\nReview $0.",
+			want: Skill{Name: "review", Description: "Review a diff", ArgumentHint: "[file]", Body: "Review $0.",
+				DisableModelInvocation: true},
+		},
+		{
+			name: "YAML flags spelt with underscores",
+			text: "---\nuser_invocable: true\ndisable_model_invocation: true\n---\nb",
+			want: Skill{Name: "file", Body: "b", UserInvocable: true, DisableModelInvocation: true},
+		},
+		{
+			name: "role sampling",
+			text: "+++\nrole = true\ntemperature = 0.0\ntop_p = 0.5\n+++\nb",
+			want: Skill{Name: "file", Body: "b", UserInvocable: true, Role: true,
+				Sampling: profile.Sampling{Temperature: ptr(0.0), TopP: ptr(0.5)}},
+		},
+		{name: "YAML unknown key", text: "---\ndisable-model-invokation: true\n---\nb", wantErr: `unknown key "disable-model-invokation"`},
+		{name: "YAML missing closing fence", text: "---\nname: x\nbody", wantErr: "no closing ---"},
+		{name: "temperature out of range", text: "+++\ntemperature = 9.0\n+++\nb", wantErr: "between 0 and 2"},
 		{name: "missing closing fence", text: "+++\nname = \"x\"\nbody", wantErr: "no closing +++"},
 		{name: "bad TOML", text: "+++\nname = x\n+++\nb", wantErr: "front matter: toml"},
 		{name: "wrong type", text: "+++\nuser_invocable = \"yes\"\n+++\nb", wantErr: "front matter"},
@@ -64,7 +90,7 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Parse =\n%#v\nwant\n%#v", got, tt.want)
 			}
 		})

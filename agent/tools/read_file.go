@@ -51,7 +51,8 @@ func newReadFile() Tool {
 }`}}
 }
 
-// Run reads one workspace file in the requested mode.
+// Run reads one workspace file, or one of a skill's files, in the
+// requested mode.
 func (t readFileTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a readFileArgs
 	if err := decodeArgs(raw, &a); err != nil {
@@ -77,7 +78,7 @@ func (t readFileTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Res
 	case a.Mode != "range" && (a.StartLine > 0 || a.EndLine > 0):
 		return errResult(`read_file: "start_line" and "end_line" only apply to mode "range"`), nil
 	}
-	abs, rel, err := env.resolve(a.Path)
+	abs, rel, err := env.resolveRead(a.Path)
 	if err != nil {
 		return pathError(a.Path, err)
 	}

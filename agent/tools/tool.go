@@ -84,6 +84,10 @@ type Env struct {
 	// (the variable holding the model's API key); KWS_API_KEY and
 	// OPENAI_API_KEY are always hidden.
 	HideEnv []string
+	// ReadRoots are folders outside the workspace whose files read_file
+	// may open by absolute path (the folders of folder skills); a symlink
+	// in one may not lead out of it.
+	ReadRoots []string
 	// Sandbox, when set, confines every shell command with Landlock (see
 	// package sandbox): writes only in the workspace, a private temp dir
 	// and Sandbox.Writable, no reads of Sandbox.Hidden, network per

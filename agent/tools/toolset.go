@@ -26,7 +26,7 @@ var constructors = []func() Tool{
 }
 
 // coreNames are the tools offered on a direct-answer turn.
-var coreNames = []string{"read_file", "list_files", "grep", "ctx_get", "ctx_search", "todo", "tool_expand"}
+var coreNames = []string{"read_file", "list_files", "grep", "ctx_get", "ctx_search", "todo", "tool_expand", "skill"}
 
 // All returns every tool, in a stable order.
 func All() []Tool {
@@ -38,8 +38,8 @@ func All() []Tool {
 }
 
 // Core returns the names of the core tools offered on a direct-answer
-// turn: read_file, list_files, grep, ctx_get, ctx_search, todo and
-// tool_expand.
+// turn: read_file, list_files, grep, ctx_get, ctx_search, todo,
+// tool_expand and, when the agent has skills, skill.
 func Core() []string {
 	return append([]string(nil), coreNames...)
 }

@@ -118,6 +118,21 @@ func (e *Env) resolve(p string) (abs, rel string, err error) {
 	return abs, filepath.ToSlash(r), nil
 }
 
+// resolveRead is resolve for a path to read: an absolute path outside the
+// workspace may also lie in one of ReadRoots, and is then shown as it is.
+func (e *Env) resolveRead(p string) (abs, rel string, err error) {
+	abs, rel, err = e.resolve(p)
+	if !errors.Is(err, ErrEscape) || !filepath.IsAbs(p) {
+		return abs, rel, err
+	}
+	for _, root := range e.ReadRoots {
+		if a, rerr := Resolve(root, p); rerr == nil {
+			return a, p, nil
+		}
+	}
+	return abs, rel, err
+}
+
 // root returns the resolved workspace root.
 func (e *Env) root() (string, error) {
 	root, _, err := resolveIn(e.workspace(), ".")

@@ -129,7 +129,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		mode = permission.AutoAllow
 	}
 	sbx := app.OpenSandbox(g.dataDir, configHome())
-	skills, _ := skill.Load(filepath.Join(configHome(), "kws", "skills"), filepath.Join(ws, ".kws", "skills"))
+	skills, _ := skill.LoadFor(configHome(), ws)
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
@@ -179,10 +179,9 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		}
 	}
 	if task != "" {
-		if name, args, ok := skill.ParseInvocation(task); ok {
-			if sk, found := skill.Find(skills, name); found && sk.UserInvocable {
-				task = sk.Expand(args)
-			}
+		if task, err = skill.ExpandInput(skills, task); err != nil {
+			record("error", err)
+			return fail("%v", err)
 		}
 		if _, err := a.Run(ctx, task); err != nil {
 			status := "error"
