@@ -18,6 +18,8 @@ func TestDecide(t *testing.T) {
 	unsandboxed := DefaultPolicy()
 	unsandboxed.Apply(nil, []string{"git status"})
 	unsandboxed.Unsandboxed = true
+	allowFetch := DefaultPolicy()
+	allowFetch.Apply(map[string]string{"web_fetch": "allow"}, nil)
 	tests := []struct {
 		policy  *Policy
 		tool    string
@@ -39,6 +41,10 @@ func TestDecide(t *testing.T) {
 		{deny, "shell", tools.Executes, "git status", Deny},
 		{p, "mcp_tool", tools.Writes, "git status", Ask},
 		{unsandboxed, "shell", tools.Executes, "git status", Ask},
+		// web_fetch asks like shell, and no shell prefix allows it.
+		{DefaultPolicy(), "web_fetch", tools.Network, "GET https://example.com/", Ask},
+		{p, "web_fetch", tools.Network, "git status", Ask},
+		{allowFetch, "web_fetch", tools.Network, "GET https://example.com/", Allow},
 	}
 	for _, tt := range tests {
 		if got := tt.policy.Decide(tt.tool, tt.access, tt.preview); got != tt.want {

@@ -36,6 +36,9 @@ const (
 	Writes
 	// Executes runs commands.
 	Executes
+	// Network reaches other machines (web_fetch); it asks like Executes,
+	// but no shell prefix allows it.
+	Network
 )
 
 // Result is what a tool call returns to the model.

@@ -16,6 +16,7 @@ var constructors = []func() Tool{
 	newWriteFile,
 	newEditFile,
 	newShell,
+	newWebFetch,
 	newCtxGet,
 	newCtxSearch,
 	newMemorySearch,
