@@ -130,6 +130,10 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}
 	sbx := app.OpenSandbox(g.dataDir, configHome())
 	skills, _ := skill.LoadFor(configHome(), ws)
+	prompt, err := skill.ExpandInput(skills, task)
+	if err != nil {
+		return fail("%v", err)
+	}
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
@@ -179,11 +183,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		}
 	}
 	if task != "" {
-		if task, err = skill.ExpandInput(skills, task); err != nil {
-			record("error", err)
-			return fail("%v", err)
-		}
-		if _, err := a.Run(ctx, task); err != nil {
+		if _, err := a.Run(ctx, prompt); err != nil {
 			status := "error"
 			if errors.Is(err, context.Canceled) {
 				status = "interrupted"
