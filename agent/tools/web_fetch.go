@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -179,7 +180,7 @@ func fetch(ctx context.Context, u *url.URL) (page, error) {
 	}
 	switch {
 	case p.mediaType == "text/html" || p.mediaType == "application/xhtml+xml":
-		if p.text, err = htmlText(strings.NewReader(string(body)), resp.Request.URL); err != nil {
+		if p.text, err = htmlText(bytes.NewReader(body), resp.Request.URL); err != nil {
 			return page{}, fmt.Errorf("reading the HTML of %s: %w", p.url, err)
 		}
 	case textual(p.mediaType) || isText(body):
