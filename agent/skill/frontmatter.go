@@ -32,10 +32,14 @@ type frontMatter struct {
 	TopP                   *float64 `toml:"top_p"`
 }
 
+// ignoredYAMLKeys are Claude Code's SKILL.md keys that kws accepts and
+// does without: allowed-tools grants nothing here (kws still asks before
+// every call its permissions do not allow), and the others only describe
+// the skill.
+var ignoredYAMLKeys = map[string]bool{"allowed-tools": true, "license": true, "metadata": true, "version": true}
+
 // yamlFrontMatter is the YAML form. The flags may be spelt with '-', as
-// Claude Code does, or with '_'. Claude Code's allowed-tools, license,
-// metadata and version are accepted and have no effect: kws still asks
-// before every call its permissions do not allow.
+// Claude Code does, or with '_'; Unknown collects every other key.
 type yamlFrontMatter struct {
 	Name           string         `yaml:"name"`
 	Description    string         `yaml:"description"`
@@ -49,10 +53,6 @@ type yamlFrontMatter struct {
 	Model          string         `yaml:"model"`
 	Temperature    *float64       `yaml:"temperature"`
 	TopP           *float64       `yaml:"top_p"`
-	AllowedTools   any            `yaml:"allowed-tools"`
-	License        string         `yaml:"license"`
-	Metadata       map[string]any `yaml:"metadata"`
-	Version        any            `yaml:"version"`
 	WhenToUse      string         `yaml:"when_to_use"`
 	Unknown        map[string]any `yaml:",inline"`
 }
@@ -86,7 +86,9 @@ func parseFrontMatter(text string) (frontMatter, string, error) {
 		return frontMatter{}, "", fmt.Errorf("front matter: yaml: %w", err)
 	}
 	for k := range y.Unknown {
-		return frontMatter{}, "", fmt.Errorf("front matter: unknown key %q", k)
+		if !ignoredYAMLKeys[k] {
+			return frontMatter{}, "", fmt.Errorf("front matter: unknown key %q", k)
+		}
 	}
 	meta = frontMatter{Name: y.Name, Description: y.Description, ArgumentHint: y.ArgumentHint + y.ArgumentHintU,
 		UserInvocable: y.UserInvocable, DisableModelInvocation: y.DisableModel || y.DisableModelU, Role: y.Role,

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// SkillFile is the file that makes a folder a skill.
-const SkillFile = "SKILL.md"
+// File is the file that makes a folder a skill.
+const File = "SKILL.md"
 
 // maxFiles bounds the files a folder skill lists.
 const maxFiles = 200
@@ -145,7 +145,7 @@ func loadEntry(root, path string) (s Skill, ok bool, err error) {
 // SKILL.md and the list of the files beside it. A folder without SKILL.md
 // is not a skill.
 func loadFolder(dir, path string) (Skill, bool, error) {
-	file := filepath.Join(dir, SkillFile)
+	file := filepath.Join(dir, File)
 	real, err := filepath.EvalSymlinks(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -153,9 +153,9 @@ func loadFolder(dir, path string) (Skill, bool, error) {
 	case err != nil:
 		return Skill{}, false, fmt.Errorf("skill: %w", err)
 	case !within(dir, real):
-		return Skill{}, false, fmt.Errorf("skill: %s leads outside its folder (to %s); it is not loaded", filepath.Join(path, SkillFile), real)
+		return Skill{}, false, fmt.Errorf("skill: %s leads outside its folder (to %s); it is not loaded", filepath.Join(path, File), real)
 	}
-	s, err := loadFile(real, filepath.Base(path), filepath.Join(path, SkillFile))
+	s, err := loadFile(real, filepath.Base(path), filepath.Join(path, File))
 	if err != nil {
 		return Skill{}, false, err
 	}
@@ -191,7 +191,7 @@ func folderFiles(dir string) []string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if rel = filepath.ToSlash(rel); rel != SkillFile {
+		if rel = filepath.ToSlash(rel); rel != File {
 			files = append(files, rel)
 		}
 		if len(files) >= maxFiles {

@@ -42,7 +42,7 @@ func TestLoadFolderSkills(t *testing.T) {
 	}
 	s := skills[0]
 	realDir, _ := filepath.EvalSymlinks(filepath.Join(dir, "review"))
-	if s.Dir != realDir || s.Path != filepath.Join(dir, "review", SkillFile) {
+	if s.Dir != realDir || s.Path != filepath.Join(dir, "review", File) {
 		t.Errorf("Dir, Path = %q, %q", s.Dir, s.Path)
 	}
 	if want := []string{"checklist.md", "scripts/lint.sh"}; !reflect.DeepEqual(s.Files, want) {
