@@ -76,6 +76,12 @@ type textWriter struct {
 	pre   int  // depth of <pre> elements
 	space bool // a space is due before the next text
 	lines int  // newlines due before the next text (capped at 2)
+	// marker is set right after a list item's "-": a block that opens
+	// there stays on the marker's line.
+	marker bool
+	// items is the depth of list items: inside one, blocks end lines, not
+	// paragraphs, and nested items are indented.
+	items int
 }
 
 // text writes s, after the white space due.
@@ -91,15 +97,27 @@ func (w *textWriter) text(s string) {
 			w.b.WriteByte(' ')
 		}
 	}
-	w.lines, w.space = 0, false
+	w.lines, w.space, w.marker = 0, false, false
 	w.b.WriteString(s)
 }
 
 // line ends the current line.
-func (w *textWriter) line() { w.lines = max(w.lines, 1) }
+func (w *textWriter) line() {
+	if !w.marker {
+		w.lines = max(w.lines, 1)
+	}
+}
 
-// para ends the current paragraph.
-func (w *textWriter) para() { w.lines = 2 }
+// para ends the current paragraph; inside a list item, only the line.
+func (w *textWriter) para() {
+	switch {
+	case w.marker:
+	case w.items > 0:
+		w.line()
+	default:
+		w.lines = 2
+	}
+}
 
 // inline writes a text node's words, white space collapsed (kept inside
 // <pre>).
@@ -187,9 +205,12 @@ func (w *textWriter) node(n *html.Node) {
 		return
 	case atom.Li:
 		w.line()
-		w.text("-")
-		w.space = true
+		w.text(strings.Repeat("  ", w.items) + "-")
+		w.space, w.marker = true, true
+		w.items++
 		w.children(n)
+		w.items--
+		w.marker = false
 		w.line()
 		return
 	}

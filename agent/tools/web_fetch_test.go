@@ -20,7 +20,7 @@ func webServer(t *testing.T) *httptest.Server {
 <script>alert("x")</script></head><body><nav><a href="/home">Home</a></nav>
 <h1>Install</h1><p>Run   the <b>installer</b>,
 then <a href="docs/next.html">read on</a>.</p>
-<ul><li>one</li><li>two</li></ul>
+<ul><li>one</li><li><p>two</p><ul><li>nested</li></ul></li></ul>
 <pre>go build ./...
   indented</pre>
 <table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>
@@ -61,7 +61,7 @@ func TestWebFetchConvertsHTML(t *testing.T) {
 	res := call(t, newEnv(t, nil), "web_fetch", map[string]any{"url": srv.URL + "/to-page"})
 	checkResult(t, res, false, "URL: "+srv.URL+"/page", "STATUS: 200 OK", "CONTENT-TYPE: text/html",
 		"Title: The Page", "# Install", "Run the installer, then read on ("+srv.URL+"/docs/next.html).",
-		"- one\n- two", "```\ngo build ./...\n  indented\n```", "k | v |", "a | 1 |", "Home ("+srv.URL+"/home)")
+		"- one\n- two\n  - nested\n\n```", "```\ngo build ./...\n  indented\n```", "k | v |", "a | 1 |", "Home ("+srv.URL+"/home)")
 	for _, leaked := range []string{"alert", "color:red", "secret-form", "<p>"} {
 		if strings.Contains(res.Text, leaked) {
 			t.Errorf("the text holds %q:\n%s", leaked, res.Text)
