@@ -16,7 +16,8 @@ const (
 	EvRemoved EventType = "removed"
 	// EvState: the agent's state changed (Info).
 	EvState EventType = "state"
-	// EvTurn: a queued user turn started (Text is the turn as sent).
+	// EvTurn: a queued user turn started (Text is the turn as given: as
+	// typed, a /name skill line unexpanded, with its injected blocks).
 	EvTurn EventType = "turn"
 	// EvAgent: the agent loop published Agent.
 	EvAgent EventType = "agent"

@@ -10,8 +10,9 @@ import (
 )
 
 // TestSendExpandsSkills checks that "/name args" typed to an agent runs as
-// the skill, as kws run does, and that a skill marked user_invocable =
-// false is refused without queueing anything.
+// the skill, as kws run does, while EvTurn shows the line as typed (the
+// pane matches its queued line by it), and that a skill marked
+// user_invocable = false is refused without queueing anything.
 func TestSendExpandsSkills(t *testing.T) {
 	h := newHarness(t, permission.Interactive)
 	h.sw.cfg.Skills = []skill.Skill{
@@ -28,8 +29,8 @@ func TestSendExpandsSkills(t *testing.T) {
 	w := h.watch()
 	h.send(name, "/review main.go")
 	for _, e := range of(name, w.until("EvFinished", is(EvFinished, name))) {
-		if e.Type == EvTurn && e.Text != "Review main.go for bugs." {
-			t.Errorf("the turn ran as %q, want the expanded skill", e.Text)
+		if e.Type == EvTurn && e.Text != "/review main.go" {
+			t.Errorf("EvTurn shows %q, want the line as typed", e.Text)
 		}
 	}
 	msgs := srv.Requests()[0].Messages

@@ -192,17 +192,19 @@ func (s *Swarm) startLoop(m *member) {
 
 // Send queues a user turn for the agent; it runs after the turns before
 // it. A "/name args" turn naming a skill runs as the skill invoked with
-// args, as in kws run; a skill the user may not invoke is refused with an
-// error wrapping skill.ErrNotUserInvocable, and nothing is queued.
+// args, as in kws run, while EvTurn shows it as typed; a skill the user
+// may not invoke is refused with an error wrapping
+// skill.ErrNotUserInvocable, and nothing is queued.
 func (s *Swarm) Send(name, text string) error {
 	m, err := s.member(name)
 	if err != nil {
 		return err
 	}
-	if text, err = skill.ExpandInput(s.cfg.Skills, text); err != nil {
+	prompt, err := skill.ExpandInput(s.cfg.Skills, text)
+	if err != nil {
 		return err
 	}
-	return m.send(text)
+	return m.send(text, prompt)
 }
 
 // Inject attaches the exact vault block id to the agent's next user turn.

@@ -1,13 +1,15 @@
 package swarm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 )
 
 // next takes the resumed turn when one is pending, else the first queued
 // turn with the injected blocks after its text (a turn that began with
-// <ctx_exact would read as a page-in answer). In the same critical section
+// <ctx_exact would read as a page-in answer), and after its prompt when
+// it runs one. In the same critical section
 // it marks the member thinking, records the turn's cancel function and
 // starts the transcript's log of the turn, so Busy never sees a gap
 // between a queued turn and a running one, Cancel always reaches a taken
@@ -21,10 +23,12 @@ func (m *member) next(parent context.Context) (turn, bool) {
 	t := turn{resume: m.resumePending, r: m.runner}
 	m.resumePending = false
 	if !t.resume {
-		t.text = m.queue[0].text
+		q := m.queue[0]
 		m.queue = m.queue[1:]
+		t.text, t.prompt = q.text, cmp.Or(q.prompt, q.text)
 		for _, b := range m.injected {
 			t.text += "\n\n" + b.text
+			t.prompt += "\n\n" + b.text
 		}
 		m.injected = nil
 	}
@@ -40,10 +44,12 @@ func (m *member) next(parent context.Context) (turn, bool) {
 	return t, true
 }
 
-// turn is one turn taken by next: a user turn's text, or the resumed turn.
+// turn is one turn taken by next: a user turn's text as given and the
+// prompt the agent runs, or the resumed turn.
 type turn struct {
 	ctx    context.Context
 	text   string
+	prompt string
 	resume bool
 	r      Runner
 }
@@ -83,7 +89,7 @@ func (m *member) run(t turn) {
 	if t.resume {
 		answer, _, err = t.r.(Resumer).Resume(ctx)
 	} else {
-		answer, err = t.r.Run(ctx, t.text)
+		answer, err = t.r.Run(ctx, t.prompt)
 	}
 	m.s.touch.turnEnded(m.name)
 	cancelled := ctx.Err() != nil // before the turn's own cancel below
