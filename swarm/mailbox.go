@@ -84,7 +84,7 @@ func (s *Swarm) deliver(from, to, text string) ([]string, error) {
 
 // message queues turn, a message from from, and publishes EvMessage.
 func (m *member) message(from, turn string) error {
-	return m.enqueue(queued{text: turn}, &Event{Type: EvMessage, Agent: m.name, From: from, Text: turn})
+	return m.enqueue(turn, &Event{Type: EvMessage, Agent: m.name, From: from, Text: turn})
 }
 
 // messageTurn marks text with its sender, so the recipient knows the turn

@@ -51,13 +51,10 @@ type member struct {
 
 // queued is a turn in the member's queue, or a vault block waiting for
 // the next turn, with the event that announced it (EvMessage, EvInjected;
-// nil for a turn queued by Send). A turn's text is what the user gave
-// (shown in EvTurn); prompt, when set, is what the agent runs instead (a
-// /name line's skill, expanded).
+// nil for a turn queued by Send).
 type queued struct {
-	text   string
-	prompt string
-	ev     *Event
+	text string
+	ev   *Event
 }
 
 func newMember(s *Swarm, name string) *member {
@@ -136,14 +133,11 @@ func (e offlineError) Is(target error) bool { return target == ErrOffline }
 // Unwrap gives the reason.
 func (e offlineError) Unwrap() error { return e.reason }
 
-// send queues text, which the agent runs as prompt when prompt is set.
-func (m *member) send(text, prompt string) error {
-	return m.enqueue(queued{text: text, prompt: prompt}, nil)
-}
+func (m *member) send(text string) error { return m.enqueue(text, nil) }
 
-// enqueue queues q as a user turn. A non-nil ev is published with the
+// enqueue queues text as a user turn. A non-nil ev is published with the
 // member's figures just before the state event that counts the turn.
-func (m *member) enqueue(q queued, ev *Event) error {
+func (m *member) enqueue(text string, ev *Event) error {
 	m.mu.Lock()
 	if m.state == StateOffline {
 		err := m.err
@@ -154,7 +148,7 @@ func (m *member) enqueue(q queued, ev *Event) error {
 		m.mu.Unlock()
 		return ErrStopped
 	}
-	m.queue = append(m.queue, q)
+	m.queue = append(m.queue, queued{text: text})
 	if ev != nil {
 		e := *ev
 		e.Info = m.infoLocked()

@@ -200,11 +200,22 @@ func (s *Swarm) Send(name, text string) error {
 	if err != nil {
 		return err
 	}
-	prompt, err := skill.ExpandInput(s.cfg.Skills, text)
-	if err != nil {
+	if _, err := skill.ExpandInput(s.cfg.Skills, text); err != nil {
 		return err
 	}
-	return m.send(text, prompt)
+	return m.send(text)
+}
+
+// prompt is what the agent runs for text, a turn Send queued: the skill
+// a "/name args" line invokes, expanded, or text itself. Send refused the
+// lines that cannot expand, and the skills never change, so an error
+// cannot happen here; text stands in if it does.
+func (s *Swarm) prompt(text string) string {
+	p, err := skill.ExpandInput(s.cfg.Skills, text)
+	if err != nil {
+		return text
+	}
+	return p
 }
 
 // Inject attaches the exact vault block id to the agent's next user turn.

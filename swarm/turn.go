@@ -1,16 +1,15 @@
 package swarm
 
 import (
-	"cmp"
 	"context"
 	"errors"
 )
 
 // next takes the resumed turn when one is pending, else the first queued
 // turn with the injected blocks after its text (a turn that began with
-// <ctx_exact would read as a page-in answer), and after its prompt when
-// it runs one. In the same critical section
-// it marks the member thinking, records the turn's cancel function and
+// <ctx_exact would read as a page-in answer). A turn the user sent runs
+// as its prompt (a /name line's skill, expanded); EvTurn shows its text.
+// In the same critical section it marks the member thinking, records the turn's cancel function and
 // starts the transcript's log of the turn, so Busy never sees a gap
 // between a queued turn and a running one, Cancel always reaches a taken
 // turn and Transcript never misses or repeats one of its events.
@@ -25,7 +24,10 @@ func (m *member) next(parent context.Context) (turn, bool) {
 	if !t.resume {
 		q := m.queue[0]
 		m.queue = m.queue[1:]
-		t.text, t.prompt = q.text, cmp.Or(q.prompt, q.text)
+		t.text, t.prompt = q.text, q.text
+		if q.ev == nil {
+			t.prompt = m.s.prompt(q.text)
+		}
 		for _, b := range m.injected {
 			t.text += "\n\n" + b.text
 			t.prompt += "\n\n" + b.text
