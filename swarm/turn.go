@@ -9,10 +9,11 @@ import (
 // turn with the injected blocks after its text (a turn that began with
 // <ctx_exact would read as a page-in answer). A turn the user sent runs
 // as its prompt (a /name line's skill, expanded); EvTurn shows its text.
-// In the same critical section it marks the member thinking, records the turn's cancel function and
-// starts the transcript's log of the turn, so Busy never sees a gap
-// between a queued turn and a running one, Cancel always reaches a taken
-// turn and Transcript never misses or repeats one of its events.
+// In the same critical section it marks the member thinking, records the
+// turn's cancel function and starts the transcript's log of the turn, so
+// Busy never sees a gap between a queued turn and a running one, Cancel
+// always reaches a taken turn and Transcript never misses or repeats one
+// of its events.
 func (m *member) next(parent context.Context) (turn, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
