@@ -359,11 +359,16 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		return tools.Result{Text: fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), IsError: true}, nil
 	}
 	if t.Access() != tools.ReadOnly {
-		preview := tc.Arguments
+		// A call whose preview fails is a mistake in its arguments (a
+		// file:// URL, an edit whose text is not there): refuse it before
+		// asking anyone to approve what cannot run.
+		preview := tools.CallSummary(tc.Name, tc.Arguments)
 		if p, ok := t.(tools.Previewer); ok {
-			if pv, err := p.Preview(a.env, []byte(tc.Arguments)); err == nil {
-				preview = pv
+			pv, err := p.Preview(a.env, []byte(tc.Arguments))
+			if err != nil {
+				return tools.Result{Text: err.Error(), IsError: true}, nil
 			}
+			preview = pv
 		}
 		a.requestSeq++
 		req := permission.Request{ID: fmt.Sprintf("%s-%d", a.cfg.Name, a.requestSeq), Tool: tc.Name,

@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
 
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -94,8 +95,8 @@ func (p *AgentPane) render(e *entry, w int) []line {
 			out = append(out, wrapText("", clip(head, w), w, st, th.ChatRef.TCell())[:1]...)
 		} else {
 			add("", mark+" "+e.tool+"  "+toolHead(e.tool, e.args, true), st)
-			if otherArgs(e.tool, e.args) {
-				add("  ", compactJSON(e.args), th.ChatSystem.TCell())
+			if tools.OtherArgs(e.tool, e.args) {
+				add("  ", tools.CompactJSON(e.args), th.ChatSystem.TCell())
 			}
 		}
 		switch {

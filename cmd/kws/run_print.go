@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -51,7 +52,7 @@ func (p *eventPrinter) print(e agent.Event) {
 	case agent.EvToolCall:
 		p.text.Reset()
 		p.endLine()
-		fmt.Fprintf(p.log, "⏺ %s %s\n", oneLine(e.Tool, 60), oneLine(e.Args, 120))
+		fmt.Fprintf(p.log, "⏺ %s  %s\n", oneLine(e.Tool, 60), oneLine(tools.CallSummary(e.Tool, e.Args), 120))
 	case agent.EvPermission:
 		if e.Decision == "deny" {
 			fmt.Fprintf(p.log, "  denied: %s\n", oneLine(e.Text, 120))
