@@ -128,7 +128,7 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 	th := p.env.Theme
 	base := th.Base.TCell()
 	if len(p.infos) == 0 {
-		return [][]statsSpan{{{"No agents yet: their token figures appear here once one runs.", base}}}
+		return statsProse("No agents yet: their token figures appear here once one runs.", w, base)
 	}
 	names, nameW := []string{"agent"}, len("total")
 	rows := []swarm.Stats{}
@@ -159,9 +159,10 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 		out = append(out, line)
 	}
 	if len(hidden) > 0 {
-		out = append(out, []statsSpan{{"hidden at this width: " + strings.Join(hidden, ", "), base}})
+		out = append(out, statsProse("hidden at this width: "+strings.Join(hidden, ", "), w, base)...)
 	}
-	out = append(out, nil, []statsSpan{{"per call: naive vs sent tokens, newest right, scaled per agent", th.Title.TCell()}})
+	out = append(out, nil)
+	out = append(out, statsProse("per call: naive vs sent tokens, newest right, scaled per agent", w, th.Title.TCell())...)
 	labelW := nameW + len(" naive ")
 	for _, in := range p.infos {
 		naive, sent := statsSeries(in.Stats.Series, w-labelW)
@@ -200,6 +201,16 @@ func statsFit(rows []swarm.Stats, w int) (cols []statsColumn, widths []int, hidd
 		}
 	}
 	return cols, widths, hidden
+}
+
+// statsProse is text in style st as lines of at most w columns, broken
+// between words.
+func statsProse(text string, w int, st tcell.Style) [][]statsSpan {
+	var out [][]statsSpan
+	for _, l := range pane.WrapWords(text, w) {
+		out = append(out, []statsSpan{{l, st}})
+	}
+	return out
 }
 
 func statsStyle(s themes.Style, bold bool) tcell.Style {
