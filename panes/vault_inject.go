@@ -27,6 +27,22 @@ type injectAsk struct {
 // injectButtons are the question's buttons, the yes button first.
 var injectButtons = [2]string{"Inject", "Cancel"}
 
+// injectSelected asks whether to inject the viewed or selected block.
+func (p *VaultPane) injectSelected() {
+	id := p.selectedID()
+	if p.view != nil {
+		id = p.view.meta.ID
+	}
+	switch {
+	case id == "":
+		p.env.Tell("vault: no block selected")
+	case p.inject.Target == nil || p.inject.Give == nil:
+		p.env.Tell("vault: no agent to inject " + id + " into")
+	default:
+		p.askInject(id)
+	}
+}
+
 // askInject asks whether to inject block id, naming its size in tokens
 // (the project's counter) and bytes.
 func (p *VaultPane) askInject(id string) {

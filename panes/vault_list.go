@@ -246,3 +246,49 @@ func Age(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
+
+// selectedID is the id of the selected block, "" when the list is empty.
+func (p *VaultPane) selectedID() string {
+	if p.sel >= 0 && p.sel < len(p.shown) {
+		return p.shown[p.sel].ID
+	}
+	return ""
+}
+
+// selectID selects block id when the list shows it.
+func (p *VaultPane) selectID(id string) {
+	for i, m := range p.shown {
+		if m.ID == id {
+			p.sel = i
+			return
+		}
+	}
+}
+
+// page is the distance PgUp and PgDn move.
+func (p *VaultPane) page() int {
+	h := p.height
+	if p.view != nil {
+		h = p.view.height
+	}
+	return max(h-1, 1)
+}
+
+// move moves the selection, or scrolls the viewer, by d lines.
+func (p *VaultPane) move(d int) {
+	if p.view != nil {
+		p.view.scroll(d)
+		return
+	}
+	p.sel = max(0, min(p.sel+d, len(p.shown)-1))
+}
+
+// jump goes to the first or last block, or the top or end of the block
+// being viewed (the viewer clamps its scroll when drawn).
+func (p *VaultPane) jump(end bool) {
+	if end {
+		p.move(1 << 30)
+	} else {
+		p.move(-1 << 30)
+	}
+}
