@@ -159,10 +159,9 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 		out = append(out, line)
 	}
 	if len(hidden) > 0 {
-		out = append(out, statsProse("hidden at this width: "+strings.Join(hidden, ", "), w, base)...)
+		out = append(out, []statsSpan{{statsHidden(hidden, w), base}})
 	}
-	out = append(out, nil)
-	out = append(out, statsProse("per call: naive vs sent tokens, newest right, scaled per agent", w, th.Title.TCell())...)
+	out = append(out, nil, []statsSpan{{pane.FitWords("per call: naive vs sent tokens, newest right, scaled per agent", w), th.Title.TCell()}})
 	labelW := nameW + len(" naive ")
 	for _, in := range p.infos {
 		naive, sent := statsSeries(in.Stats.Series, w-labelW)
@@ -201,6 +200,24 @@ func statsFit(rows []swarm.Stats, w int) (cols []statsColumn, widths []int, hidd
 		}
 	}
 	return cols, widths, hidden
+}
+
+// statsHidden names the hidden columns in one line of at most w columns:
+// as many as fit whole, then how many more there are, after a shorter
+// lead when the pane is narrow.
+func statsHidden(hidden []string, w int) string {
+	for _, lead := range []string{"hidden at this width: ", "hidden: "} {
+		for k := len(hidden); k > 0; k-- {
+			line := lead + strings.Join(hidden[:k], ", ")
+			if k < len(hidden) {
+				line += fmt.Sprintf(", +%d more", len(hidden)-k)
+			}
+			if runewidth.StringWidth(line) <= w {
+				return line
+			}
+		}
+	}
+	return pane.FitWords(fmt.Sprintf("hidden: %d columns", len(hidden)), w)
 }
 
 // statsProse is text in style st as lines of at most w columns, broken

@@ -7,8 +7,9 @@ import (
 )
 
 // FitWords returns s when it is at most w columns wide, else as many of
-// its words as fit followed by "…", so that no word is cut; a first word
-// wider than w is cut, as nothing else would show.
+// its words as fit, without a trailing separator (" · ", ","), followed
+// by "…", so that no word is cut; a first word wider than w is cut, as
+// nothing else would show.
 func FitWords(s string, w int) string {
 	if runewidth.StringWidth(s) <= w {
 		return s
@@ -20,7 +21,7 @@ func FitWords(s string, w int) string {
 	if i := strings.LastIndexByte(cut, ' '); i > 0 && s[len(cut)] != ' ' {
 		cut = cut[:i]
 	}
-	return strings.TrimRight(cut, " ·") + "…"
+	return strings.TrimRight(cut, " ·,") + "…"
 }
 
 // WrapWords breaks s at spaces into lines of at most w columns, so that

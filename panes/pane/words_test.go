@@ -17,7 +17,7 @@ func TestFitWordsNeverCutsAWord(t *testing.T) {
 		{"agent-1 · offline", 5, "agen…"},
 		{"5 agent-5 · offline", 8, "5…"},
 		{"kept ctx:5f2a9c1e7b3d in the vault", 25, "kept ctx:5f2a9c1e7b3d in…"},
-		{"hidden at this width: refs, seen, faults", 38, "hidden at this width: refs, seen,…"},
+		{"hidden at this width: refs, seen, faults", 38, "hidden at this width: refs, seen…"},
 		{"x", 0, ""},
 	} {
 		if got := FitWords(c.s, c.w); got != c.want {
