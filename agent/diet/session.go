@@ -72,6 +72,7 @@ const (
 	formIL                 // <il:v1> lossless encoding
 	formRef                // <ctx/> reference
 	formSeen               // <il:seen/> repeat
+	formSpans              // <il:spans> new parts exact, repeats as <il:seg/>
 )
 
 type entry struct {
@@ -104,6 +105,7 @@ type Session struct {
 	deferred []int
 	active   bool
 	first    map[[32]byte]int
+	spans    *spanIndex
 
 	nonExact              int
 	naiveTok, sentTok     int
@@ -199,9 +201,11 @@ func (s *Session) flush() error {
 	for k, i := range s.pending {
 		e := s.entries[i]
 		e.id = ids[k]
+		s.indexSpans(i)
 		switch {
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
+		case e.wantIL && s.trySpans(i):
 		case e.wantIL:
 			s.tryIL(e)
 		}
@@ -285,6 +289,7 @@ func (s *Session) epoch(cur int) error {
 		s.setSent(e, formRef, s.ref(e, false).String())
 	}
 	s.cut = end
+	s.spanRecent(end)
 	if !s.active {
 		s.active = true
 		if s.p.Lossless {
