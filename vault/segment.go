@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // A message that repeats long spans of earlier blocks is sent in the
@@ -16,9 +17,11 @@ import (
 //	</il>
 //
 // The envelope names the message's own block (N bytes) and spans the whole
-// message text. In the body, <il:seg id=I at=A n=L/> (attributes in this
-// order, A ≥ 0, L ≥ 1, decimals without leading zeros) stands for bytes
-// [A, A+L) of block I. Every other byte is literal, except that a literal
+// message text. In the body, <il:seg id=I at=A n=L s="H"/> (attributes in
+// this order, A ≥ 0, L ≥ 1, decimals without leading zeros, s optional)
+// stands for bytes [A, A+L) of block I; H is a short hint of what the span
+// holds, never needed to resolve it, without quotes, angle brackets or
+// control characters. Every other byte is literal, except that a literal
 // "<" that would start "<il:seg " or "<il:lt/>" is written <il:lt/>. So any
 // byte string, including invalid UTF-8, round-trips.
 
@@ -39,11 +42,13 @@ const (
 var ErrSegMalformed = errors.New("vault: malformed segmented text")
 
 // Span is one part of a segmented message: literal bytes when ID is empty,
-// else N bytes of block ID starting at byte At.
+// else N bytes of block ID starting at byte At, with an optional hint of
+// what they hold (formatted through CleanHint).
 type Span struct {
 	Lit   []byte
 	ID    string
 	At, N int
+	Hint  string
 }
 
 // IsSeg reports whether s refers to a stored block.
@@ -51,7 +56,26 @@ func (s Span) IsSeg() bool { return s.ID != "" }
 
 // String formats a segment ref (ID set) as it appears in a body.
 func (s Span) String() string {
-	return `<il:seg id="` + s.ID + `" at=` + strconv.Itoa(s.At) + ` n=` + strconv.Itoa(s.N) + `/>`
+	out := `<il:seg id="` + s.ID + `" at=` + strconv.Itoa(s.At) + ` n=` + strconv.Itoa(s.N)
+	if h := CleanHint(s.Hint); h != "" {
+		out += ` s="` + h + `"`
+	}
+	return out + `/>`
+}
+
+// CleanHint returns h as it survives a round trip through the s attribute
+// of a segment: quotes become apostrophes, angle brackets and control
+// characters spaces.
+func CleanHint(h string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '<' || r == '>' || r < 0x20 || r == 0x7f:
+			return ' '
+		}
+		return r
+	}, h)
 }
 
 // EncodeSpans returns the body for parts. Segment parts must carry a valid
@@ -156,6 +180,18 @@ func parseSeg(b []byte) (Span, int, error) {
 	}
 	if s.N < 1 {
 		return s, 0, errors.New("empty segment")
+	}
+	if bytes.HasPrefix(b[p:], []byte(` s="`)) {
+		p += len(` s="`)
+		q := bytes.IndexByte(b[p:], '"')
+		if q < 0 {
+			return s, 0, errors.New("unterminated segment hint")
+		}
+		s.Hint = string(b[p : p+q])
+		if s.Hint == "" || CleanHint(s.Hint) != s.Hint {
+			return s, 0, fmt.Errorf("bad segment hint %q", s.Hint)
+		}
+		p += q + 1
 	}
 	if !bytes.HasPrefix(b[p:], []byte("/>")) {
 		return s, 0, errors.New("segment not closed with />")

@@ -23,11 +23,11 @@ func TestSpansFormatAndParse(t *testing.T) {
 	store := segStore{IDFor(src): src}
 	parts := []Span{
 		{Lit: []byte("rerun:\n")},
-		{ID: IDFor(src), At: 0, N: len(src)},
+		{ID: IDFor(src), At: 0, N: len(src), Hint: "Traceback (most recent call last):"},
 		{Lit: []byte("done <il:seg and <il:lt/> and <b>\n")},
 	}
 	body := EncodeSpans(parts)
-	want := "rerun:\n" + `<il:seg id="` + IDFor(src) + `" at=0 n=` + fmt.Sprint(len(src)) + `/>` +
+	want := "rerun:\n" + `<il:seg id="` + IDFor(src) + `" at=0 n=` + fmt.Sprint(len(src)) + ` s="Traceback (most recent call last):"/>` +
 		"done <il:lt/>il:seg and <il:lt/>il:lt/> and <b>\n"
 	if string(body) != want {
 		t.Fatalf("body:\n got %q\nwant %q", body, want)
@@ -69,6 +69,10 @@ func TestSpansMalformed(t *testing.T) {
 		`<il:seg at=0 n=1/>`,
 		`<il:seg id=` + id + ` at=-1 n=1/>`,
 		`<il:seg id=` + id + ` at=0 n=1234567890123/>`,
+		`<il:seg id=` + id + ` at=0 n=1 s=""/>`,
+		`<il:seg id=` + id + ` at=0 n=1 s="a<b"/>`,
+		`<il:seg id=` + id + ` at=0 n=1 s="a/>`,
+		`<il:seg id=` + id + ` at=0 n=1 s="` + "\xff" + `"/>`,
 	} {
 		parts, err := DecodeSpans([]byte(body))
 		if !errors.Is(err, ErrSegMalformed) {
@@ -109,7 +113,7 @@ func segRoundTrip(t *testing.T, data []byte, cuts []byte) {
 		}
 		n := 1 + int(c)%(len(data)-p)
 		if k%3 == 2 {
-			parts = append(parts, Span{ID: IDFor(data), At: p, N: n})
+			parts = append(parts, Span{ID: IDFor(data), At: p, N: n, Hint: string(data[p : p+min(n, 12)])})
 		} else {
 			parts = append(parts, Span{Lit: data[p : p+n]})
 		}
@@ -125,10 +129,23 @@ func segRoundTrip(t *testing.T, data []byte, cuts []byte) {
 	if err != nil || !bytes.Equal(exact, data) {
 		t.Fatalf("round trip of %q via %q: %q, %v", data, text, exact, err)
 	}
+	var hints []string
 	for i, s := range got {
 		if !s.IsSeg() && (len(s.Lit) == 0 || i > 0 && !got[i-1].IsSeg()) {
 			t.Fatalf("parts not normalized: %+v", got)
 		}
+		if s.IsSeg() {
+			hints = append(hints, s.Hint)
+		}
+	}
+	var want []string
+	for _, s := range parts {
+		if s.IsSeg() {
+			want = append(want, CleanHint(s.Hint))
+		}
+	}
+	if !reflect.DeepEqual(hints, want) {
+		t.Fatalf("hints %q, want %q", hints, want)
 	}
 }
 

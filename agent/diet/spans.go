@@ -1,7 +1,7 @@
 package diet
 
 import (
-	"hash/maphash"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kwsdev/kws/vault"
@@ -17,11 +17,15 @@ import (
 // bytes of a stored block is indexed by hash; a new message looks up its
 // lines, extends each candidate match line by line and then byte by byte
 // in both directions, and keeps the longest. Matches are verified byte for
-// byte, so hash collisions cost time, never exactness.
+// byte, so hash collisions cost time, never exactness. The hash is fixed
+// (FNV-1a), so the same input yields the same prompt.
 const (
-	minSpanChars    = 400 // shorter repeats are sent exact: a ref would not pay
-	spanAnchorChars = 16  // shorter lines ("}", blank) anchor nothing
-	spanPostings    = 4   // newest occurrences kept per anchor line
+	minSpanChars    = 400       // shorter repeats are sent exact: a ref would not pay
+	spanAnchorChars = 16        // shorter lines ("}", blank) anchor nothing
+	spanPostings    = 4         // newest occurrences kept per anchor line
+	spanIndexBytes  = 256 << 10 // only this head of a block is indexed
+	spanFindBytes   = 1 << 20   // longer messages are not searched
+	spanHintChars   = 48        // a segment's hint: its first line, clipped
 )
 
 type spanLoc struct{ src, line int32 }
@@ -36,13 +40,21 @@ type spanSrc struct {
 
 // spanIndex maps anchor line hashes to where they occur in stored blocks.
 type spanIndex struct {
-	seed maphash.Seed
 	srcs []spanSrc
 	post map[uint64][]spanLoc
 }
 
 func newSpanIndex() *spanIndex {
-	return &spanIndex{seed: maphash.MakeSeed(), post: map[uint64][]spanLoc{}}
+	return &spanIndex{post: map[uint64][]spanLoc{}}
+}
+
+// lineHash is FNV-1a of line.
+func lineHash(line string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(line); i++ {
+		h = (h ^ uint64(line[i])) * 1099511628211
+	}
+	return h
 }
 
 // lineStarts returns the offset of every line of text (each line keeps its
@@ -57,8 +69,12 @@ func lineStarts(text string) []int {
 	return append(starts, len(text))
 }
 
-// add indexes the block id (message entry) as a source of spans.
+// add indexes the block id (message entry) as a source of spans: its
+// lines within the first spanIndexBytes.
 func (x *spanIndex) add(entry int, id, data string) {
+	if len(data) > spanIndexBytes {
+		data = data[:strings.LastIndexByte(data[:spanIndexBytes], '\n')+1]
+	}
 	src := spanSrc{entry: entry, id: id, data: data, starts: lineStarts(data)}
 	k := int32(len(x.srcs))
 	x.srcs = append(x.srcs, src)
@@ -67,7 +83,7 @@ func (x *spanIndex) add(entry int, id, data string) {
 		if b-a < spanAnchorChars {
 			continue
 		}
-		h := maphash.String(x.seed, data[a:b])
+		h := lineHash(data[a:b])
 		locs := append(x.post[h], spanLoc{k, int32(j)})
 		if len(locs) > spanPostings {
 			locs = append(locs[:0], locs[1:]...)
@@ -96,7 +112,7 @@ func (x *spanIndex) find(text string, entry, minSpan int) []vault.Span {
 			continue
 		}
 		best := spanMatch{}
-		for _, loc := range x.post[maphash.String(x.seed, text[a:b])] {
+		for _, loc := range x.post[lineHash(text[a:b])] {
 			if x.srcs[loc.src].entry >= entry {
 				continue
 			}
@@ -112,7 +128,8 @@ func (x *spanIndex) find(text string, entry, minSpan int) []vault.Span {
 		if best.ns > covered {
 			parts = append(parts, vault.Span{Lit: []byte(text[covered:best.ns])})
 		}
-		parts = append(parts, vault.Span{ID: x.srcs[best.src].id, At: best.ss, N: best.ne - best.ns})
+		parts = append(parts, vault.Span{ID: x.srcs[best.src].id, At: best.ss, N: best.ne - best.ns,
+			Hint: spanHint(text[best.ns:best.ne])})
 		covered = best.ne
 		for i < len(starts)-1 && starts[i] < covered {
 			i++
@@ -125,6 +142,16 @@ func (x *spanIndex) find(text string, entry, minSpan int) []vault.Span {
 		parts = append(parts, vault.Span{Lit: []byte(text[covered:])})
 	}
 	return parts
+}
+
+// spanHint names a span for the model: its first non-blank line, clipped.
+func spanHint(span string) string {
+	for line := range strings.Lines(span) {
+		if t := strings.TrimSpace(line); t != "" {
+			return clip(vault.CleanHint(t), spanHintChars)
+		}
+	}
+	return ""
 }
 
 // extend grows the match of text's line i with loc's line as far as both
@@ -180,7 +207,7 @@ func (s *Session) indexSpans(i int) {
 func (s *Session) trySpans(i int) bool {
 	e := s.entries[i]
 	if !s.p.Spans || s.spans == nil || e.form != formExact || e.id == "" || e.msg.Pinned || e.msg.Sensitive ||
-		len(e.msg.Content) < minSpanChars || s.first[e.sum] != i || e.msg.IsHumanTurn() && i == s.currentTurn() {
+		len(e.msg.Content) < minSpanChars || len(e.msg.Content) > spanFindBytes || s.first[e.sum] != i || e.msg.IsHumanTurn() && i == s.currentTurn() {
 		return false
 	}
 	parts := s.spans.find(e.msg.Content, i, minSpanChars)
