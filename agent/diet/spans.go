@@ -117,7 +117,7 @@ func (x *spanIndex) find(text string, entry, minSpan int) []vault.Span {
 				continue
 			}
 			m, ok := x.extend(text, starts, i, loc, covered)
-			if ok && m.ne-m.ns > best.ne-best.ns {
+			if ok && m.ne-m.ns >= best.ne-best.ns { // ties go to the newest block
 				best = m
 			}
 		}
