@@ -196,7 +196,7 @@ func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	r.waitFor("goroutine 1 [running]")
 	r.press("i")
 	r.waitFor("(y/n)") // inject asks first, naming the block's size
-	r.waitFor(" tokens (")
+	r.waitFor(" tokens, ")
 	r.press("y")
 	r.waitFor("rides the next turn")
 	r.srv.Push(providertest.TextStep("seen the panic"))
