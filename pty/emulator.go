@@ -195,6 +195,10 @@ type Emulator interface {
 	// DefaultColors returns the default colours in force: those the
 	// program set with OSC 10 or 11, else the pane's.
 	DefaultColors() DefaultColors
+	// SetClipboardHandler makes fn receive the text of the program's OSC
+	// 52 requests to set the clipboard, called from Write; nil (the
+	// default) ignores them. A query is never answered.
+	SetClipboardHandler(fn func(text string))
 	// Scrollback returns the number of lines in the scrollback buffer.
 	Scrollback() int
 	// ScrollbackLine returns scrollback line i, 0 being the oldest, as cells

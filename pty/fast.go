@@ -55,6 +55,9 @@ type FastEmulator struct {
 	titles []string
 	// colors are the default colours: the pane's and the program's.
 	colors dynColors
+	// clipboard receives the text of OSC 52 set requests; nil ignores
+	// them.
+	clipboard func(text string)
 	// last is the character printed last, for REP, and single the set a
 	// single shift selected for the next character.
 	last   rune

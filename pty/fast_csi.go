@@ -96,12 +96,19 @@ func (e *FastEmulator) csiDispatch(b byte) {
 // ended: OSC 0 and 2 set the title, and OSC 10 and 11 set or query the
 // default foreground and background (110 and 111 reset them), answered
 // with the pane's colours, or the ones the program set, and ended as the
-// query was. Every other command (icon names, OSC 8 links, palette
-// changes, the clipboard) is ignored.
+// query was. OSC 52 sets the clipboard through the clipboard handler,
+// when there is one (see decodeOSC52). Every other command (icon names,
+// OSC 8 links, palette changes) is ignored.
 func (e *FastEmulator) oscDispatch(st bool) {
 	cmd, text, ok := strings.Cut(string(e.osc), ";")
 	if ok && (cmd == "0" || cmd == "2") {
 		e.title = sanitizeTitle(text)
+		return
+	}
+	if cmd == "52" {
+		if t, ok := decodeOSC52(text); ok && !e.oscLong && e.clipboard != nil {
+			e.clipboard(t)
+		}
 		return
 	}
 	if r := e.colors.osc(cmd, text, st); r != "" {

@@ -148,6 +148,12 @@ func (e *FastEmulator) SetDefaultColors(c DefaultColors) {
 	e.colors.pane = c
 }
 
+// SetClipboardHandler makes fn receive the text of the program's OSC 52
+// requests to set the clipboard; nil ignores them.
+func (e *FastEmulator) SetClipboardHandler(fn func(text string)) {
+	e.clipboard = fn
+}
+
 // DefaultColors returns the default colours in force: the program's where
 // it set one with OSC 10 or 11, else the pane's.
 func (e *FastEmulator) DefaultColors() DefaultColors {

@@ -17,7 +17,9 @@ const (
 // maxParams is the most CSI parameters kept; later ones are dropped.
 const maxParams = 32
 
-// maxOSC is the longest OSC payload kept; the rest is dropped.
+// maxOSC is the longest OSC payload kept but for OSC 52, which may be
+// maxOSC52 long; the rest is dropped, and an OSC 52 that lost bytes is
+// ignored.
 const maxOSC = 4096
 
 // parser is the escape-sequence state of a FastEmulator.
@@ -33,6 +35,8 @@ type parser struct {
 	// byte of the sequence; inter is 0xff when there were several.
 	priv, inter byte
 	osc         []byte
+	// oscLong is set when the OSC string outgrew its limit.
+	oscLong bool
 	// ubuf holds the un bytes of a UTF-8 sequence split across writes.
 	ubuf [4]byte
 	un   int
@@ -48,8 +52,10 @@ func (e *FastEmulator) step(b byte) {
 			e.enter(b)
 		case b == 0x18 || b == 0x1a:
 			e.state = stGround
-		case b >= 0x20 && len(e.osc) < maxOSC:
+		case b >= 0x20 && len(e.osc) < e.oscLimit():
 			e.osc = append(e.osc, b)
+		case b >= 0x20:
+			e.oscLong = true
 		}
 		return
 	case stString:
@@ -100,6 +106,14 @@ func (e *FastEmulator) step(b byte) {
 	}
 }
 
+// oscLimit is the most bytes the OSC string being collected may hold.
+func (e *FastEmulator) oscLimit() int {
+	if len(e.osc) >= 3 && string(e.osc[:3]) == "52;" {
+		return maxOSC52
+	}
+	return maxOSC
+}
+
 // enter handles the bytes that end any sequence: ESC starts a new escape
 // sequence, BEL only ends a string, and CAN and SUB cancel.
 func (e *FastEmulator) enter(b byte) {
@@ -118,7 +132,7 @@ func (e *FastEmulator) stepEscape(b byte) {
 		e.state, e.np, e.colon, e.priv, e.inter = stCSI, 0, 0, 0, 0
 		e.params[0] = -1
 	case b == ']':
-		e.state, e.osc = stOSC, e.osc[:0]
+		e.state, e.osc, e.oscLong = stOSC, e.osc[:0], false
 	case b == 'P' || b == 'X' || b == '^' || b == '_':
 		e.state = stString
 	default:

@@ -48,6 +48,11 @@ type Options struct {
 	// Colors are the pane's default colours (its skin's base), which
 	// answer the program's OSC 10 and 11 queries.
 	Colors DefaultColors
+	// Clipboard, when set, receives the text of the program's OSC 52
+	// requests to set the clipboard (tmux's set-clipboard on); nil ignores
+	// them. It is called on the output goroutine under the session's
+	// lock, so it must not block or call the session.
+	Clipboard func(text string)
 }
 
 // Session is a program running on a pseudo-terminal with an emulator
@@ -128,6 +133,7 @@ func Start(opts Options) (*Session, error) {
 		exitCode: -1,
 	}
 	s.emu.SetDefaultColors(opts.Colors)
+	s.emu.SetClipboardHandler(opts.Clipboard)
 	s.input.init()
 	s.show(opts.Notice)
 	s.wg.Add(5)

@@ -31,6 +31,7 @@ type VTEmulator struct {
 	cursorVisible bool
 	modes         InputModes
 	colors        dynColors
+	clipboard     func(text string)
 }
 
 var _ Emulator = (*VTEmulator)(nil)
@@ -63,8 +64,9 @@ func NewVTEmulator(cols, rows, scrollback int) *VTEmulator {
 // x/vt's DEC form CSI ? 0 n, OSC 0/2 titles may contain semicolons (x/vt
 // drops such titles), OSC 10/11 answer with the pane's colours as
 // FastEmulator does (ended with BEL: x/vt does not say how the query
-// ended), and a switch to the alternate screen first saves the primary
-// screen for altScreenChanged.
+// ended), OSC 52 goes to the clipboard handler (see decodeOSC52), and a
+// switch to the alternate screen first saves the primary screen for
+// altScreenChanged.
 func (e *VTEmulator) fixHandlers() {
 	e.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
 		if n, _, ok := params.Param(0, 0); !ok || n != 5 || len(params) != 1 {
@@ -89,6 +91,13 @@ func (e *VTEmulator) fixHandlers() {
 			return true
 		})
 	}
+	e.emu.RegisterOscHandler(52, func(data []byte) bool {
+		_, text, _ := bytes.Cut(data, []byte{';'})
+		if t, ok := decodeOSC52(string(text)); ok && e.clipboard != nil {
+			e.clipboard(t)
+		}
+		return true
+	})
 	for _, cmd := range []int{10, 11, 110, 111} {
 		e.emu.RegisterOscHandler(cmd, func(data []byte) bool {
 			code, text, _ := bytes.Cut(data, []byte{';'})
@@ -104,6 +113,12 @@ func (e *VTEmulator) fixHandlers() {
 // set with OSC 10 or 11 stay in force over them.
 func (e *VTEmulator) SetDefaultColors(c DefaultColors) {
 	e.colors.pane = c
+}
+
+// SetClipboardHandler makes fn receive the text of the program's OSC 52
+// requests to set the clipboard; nil ignores them.
+func (e *VTEmulator) SetClipboardHandler(fn func(text string)) {
+	e.clipboard = fn
 }
 
 // DefaultColors returns the default colours in force: the program's where
