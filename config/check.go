@@ -19,6 +19,19 @@ const (
 	PermissionDeny = "deny"
 )
 
+// Clipboard values, as tmux's set-clipboard takes them.
+const (
+	// ClipboardExternal lets copy mode set the system clipboard, not the
+	// programs in shell panes: the default.
+	ClipboardExternal = "external"
+	// ClipboardOn also lets a program's OSC 52 set the clipboard and the
+	// paste buffer.
+	ClipboardOn = "on"
+	// ClipboardOff lets nothing set the system clipboard; copy mode still
+	// fills the paste buffer.
+	ClipboardOff = "off"
+)
+
 // noModelHint is what to do when nothing names a model or server.
 const noModelHint = "set KWS_BASE_URL and KWS_MODEL (and KWS_API_KEY), or add base_url/model to ~/.config/kws/config.toml"
 
@@ -46,6 +59,11 @@ func (c Config) Validate() error {
 	case "", "osc9", "osc777", "bell", "off":
 	default:
 		errs = append(errs, fmt.Errorf("notify = %q: want osc9, osc777, bell or off", c.Notify))
+	}
+	switch c.Clipboard {
+	case "", ClipboardExternal, ClipboardOn, ClipboardOff:
+	default:
+		errs = append(errs, fmt.Errorf("clipboard = %q: want external, on or off", c.Clipboard))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)

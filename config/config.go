@@ -51,6 +51,11 @@ type Config struct {
 	// waits for approval: "osc9" (the default), "osc777", "bell" or
 	// "off".
 	Notify string `toml:"notify" json:"notify,omitempty"`
+	// Clipboard is tmux's set-clipboard: ClipboardExternal (the default,
+	// as in tmux) lets copy mode set the system clipboard but not the
+	// programs in shell panes, ClipboardOn lets their OSC 52 set it too,
+	// and ClipboardOff lets neither.
+	Clipboard string `toml:"clipboard" json:"clipboard,omitempty"`
 	// Temperature and TopP are the sampling settings sent with every
 	// request, over the model profile's; a role's own settings win over
 	// them. Nil leaves the profile's (or the server's default).
@@ -73,7 +78,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "temperature", "top_p"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -148,7 +153,7 @@ func userConfigPath(env func(string) string) string {
 // key to a server of its choosing, grant itself permissions, or rebind
 // keys (a repository that binds "n" to allow-session turns a denial into
 // an approval).
-var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model", "keys"}
+var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model", "keys", "clipboard"}
 
 // applyFile layers one TOML file over c. It reports false for a missing
 // file. A workspace file (user false) may not set userOnlyKeys, and its
@@ -194,6 +199,7 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	set(&c.Theme, "theme", f.Theme)
 	set(&c.MemoryEmbedder, "memory_embedder", f.MemoryEmbedder)
 	set(&c.Notify, "notify", f.Notify)
+	set(&c.Clipboard, "clipboard", f.Clipboard)
 	if md.IsDefined("yes") {
 		c.Yes = f.Yes
 	}
@@ -271,6 +277,6 @@ func checkWorkspaceFile(path string, defined func(...string) bool, perms map[str
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("config: %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions or rebind your keys)",
+	return fmt.Errorf("config: %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions, rebind your keys or let its output set your clipboard)",
 		path, strings.Join(bad, ", "))
 }
