@@ -194,7 +194,7 @@ func (w *Workstation) AppConfig() ui.Config {
 				a.Update(fn)
 			}
 		},
-		Notify: w.notify, Prefix: prefixName(w.cfg.Keys)}
+		Notify: w.notify, Prefix: prefixName(w.cfg.Keys), Clipboard: w.cfg.Clipboard}
 	var roles []string
 	for _, r := range skill.Roles(w.skills) {
 		roles = append(roles, r.Name)

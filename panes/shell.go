@@ -36,7 +36,7 @@ type ShellPane struct {
 	held     tcell.ButtonMask       // the mouse buttons down over the pane
 	dir      string                 // the shell's working directory, last read
 	job      atomic.Pointer[string] // the foreground job's name, "" at the prompt
-	clip     *string                // text copied for the clipboard, sent by the next Draw
+	clip     atomic.Pointer[string] // text copied for the clipboard, sent by the next Draw
 }
 
 // NewShellPane starts the shell described by opts and returns the pane
@@ -48,6 +48,9 @@ func NewShellPane(env *pane.Env, opts pty.Options, keep func(kind string, text [
 		opts.Colors = pty.DefaultColors{Fg: ptyColor(env.Theme.Base.Fg), Bg: ptyColor(env.Theme.Base.Bg)}
 	}
 	p := &ShellPane{Box: tview.NewBox(), env: env, opts: opts, keep: keep}
+	if env.Clipboard == pane.ClipboardOn && opts.Clipboard == nil {
+		p.opts.Clipboard = p.programCopied
+	}
 	p.SetBackgroundColor(env.Theme.Base.Bg)
 	p.keys = env.KeyTable("shell",
 		keymap.Action{Name: "copy-mode", Desc: "copy mode (prefix [)", Run: p.EnterCopyMode},

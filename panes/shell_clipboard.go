@@ -7,26 +7,27 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-)
 
-// maxClipboard is the most bytes of text copy mode sends to the system
-// clipboard; terminals drop or truncate longer OSC 52 sequences. Longer
-// text still goes to the paste buffer and the vault.
-const maxClipboard = 100_000
+	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/pty"
+)
 
 // copyText puts text copied in copy mode into the workstation's paste
 // buffer and, through the terminal kws runs in, the system clipboard; a
 // vault keeps it too when the pane has one. It tells the user where the
-// text went.
+// text went. Text over pty.MaxClipboard bytes, or any text under
+// clipboard = "off", stays out of the clipboard.
 func (p *ShellPane) copyText(text string) {
 	text = strings.TrimRight(text, "\n")
 	p.env.Buffer.Set(text)
 	where := "the paste buffer (" + p.env.PrefixName() + " ] pastes it)"
-	if len(text) <= maxClipboard {
+	switch {
+	case p.env.Clipboard == pane.ClipboardOff:
+	case len(text) <= pty.MaxClipboard:
 		// Draw sends it: only it holds the screen, and so the terminal.
-		p.clip = &text
+		p.clip.Store(&text)
 		where = "the clipboard and " + where
-	} else {
+	default:
 		where += "; too long for the clipboard"
 	}
 	lines := "1 line"
@@ -51,16 +52,26 @@ func (p *ShellPane) copyText(text string) {
 // type, as tmux sends it. A screen without a terminal (a simulation) gets
 // it through SetClipboard.
 func (p *ShellPane) flushClipboard(screen tcell.Screen) {
-	if p.clip == nil {
+	clip := p.clip.Swap(nil)
+	if clip == nil {
 		return
 	}
-	text := *p.clip
-	p.clip = nil
+	text := *clip
 	if tty, ok := screen.Tty(); ok {
 		_, _ = io.WriteString(tty, osc52(text))
 		return
 	}
 	screen.SetClipboard([]byte(text))
+}
+
+// programCopied takes the text a program in the pane set the clipboard to
+// with OSC 52, under clipboard = "on", as tmux's set-clipboard on does:
+// it becomes the paste buffer, and the next Draw sends it to the system
+// clipboard as copy mode's y does. The session calls it on its output
+// goroutine, which is then followed by a redraw.
+func (p *ShellPane) programCopied(text string) {
+	p.env.Buffer.Set(text)
+	p.clip.Store(&text)
 }
 
 // osc52 is the sequence that sets the clipboard to text.

@@ -1,10 +1,14 @@
 package panes
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/pty"
 )
 
 // TestShellCopyReachesBufferAndClipboard copies a selection: it lands in
@@ -52,8 +56,8 @@ func TestShellCopyReachesBufferAndClipboard(t *testing.T) {
 func TestShellCopyWithoutVault(t *testing.T) {
 	p, notes := newCopyPane([]string{"alpha"}, 3)
 	pressKeys(p, "V y")
-	if got := p.env.Buffer.Text(); got != "alpha" || p.clip == nil || *p.clip != "alpha" {
-		t.Fatalf("buffer %q, clipboard %v (notes %q)", got, p.clip, *notes)
+	if got, clip := p.env.Buffer.Text(), p.clip.Load(); got != "alpha" || clip == nil || *clip != "alpha" {
+		t.Fatalf("buffer %q, clipboard %v (notes %q)", got, clip, *notes)
 	}
 	if n := *notes; len(n) != 1 || n[0] != "copied 1 line to the clipboard and the paste buffer (C-b ] pastes it)" {
 		t.Errorf("notes %q", n)
@@ -85,4 +89,86 @@ func TestShellPasteBuffer(t *testing.T) {
 	h.until(t, "bracketed paste enabled", func() bool { return h.p.sess.Modes().BracketedPaste })
 	h.p.PasteBuffer()
 	h.wait(t, "the bracketed paste", func(text string) bool { return strings.Contains(text, "got E[200~hiE[201~\n$") })
+}
+
+// newClipboardHarness starts a shell pane whose workstation has
+// clipboard = mode.
+func newClipboardHarness(t *testing.T, mode string) *shellHarness {
+	t.Helper()
+	env := testEnv()
+	env.Clipboard = mode
+	h := &shellHarness{}
+	env.Notify = func(msg string) { h.notes = append(h.notes, msg) }
+	p, err := NewShellPane(env, pty.Options{Shell: "/bin/sh", Env: []string{"PS1=$ ", "ENV=", "HISTFILE=/dev/null"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	h.p = p
+	h.waitPrompt(t)
+	return h
+}
+
+// programOSC52 is the issue's command: a program in the pane sets the
+// clipboard with OSC 52, then says it is done.
+const programOSC52 = `printf '\033]52;c;%s\007' $(printf inner-osc52 | base64); echo done`
+
+// TestProgramOSC52WithClipboardOn runs a program that sets the clipboard
+// in a pane under clipboard = "on": the text becomes the paste buffer,
+// and the next frame sends it to the system clipboard, as tmux's
+// set-clipboard on does.
+func TestProgramOSC52WithClipboardOn(t *testing.T) {
+	needBase64(t)
+	h := newClipboardHarness(t, pane.ClipboardOn)
+	h.run(t, programOSC52, "done")
+	if got := h.p.env.Buffer.Text(); got != "inner-osc52" {
+		t.Errorf("paste buffer %q, want inner-osc52", got)
+	}
+	s := render(t, h.p, 40, 6)
+	if got := string(s.GetClipboardData()); got != "inner-osc52" {
+		t.Errorf("clipboard %q, want inner-osc52", got)
+	}
+}
+
+// TestProgramOSC52WithClipboardExternal runs the same program under the
+// default: neither the paste buffer nor the clipboard changes, while copy
+// mode's y still sets both.
+func TestProgramOSC52WithClipboardExternal(t *testing.T) {
+	needBase64(t)
+	h := newClipboardHarness(t, "")
+	h.run(t, programOSC52, "done")
+	if got := h.p.env.Buffer.Text(); got != "" {
+		t.Errorf("paste buffer %q, want it untouched", got)
+	}
+	s := render(t, h.p, 40, 6)
+	if got := s.GetClipboardData(); len(got) != 0 {
+		t.Errorf("clipboard %q, want it untouched", got)
+	}
+	h.p.copyText("from copy mode")
+	h.p.Draw(s)
+	if got := string(s.GetClipboardData()); got != "from copy mode" || h.p.env.Buffer.Text() != "from copy mode" {
+		t.Errorf("copy mode: clipboard %q, buffer %q", got, h.p.env.Buffer.Text())
+	}
+}
+
+// TestCopyWithClipboardOff copies under clipboard = "off": the paste
+// buffer gets the text, the clipboard does not, and the note says so.
+func TestCopyWithClipboardOff(t *testing.T) {
+	p, notes := newCopyPane([]string{"alpha"}, 3)
+	p.env.Clipboard = pane.ClipboardOff
+	pressKeys(p, "V y")
+	if got, clip := p.env.Buffer.Text(), p.clip.Load(); got != "alpha" || clip != nil {
+		t.Fatalf("buffer %q, clipboard %v", got, clip)
+	}
+	if n := *notes; len(n) != 1 || n[0] != "copied 1 line to the paste buffer (C-b ] pastes it)" {
+		t.Errorf("notes %q", n)
+	}
+}
+
+// needBase64 skips the test on a system without base64.
+func needBase64(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("base64"); err != nil {
+		t.Skip("base64 is not installed")
+	}
 }

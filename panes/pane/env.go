@@ -29,7 +29,22 @@ type Env struct {
 	Prefix string
 	// Buffer is the paste buffer every pane of the workstation shares.
 	Buffer PasteBuffer
+	// Clipboard is config.toml's clipboard, tmux's set-clipboard: who may
+	// set the system clipboard. ClipboardOn lets programs in shell panes
+	// set it (and the paste buffer) with OSC 52, ClipboardOff lets not
+	// even copy mode, and anything else ("" or "external") lets copy mode
+	// only.
+	Clipboard string
 }
+
+// The Clipboard values that differ from the default, as config.toml
+// spells them.
+const (
+	// ClipboardOn lets a program's OSC 52 set the clipboard.
+	ClipboardOn = "on"
+	// ClipboardOff keeps copy mode from setting the clipboard.
+	ClipboardOff = "off"
+)
 
 // PasteBuffer is the workstation's paste buffer, as tmux keeps one: the
 // text copied last in any pane, which the prefix key's ] pastes. Its zero
