@@ -78,6 +78,8 @@ type AgentPane struct {
 	// restartAsk is set while the input line asks whether to restart
 	// the agent (Ctrl-r); the next key answers.
 	restartAsk bool
+	// hist is the input line's history, which Up and Down walk.
+	hist inputHistory
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
@@ -104,6 +106,8 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
 		keymap.Bind("pause", "Ctrl-p", "pause or resume the agent's queued turns", false, p.togglePause),
 		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh, asking first (new session, same figures)", false, p.askRestart),
+		keymap.Bind("history-prev", "Up", "recall the previous line sent (history)", false, p.historyUp),
+		keymap.Bind("history-next", "Down", "recall the next line sent, then the draft", false, p.historyDown),
 		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
 		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
 		keymap.Bind("unselect", "Esc", "clear the ref selection", false, func() { p.selected = -1 }),
@@ -114,6 +118,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	if t, err := agents.Transcript(name); err == nil {
 		p.replay(t)
 	}
+	p.seedHistory()
 	return p
 }
 
@@ -196,6 +201,7 @@ func (p *AgentPane) submit() {
 		return
 	}
 	if id, ok := parseCtxGet(text); ok {
+		p.hist.add(text)
 		p.input.SetText("")
 		p.open(id)
 		return
@@ -208,6 +214,7 @@ func (p *AgentPane) submit() {
 		p.env.Tell(err.Error())
 		return
 	}
+	p.hist.add(text)
 	p.input.SetText("")
 }
 
