@@ -58,3 +58,42 @@ func TestClipboard(t *testing.T) {
 		return contains(rows, "pasted copy-42") && lastLine(rows) == "$"
 	})
 }
+
+// TestProgramClipboard runs, under clipboard = "on" in the user's
+// config.toml, a program in a shell pane that sets the clipboard itself
+// with OSC 52, as vim's and nvim's yank do: the text reaches tmux's
+// buffer through kws (tmux's set-clipboard on), and C-b ] pastes it from
+// kws's own paste buffer.
+func TestProgramClipboard(t *testing.T) {
+	srv := providertest.New(t)
+	s := newSetup(t, srv.URL())
+	if err := os.MkdirAll(filepath.Join(s.dirs["config"], "kws"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dirs["config"], "kws", "config.toml"), []byte("clipboard = \"on\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(s.root, "tmux-clipboard.conf")
+	if err := os.WriteFile(conf, []byte("set -g remain-on-exit on\nset -g status off\nset -g set-clipboard on\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
+	tm := startTerm(t, s.root, conf, script)
+	tm.waitFor("the shell prompt", func(sc string) bool { return lastLine(rowsOf(sc, "1 shell")) == "$" })
+	tm.keys("C-b", "1")
+	tm.typeText(`printf '\033]52;c;%s\007' $(printf inner-osc52 | base64); echo sent`)
+	tm.keys("Enter")
+	tm.waitFor("the program done", func(sc string) bool {
+		rows := rowsOf(sc, "1 shell")
+		return contains(rows, "sent") && lastLine(rows) == "$"
+	})
+	buffer := func() string { out, _ := tm.tmux("show-buffer"); return out }
+	waitUntil(t, "tmux's buffer set by the program's OSC 52", func() bool { return buffer() == "inner-osc52" },
+		func() string { return "show-buffer: " + buffer() })
+
+	tm.typeText("echo got ")
+	tm.keys("C-b", "]")
+	tm.waitFor("kws's paste buffer pasted", func(sc string) bool {
+		return lastLine(rowsOf(sc, "1 shell")) == "$ echo got inner-osc52"
+	})
+}
