@@ -32,9 +32,6 @@ func TestOSC52SetsTheClipboard(t *testing.T) {
 	forEachEmu(t, "", func(t *testing.T, k emuKind) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				if k.name == "vt" && strings.HasPrefix(tc.name, "far") {
-					t.Skip("x/vt caps an OSC string itself")
-				}
 				e := k.start(t, 20, 4, 0)
 				var got []string
 				e.SetClipboardHandler(func(text string) { got = append(got, text) })
