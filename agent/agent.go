@@ -303,6 +303,9 @@ func (a *Agent) addDiet(pm provider.Message, dm diet.Message) {
 	if pm.Role == "tool" && answersSecretRead(a.meta, pm.ToolCallID) {
 		dm.Sensitive = true
 	}
+	if pm.Role == "tool" {
+		dm.Source = callSource(a.meta, pm.ToolCallID)
+	}
 	a.dietS.Add(dm)
 	a.meta = append(a.meta, pm)
 }

@@ -30,6 +30,10 @@ type Message struct {
 	// Sensitive marks content read from a credentials file: its block is
 	// sensitive and its summary quotes none of it.
 	Sensitive bool `json:"sensitive,omitempty"`
+	// Source names what produced a tool output: the tool call's name and
+	// main argument, or the shell command ("shell: pytest -x"). The vault
+	// indexes it, so a search for the command finds its output.
+	Source string `json:"source,omitempty"`
 }
 
 // kind returns Kind, else Role.
