@@ -146,7 +146,7 @@ func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool, scope stream, now
 	for _, c := range cands {
 		best = math.Max(best, c.bm25)
 	}
-	cmdText := func(m Meta) string { return normCommand(m.Command) }
+	cmdText := func(m Meta) string { return normCommand(strings.TrimSuffix(m.Command, "…")) }
 	for _, c := range cands {
 		rel := 0.0
 		if best > 0 {
@@ -177,32 +177,46 @@ func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool, scope stream, now
 	if !p.recency() {
 		return
 	}
-	in := func(c *cand) bool { return c.meta.Agent == scope.agent && c.meta.Session == scope.session }
 	if p.ago > 0 {
 		target := now - p.ago
 		for _, c := range cands {
-			if in(c) {
-				d := math.Abs(float64(c.meta.MsgIndex - target))
-				c.rel *= 1 + agoWeight*math.Exp(-d/agoWidth)
+			if d, ok := c.distance(scope, target); ok {
+				c.rel *= 1 + agoWeight*math.Exp(-float64(d)/agoWidth)
 			}
 		}
 		return
 	}
 	bestRel := 0.0
 	for _, c := range cands {
-		if in(c) {
+		if _, ok := c.distance(scope, now); ok {
 			bestRel = math.Max(bestRel, c.rel)
 		}
 	}
 	var newest *cand
+	newestAt := -1
 	for _, c := range cands {
-		if in(c) && c.rel >= lastMatch*bestRel && c.rel > 0 && (newest == nil || c.meta.MsgIndex > newest.meta.MsgIndex) {
-			newest = c
+		d, ok := c.distance(scope, now)
+		if ok && c.rel > 0 && c.rel >= lastMatch*bestRel && now-d > newestAt {
+			newest, newestAt = c, now-d
 		}
 	}
 	if newest != nil {
 		newest.rel += lastWeight * bestRel
 	}
+}
+
+// distance returns how many messages the candidate's nearest place in
+// conversation s is from message at, and false when none is in s.
+func (c *cand) distance(s stream, at int) (int, bool) {
+	best, ok := 0, false
+	for _, p := range c.meta.Places() {
+		if p.Agent == s.agent && p.Session == s.session && p.MsgIndex >= 0 {
+			if d := abs(p.MsgIndex - at); !ok || d < best {
+				best, ok = d, true
+			}
+		}
+	}
+	return best, ok
 }
 
 // scope returns the conversation recency counts in, its length, and the
@@ -226,18 +240,19 @@ func (v *Vault) scope(q Query, p plan) (stream, int, []Meta, error) {
 		s = stream{newest.Agent, newest.Session}
 	}
 	now := q.Now
-	var mine []Meta
-	for _, m := range all {
-		if m.Agent == s.agent && m.Session == s.session && m.MsgIndex >= 0 {
-			mine = append(mine, m)
-			if q.Now <= 0 {
-				now = max(now, m.MsgIndex+1)
+	if now <= 0 {
+		for _, m := range all {
+			for _, pl := range m.Places() {
+				if pl.Agent == s.agent && pl.Session == s.session {
+					now = max(now, pl.MsgIndex+1)
+				}
 			}
 		}
 	}
 	var near []Meta
-	for _, m := range mine {
-		if p.last || abs(m.MsgIndex-(now-p.ago)) <= nearMessages {
+	for _, m := range all {
+		c := cand{meta: m}
+		if d, ok := c.distance(s, now-p.ago); ok && (p.last || d <= nearMessages) {
 			near = append(near, m)
 		}
 	}

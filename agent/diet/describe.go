@@ -320,8 +320,8 @@ func (d Description) Meta(kind string, msgIndex int, tokens int, estimated bool)
 const sourceBytes = 300
 
 // withSource records what produced the block (a tool call, a shell
-// command) as its command, redacted and on one line, so the vault indexes
-// and the summary shows it.
+// command) as its command, redacted, its first line only ("edit 12:14 …"),
+// so the vault indexes and the summary shows it.
 func (d Description) withSource(src string) Description {
 	src = strings.TrimSpace(src)
 	if src == "" {
@@ -330,7 +330,11 @@ func (d Description) withSource(src string) Description {
 	if IsSensitive(src) {
 		src = Redact(src)
 	}
-	d.Command = clip(strings.Join(strings.Fields(plain(src)), " "), sourceBytes)
+	more := ""
+	if i := strings.IndexByte(src, '\n'); i >= 0 {
+		src, more = src[:i], " …"
+	}
+	d.Command = clip(strings.Join(strings.Fields(plain(src)), " "), sourceBytes) + more
 	return d
 }
 
