@@ -9,20 +9,14 @@ import (
 )
 
 // Ranking weights. A block's relevance is its BM25 score (scaled to the
-// best one's) times its kind's prior, plus how well its command matches a
-// quoted command and whether it shows the asked line of the asked file;
-// recency then multiplies the relevance of blocks near the asked
-// position of the asker's conversation.
+// best one's) plus how well its command matches a quoted command, times
+// its kind's prior, plus whether it shows the asked line of the asked
+// file; recency (recency.go) then favours blocks at the asked position.
 const (
-	candidates   = 200 // BM25 candidates re-ranked
-	cmdWeight    = 1.5 // a quoted command's terms all in the block's command
-	cmdExact     = 0.5 // and the command is exactly the quoted one
-	lineWeight   = 1.5 // the block shows the asked line of the asked file
-	agoWeight    = 3.0 // the block is at the asked position
-	agoWidth     = 2.0 // messages over which that boost falls by e
-	lastWeight   = 1.5 // the newest block that matches as well as the best
-	lastMatch    = 0.9 // share of the best match that counts as as well
-	nearMessages = 4   // blocks this close to the asked position are candidates
+	candidates = 200 // BM25 candidates re-ranked
+	cmdWeight  = 1.5 // a quoted command's terms all in the block's command
+	cmdExact   = 0.5 // and the command is exactly the quoted one
+	lineWeight = 1.5 // the block shows the asked line of the asked file
 )
 
 // kindPrior weighs blocks by what they are: evidence (tool output,
@@ -40,9 +34,6 @@ func kindPrior(kind string) float64 {
 	}
 	return 1
 }
-
-// stream names one conversation of the vault.
-type stream struct{ agent, session string }
 
 // cand is one block being ranked.
 type cand struct {
@@ -105,11 +96,9 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	var scope stream
-	now := q.Now
+	scoreAll(cands, p, lineDocs)
 	if p.recency() {
-		var near []Meta
-		scope, now, near, err = v.scope(q, p)
+		sc, near, err := v.recencyScope(q, p)
 		if err != nil {
 			return nil, err
 		}
@@ -117,13 +106,14 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 		for _, m := range near {
 			if d, ok := byID[m.ID]; ok && seen[m.ID] == nil {
 				c := &cand{doc: d, meta: m}
+				scoreAll([]*cand{c}, p, lineDocs)
 				cands = append(cands, c)
 				seen[m.ID] = c
 			}
 		}
 		v.idxMu.RUnlock()
+		sc.apply(cands, p)
 	}
-	scoreAll(cands, p, lineDocs, scope, now)
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].rel != cands[j].rel {
 			return cands[i].rel > cands[j].rel
@@ -140,130 +130,49 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// scoreAll sets every candidate's relevance.
-func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool, scope stream, now int) {
+// scoreAll sets the candidates' relevance before recency: BM25 scaled to
+// the best candidate's, command match, kind prior, line match.
+func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool) {
 	best := 0.0
 	for _, c := range cands {
 		best = math.Max(best, c.bm25)
 	}
-	cmdText := func(m Meta) string { return normCommand(strings.TrimSuffix(m.Command, "…")) }
 	for _, c := range cands {
 		rel := 0.0
 		if best > 0 {
 			rel = c.bm25 / best
 		}
-		if len(p.cmd) > 0 && c.meta.Command != "" {
-			have := map[string]bool{}
-			for _, t := range Terms(c.meta.Command) {
-				have[t] = true
-			}
-			n := 0
-			for _, t := range p.cmd {
-				if have[t] {
-					n++
-				}
-			}
-			rel += cmdWeight * float64(n) / float64(len(p.cmd))
-			if cmdText(c.meta) == p.cmdText {
-				rel += cmdExact
-			}
-		}
+		rel += cmdMatch(p, c.meta.Command)
 		rel *= kindPrior(c.meta.Kind)
 		if lineDocs[c.doc] {
 			rel += lineWeight
 		}
 		c.rel = rel
 	}
-	if !p.recency() {
-		return
-	}
-	if p.ago > 0 {
-		target := now - p.ago
-		for _, c := range cands {
-			if d, ok := c.distance(scope, target); ok {
-				c.rel *= 1 + agoWeight*math.Exp(-float64(d)/agoWidth)
-			}
-		}
-		return
-	}
-	bestRel := 0.0
-	for _, c := range cands {
-		if _, ok := c.distance(scope, now); ok {
-			bestRel = math.Max(bestRel, c.rel)
-		}
-	}
-	var newest *cand
-	newestAt := -1
-	for _, c := range cands {
-		d, ok := c.distance(scope, now)
-		if ok && c.rel > 0 && c.rel >= lastMatch*bestRel && now-d > newestAt {
-			newest, newestAt = c, now-d
-		}
-	}
-	if newest != nil {
-		newest.rel += lastWeight * bestRel
-	}
 }
 
-// distance returns how many messages the candidate's nearest place in
-// conversation s is from message at, and false when none is in s.
-func (c *cand) distance(s stream, at int) (int, bool) {
-	best, ok := 0, false
-	for _, p := range c.meta.Places() {
-		if p.Agent == s.agent && p.Session == s.session && p.MsgIndex >= 0 {
-			if d := abs(p.MsgIndex - at); !ok || d < best {
-				best, ok = d, true
-			}
+// cmdMatch scores how well a block's command matches the query's quoted
+// command: the share of its terms the block's command holds, and a bonus
+// when the two are the same.
+func cmdMatch(p plan, command string) float64 {
+	if len(p.cmd) == 0 || command == "" {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, t := range Terms(command) {
+		have[t] = true
+	}
+	n := 0
+	for _, t := range p.cmd {
+		if have[t] {
+			n++
 		}
 	}
-	return best, ok
-}
-
-// scope returns the conversation recency counts in, its length, and the
-// blocks of it near the asked position: q's conversation if it names one,
-// else that of the newest block.
-func (v *Vault) scope(q Query, p plan) (stream, int, []Meta, error) {
-	var all []Meta
-	var newest Meta
-	err := v.List(func(m Meta) error {
-		if newest.ID == "" || m.Created.After(newest.Created) || m.Created.Equal(newest.Created) && m.MsgIndex > newest.MsgIndex {
-			newest = m
-		}
-		all = append(all, m)
-		return nil
-	})
-	if err != nil {
-		return stream{}, 0, nil, err
+	score := cmdWeight * float64(n) / float64(len(p.cmd))
+	if normCommand(strings.TrimSuffix(command, "…")) == p.cmdText {
+		score += cmdExact
 	}
-	s := stream{q.Agent, q.Session}
-	if s.agent == "" && s.session == "" {
-		s = stream{newest.Agent, newest.Session}
-	}
-	now := q.Now
-	if now <= 0 {
-		for _, m := range all {
-			for _, pl := range m.Places() {
-				if pl.Agent == s.agent && pl.Session == s.session {
-					now = max(now, pl.MsgIndex+1)
-				}
-			}
-		}
-	}
-	var near []Meta
-	for _, m := range all {
-		c := cand{meta: m}
-		if d, ok := c.distance(s, now-p.ago); ok && (p.last || d <= nearMessages) {
-			near = append(near, m)
-		}
-	}
-	return s, now, near, nil
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
+	return score
 }
 
 // Search ranks blocks for query (see Query for what it understands) and

@@ -43,10 +43,12 @@ func (s *SearchScore) add(ids []string, answer string) {
 	}
 }
 
-// SearchEval is one question set's figures: kws's search and a plain BM25
+// SearchEval is one question set's figures: kws's search told who asks
+// (as an agent's ctx_search is), kws's search given the question's text
+// alone (as kws vault search and the vault pane are), and a plain BM25
 // ranking of the same blocks.
 type SearchEval struct {
-	KWS, BM25 SearchScore
+	KWS, Text, BM25 SearchScore
 	Questions []Question
 	// Missed lists the questions kws's search did not answer in its top 3.
 	Missed []Question
@@ -82,6 +84,14 @@ func EvalSearch(convs []Conversation, p diet.Params, v *vault.Vault, counter *to
 		if ev.KWS.Top3 == before {
 			ev.Missed = append(ev.Missed, q)
 		}
+		if hits, err = v.Search(q.Text, 3); err != nil {
+			return ev, err
+		}
+		ids = ids[:0]
+		for _, h := range hits {
+			ids = append(ids, h.ID)
+		}
+		ev.Text.add(ids, q.Answer)
 		ev.BM25.add(base.rank(q.Text, 3), q.Answer)
 	}
 	return ev, nil

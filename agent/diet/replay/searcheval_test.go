@@ -46,8 +46,9 @@ func TestSearchFindsEvidence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-7s %3d questions  kws top-1 %5.1f%% top-3 %5.1f%%  bm25 top-1 %5.1f%% top-3 %5.1f%%", name,
-			ev.KWS.Questions, ev.KWS.Pct(ev.KWS.Top1), ev.KWS.Pct(ev.KWS.Top3), ev.BM25.Pct(ev.BM25.Top1), ev.BM25.Pct(ev.BM25.Top3))
+		t.Logf("%-7s %3d questions  kws top-1 %5.1f%% top-3 %5.1f%%  kws text-only top-1 %5.1f%% top-3 %5.1f%%  bm25 top-1 %5.1f%% top-3 %5.1f%%", name,
+			ev.KWS.Questions, ev.KWS.Pct(ev.KWS.Top1), ev.KWS.Pct(ev.KWS.Top3), ev.Text.Pct(ev.Text.Top1), ev.Text.Pct(ev.Text.Top3),
+			ev.BM25.Pct(ev.BM25.Top1), ev.BM25.Pct(ev.BM25.Top3))
 		if testing.Verbose() {
 			for _, q := range ev.Missed {
 				t.Logf("  missed %s %s msg %d: %s", q.Kind, filepath.Base(q.Conv), q.Message, q.Text)
