@@ -49,7 +49,7 @@ func (s *SearchScore) add(ids []string, answer string) {
 // ranking of the same blocks.
 type SearchEval struct {
 	KWS, Text, BM25 SearchScore
-	Questions []Question
+	Questions       []Question
 	// Missed lists the questions kws's search did not answer in its top 3.
 	Missed []Question
 }
