@@ -69,6 +69,10 @@ func TestVaultLsSearchStats(t *testing.T) {
 	if json.Unmarshal([]byte(js), &hit) != nil || hit["kind"] != "tool:shell" || strings.Contains(js, "secret middle line") {
 		t.Fatalf("search json: %q", js)
 	}
+	none, err := run(t, dir, nil, "vault", "search", "zzzqqq")
+	if err != nil || !strings.HasPrefix(none, `no block matches "zzzqqq" (the vault holds 2 blocks)`) {
+		t.Fatalf("empty search: %q %v", none, err)
+	}
 	st, err := run(t, dir, nil, "--json", "vault", "stats")
 	if err != nil || !strings.Contains(st, `"blocks":2`) {
 		t.Fatalf("stats: %q %v", st, err)
