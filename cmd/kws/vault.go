@@ -22,7 +22,7 @@ import (
 
 func newVaultCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "vault", Short: "Store and read exact blocks in the vault"}
-	cmd.AddCommand(newVaultPut(g), newVaultLs(g), newVaultGet(g), newVaultSearch(g), newVaultStats(g))
+	cmd.AddCommand(newVaultPut(g), newVaultLs(g), newVaultGet(g), newVaultSearch(g), newVaultSearchEval(g), newVaultStats(g))
 	return cmd
 }
 
