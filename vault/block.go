@@ -105,8 +105,9 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 	}
 	ids := make([]string, len(blocks))
 	var added []indexedDoc
+	var placed []placedAt
 	err := v.update(func(tx *bolt.Tx) error {
-		added = added[:0]
+		added, placed = added[:0], placed[:0]
 		bb, mb, ib := tx.Bucket(bucketBlocks), tx.Bucket(bucketMeta), tx.Bucket(bucketIndex)
 		for i, b := range blocks {
 			id, exists, err := assignID(bb, b.Data)
@@ -115,8 +116,12 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 			}
 			ids[i] = id
 			if exists {
-				if err := addOccurrence(mb, id, b.Meta); err != nil {
+				more, err := addOccurrence(mb, id, b.Meta)
+				if err != nil {
 					return err
+				}
+				if more {
+					placed = append(placed, placedAt{id: id, place: b.Meta.place()})
 				}
 				continue
 			}
@@ -142,6 +147,7 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 				return fmt.Errorf("vault: put index: %w", err)
 			}
 			added = append(added, indexedDoc{id: id, tv: tv})
+			placed = append(placed, placedAt{id: id, place: m.place(), created: m.Created})
 		}
 		return nil
 	})
@@ -149,21 +155,23 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 		return nil, err
 	}
 	v.indexAdd(added)
+	v.placesAdd(placed)
 	return ids, nil
 }
 
 // addOccurrence records that the existing block id was put again (the
-// same bytes) from put's workspaces and conversation place.
-func addOccurrence(mb *bolt.Bucket, id string, put Meta) error {
+// same bytes) from put's workspaces and conversation place, and reports
+// whether the place is new.
+func addOccurrence(mb *bolt.Bucket, id string, put Meta) (bool, error) {
 	newPlace := put.MsgIndex >= 0 && (put.Agent != "" || put.Session != "")
 	if len(put.Workspaces) == 0 && !newPlace {
-		return nil
+		return false, nil
 	}
 	var m Meta
 	if err := decodeMeta(mb.Get([]byte(id)), &m); err != nil {
-		return fmt.Errorf("block %s: %w", id, err)
+		return false, fmt.Errorf("block %s: %w", id, err)
 	}
-	changed := false
+	changed, placed := false, false
 	for _, w := range put.Workspaces {
 		if w != "" && !slices.Contains(m.Workspaces, w) {
 			m.Workspaces = append(m.Workspaces, w)
@@ -174,19 +182,19 @@ func addOccurrence(mb *bolt.Bucket, id string, put Meta) error {
 		return q.Agent == p.Agent && q.Session == p.Session && q.MsgIndex == p.MsgIndex
 	}) {
 		m.Also = append(m.Also, p)
-		changed = true
+		changed, placed = true, true
 	}
 	if !changed {
-		return nil
+		return false, nil
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("vault: encode meta: %w", err)
+		return false, fmt.Errorf("vault: encode meta: %w", err)
 	}
 	if err := mb.Put([]byte(id), mj); err != nil {
-		return fmt.Errorf("vault: put meta: %w", err)
+		return false, fmt.Errorf("vault: put meta: %w", err)
 	}
-	return nil
+	return placed, nil
 }
 
 // assignID finds the id for data: the shortest "ctx:"+hex prefix (12, 16,

@@ -76,6 +76,18 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 			lineDocs[ps.doc] = true
 		}
 	}
+	var cmdDocs []string
+	if p.last && len(p.cmd) > 0 {
+		rare := ix.postings[p.cmd[0]]
+		for _, t := range p.cmd[1:] {
+			if ps := ix.postings[t]; len(ps) > 0 && len(ps) < len(rare) || len(rare) == 0 {
+				rare = ps
+			}
+		}
+		for _, ps := range rare {
+			cmdDocs = append(cmdDocs, ix.ids[ps.doc])
+		}
+	}
 	byID := ix.byID
 	v.idxMu.RUnlock()
 
@@ -98,20 +110,15 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 	}
 	scoreAll(cands, p, lineDocs)
 	if p.recency() {
-		sc, near, err := v.recencyScope(q, p)
+		sc, near, err := v.recencyScope(q, p, cmdDocs)
 		if err != nil {
 			return nil, err
 		}
-		v.idxMu.RLock()
-		for _, m := range near {
-			if d, ok := byID[m.ID]; ok && seen[m.ID] == nil {
-				c := &cand{doc: d, meta: m}
-				scoreAll([]*cand{c}, p, lineDocs)
-				cands = append(cands, c)
-				seen[m.ID] = c
-			}
+		more, err := v.candidates(near, seen, byID, p, lineDocs)
+		if err != nil {
+			return nil, err
 		}
-		v.idxMu.RUnlock()
+		cands = append(cands, more...)
 		sc.apply(cands, p)
 	}
 	sort.Slice(cands, func(i, j int) bool {
@@ -128,6 +135,32 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 		hits = append(hits, Hit{ID: c.meta.ID, Score: math.Round(c.rel*1000) / 1000, Meta: c.meta})
 	}
 	return hits, nil
+}
+
+// candidates reads the metadata of the blocks ids that are not yet
+// candidates (seen) and scores them as candidates.
+func (v *Vault) candidates(ids []string, seen map[string]*cand, byID map[string]uint32, p plan, lineDocs map[uint32]bool) ([]*cand, error) {
+	var out []*cand
+	err := v.view(func(tx *bolt.Tx) error {
+		mb := tx.Bucket(bucketMeta)
+		v.idxMu.RLock()
+		defer v.idxMu.RUnlock()
+		for _, id := range ids {
+			d, ok := byID[id]
+			if !ok || seen[id] != nil {
+				continue
+			}
+			c := &cand{doc: d}
+			if err := decodeMeta(mb.Get([]byte(id)), &c.meta); err != nil {
+				return err
+			}
+			out = append(out, c)
+			seen[id] = c
+		}
+		return nil
+	})
+	scoreAll(out, p, lineDocs)
+	return out, err
 }
 
 // scoreAll sets the candidates' relevance before recency: BM25 scaled to

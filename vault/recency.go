@@ -1,6 +1,9 @@
 package vault
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Recency weights: a block at the asked position ("N messages ago") has
 // its relevance multiplied by up to 1+agoWeight, falling by e every
@@ -39,44 +42,67 @@ func (r recency) weight(s stream) float64 {
 	return otherWeight
 }
 
-// recencyScope reads every block's places to learn each conversation's
-// length and the asker's, and returns the blocks near the asked position
-// (for "last": those whose command shares a term with the quoted one),
-// which join the candidates.
-func (v *Vault) recencyScope(q Query, p plan) (recency, []Meta, error) {
+// lastPerStream is how many of the newest blocks holding a quoted
+// command's rarest term each conversation adds to the candidates of a
+// "last run of" question.
+const lastPerStream = 3
+
+// recencyScope learns each conversation's length and the asker's, and
+// returns the ids of the blocks near the asked position, or for "last"
+// the newest of cmdDocs (blocks holding the quoted command's rarest term)
+// in each conversation that counts; they join the candidates.
+func (v *Vault) recencyScope(q Query, p plan, cmdDocs []string) (recency, []string, error) {
 	r := recency{asker: stream{q.Agent, q.Session}, now: map[stream]int{}}
 	r.named = r.asker != stream{}
-	var all []Meta
-	var newest Meta
-	err := v.List(func(m Meta) error {
-		if newest.ID == "" || m.Created.After(newest.Created) || m.Created.Equal(newest.Created) && m.MsgIndex > newest.MsgIndex {
-			newest = m
+	var near []string
+	err := v.withPlaces(func(pm *placeMap) {
+		if !r.named {
+			r.asker = pm.newest
 		}
-		for _, pl := range m.Places() {
-			s := stream{pl.Agent, pl.Session}
-			r.now[s] = max(r.now[s], pl.MsgIndex+1)
+		for s, n := range pm.now {
+			r.now[s] = n
 		}
-		all = append(all, m)
-		return nil
+		if r.named && q.Now > 0 {
+			r.now[r.asker] = q.Now
+		}
+		if p.ago > 0 {
+			for s, refs := range pm.streams {
+				if r.weight(s) == 0 {
+					continue
+				}
+				target := r.now[s] - p.ago
+				for _, ref := range refs {
+					if abs(ref.msg-target) <= nearMessages {
+						near = append(near, ref.id)
+					}
+				}
+			}
+			return
+		}
+		newest := map[stream][]posRef{}
+		for _, id := range cmdDocs {
+			for _, pl := range pm.byID[id] {
+				s := stream{pl.Agent, pl.Session}
+				if r.weight(s) > 0 && pl.MsgIndex >= 0 {
+					newest[s] = keepNewest(newest[s], posRef{pl.MsgIndex, id})
+				}
+			}
+		}
+		for _, refs := range newest {
+			for _, ref := range refs {
+				near = append(near, ref.id)
+			}
+		}
 	})
-	if err != nil {
-		return r, nil, err
-	}
-	if !r.named {
-		r.asker = stream{newest.Agent, newest.Session}
-	} else if q.Now > 0 {
-		r.now[r.asker] = q.Now
-	}
-	var near []Meta
-	for _, m := range all {
-		c := cand{meta: m}
-		if p.last && cmdMatch(p, m.Command) > 0 {
-			near = append(near, m)
-		} else if _, d, ok := r.nearest(&c, p.ago); p.ago > 0 && ok && d <= nearMessages {
-			near = append(near, m)
-		}
-	}
-	return r, near, nil
+	slices.Sort(near)
+	return r, slices.Compact(near), err
+}
+
+// keepNewest adds ref to refs, keeping the lastPerStream newest.
+func keepNewest(refs []posRef, ref posRef) []posRef {
+	refs = append(refs, ref)
+	slices.SortFunc(refs, func(a, b posRef) int { return b.msg - a.msg })
+	return refs[:min(len(refs), lastPerStream)]
 }
 
 // nearest returns the weight and distance of c's place nearest to ago
