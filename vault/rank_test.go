@@ -108,3 +108,40 @@ func TestParseQuery(t *testing.T) {
 		t.Errorf("a query of frame words alone keeps them: %+v", p)
 	}
 }
+
+// TestFindWhilePutting searches by recency while other goroutines put
+// blocks (run with -race): the place map stays consistent.
+func TestFindWhilePutting(t *testing.T) {
+	v := MustOpen(t)
+	put(t, v, "warm up output\n", Meta{Kind: "tool", Agent: "a", MsgIndex: 0, Command: "make"})
+	done := make(chan error, 2)
+	for w := 0; w < 2; w++ {
+		go func(w int) {
+			for i := 1; i <= 50; i++ {
+				text := fmt.Sprintf("build %d of worker %d\n", i, w)
+				if _, err := v.Put([]byte(text), Meta{Kind: "tool", Agent: fmt.Sprint(w), MsgIndex: i, Command: "make"}); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(w)
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := v.Search("what did the last run of `make` print?", 3); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Search("what did `make` print 3 messages ago?", 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for w := 0; w < 2; w++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := v.Find(Query{Text: "what did the last run of `make` print?", Agent: "1"})
+	if err != nil || len(hits) == 0 || !strings.Contains(hits[0].Meta.Agent, "1") || hits[0].Meta.MsgIndex != 50 {
+		t.Fatalf("last run in agent 1: %+v %v", hits, err)
+	}
+}
