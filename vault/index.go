@@ -37,8 +37,8 @@ type indexedDoc struct {
 }
 
 // termVector extracts the indexed terms of a block: words and identifiers,
-// file paths and their base names, the meta's files, topics, command and
-// kind, and a line term for every numbered line of a file it shows (line
+// file paths and their base names, the meta's files, topics, command,
+// kind and agent, and a line term for every numbered line of a file it shows (line
 // terms do not count in the block's length).
 func termVector(data []byte, m *Meta) termVec {
 	counts := map[string]uint32{}
@@ -63,6 +63,9 @@ func termVector(data []byte, m *Meta) termVec {
 	}
 	if m.Kind != "" {
 		eachTerm([]byte(m.Kind), func(t string) { add(t, 1) })
+	}
+	if m.Agent != "" {
+		eachTerm([]byte(m.Agent), func(t string) { add(t, 1) })
 	}
 	tv := termVec{docLen: total}
 	for t, n := range counts {

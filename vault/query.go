@@ -33,7 +33,7 @@ type plan struct {
 
 var (
 	reQuoted  = regexp.MustCompile("`([^`]+)`|\"([^\"]+)\"")
-	reAgo     = regexp.MustCompile(`(?i)\b(\d{1,7})\s+(?:messages?|msgs?|turns?|steps?)\s+(?:ago|back|earlier|before)\b`)
+	reAgo     = regexp.MustCompile(`(?i)\b(\d{1,7})\s+(?:messages?|msgs?)\s+(?:ago|back|earlier|before)\b`)
 	reLast    = regexp.MustCompile(`(?i)\b(?:last|latest|most recent|newest|final)\b`)
 	reLineNo  = regexp.MustCompile(`(?i)\blines?\s+(\d{1,7})\b`)
 	rePathArg = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-]\.[A-Za-z0-9]{1,8}\b|[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-/]+`)
