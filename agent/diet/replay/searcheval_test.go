@@ -54,8 +54,9 @@ func TestSearchFindsEvidence(t *testing.T) {
 				t.Logf("  missed %s %s msg %d: %s", q.Kind, filepath.Base(q.Conv), q.Message, q.Text)
 			}
 		}
-		if ev.KWS.Questions < 30 || ev.KWS.Pct(ev.KWS.Top3) < 50 {
-			t.Errorf("%s: kws search answered %d of %d questions in its top 3", name, ev.KWS.Top3, ev.KWS.Questions)
+		if ev.KWS.Questions < 30 || ev.KWS.Pct(ev.KWS.Top3) < 50 || ev.Text.Pct(ev.Text.Top3) < 40 || ev.KWS.Top3 <= ev.BM25.Top3 {
+			t.Errorf("%s: of %d questions kws search answered %d in its top 3 (%d from the text alone), BM25 %d",
+				name, ev.KWS.Questions, ev.KWS.Top3, ev.Text.Top3, ev.BM25.Top3)
 		}
 	}
 }
