@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,9 +11,11 @@ import (
 )
 
 // placeMap knows where every block was put from, for recency: each
-// conversation's blocks by message index, its length, and which
-// conversation stored the newest block. It is built from the metadata on
-// the first recency query and kept current by every Put after that.
+// conversation's blocks by message index, its length (from its blocks and
+// from the diet's stats log, whose events count every message sent), and
+// which conversation was active last. It is built from the metadata on
+// the first recency query and kept current by every Put after that; the
+// stats log is read on from where the last query stopped.
 type placeMap struct {
 	byID      map[string][]Place
 	streams   map[stream][]posRef
@@ -20,6 +23,7 @@ type placeMap struct {
 	newest    stream
 	newestAt  time.Time
 	newestMsg int
+	statsKey  []byte
 }
 
 // posRef is one place of a block in its conversation.
@@ -94,6 +98,39 @@ func (v *Vault) withPlaces(fn func(*placeMap)) error {
 		}
 		v.places = pm
 	}
+	if err := v.view(v.places.readStats); err != nil {
+		return err
+	}
 	fn(v.places)
+	return nil
+}
+
+// readStats reads the stats events logged since the last call: each
+// conversation is at least as long as the messages its last call sent.
+func (pm *placeMap) readStats(tx *bolt.Tx) error {
+	c := tx.Bucket(bucketStats).Cursor()
+	k, raw := c.First()
+	if pm.statsKey != nil {
+		if k, raw = c.Seek(pm.statsKey); k != nil && bytes.Equal(k, pm.statsKey) {
+			k, raw = c.Next()
+		}
+	}
+	for ; k != nil; k, raw = c.Next() {
+		var e struct {
+			Time     time.Time `json:"time"`
+			Agent    string    `json:"agent"`
+			Session  string    `json:"session"`
+			Messages int       `json:"messages"`
+		}
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return fmt.Errorf("%w: stats entry: %v", ErrCorrupt, err)
+		}
+		s := stream{e.Agent, e.Session}
+		pm.now[s] = max(pm.now[s], e.Messages)
+		if e.Time.After(pm.newestAt) {
+			pm.newest, pm.newestAt, pm.newestMsg = s, e.Time, e.Messages
+		}
+		pm.statsKey = append(pm.statsKey[:0], k...)
+	}
 	return nil
 }

@@ -55,14 +55,19 @@ type SearchEval struct {
 }
 
 // EvalSearch replays every conversation into v, each as its own diet
-// session as the agents of a swarm share one vault, asks each one's
+// session as the agents of a swarm share one vault (logging each call's
+// stats event, as kws diet replay and the agents do), asks each one's
 // questions at its end, and scores kws's search (told who asks and how
 // long its conversation is, as an agent's ctx_search is) against BM25.
 func EvalSearch(convs []Conversation, p diet.Params, v *vault.Vault, counter *tokens.Counter) (SearchEval, error) {
 	var ev SearchEval
 	for _, c := range convs {
-		if _, err := Run(c, p, v, counter, nil); err != nil {
+		o, err := Run(c, p, v, counter, nil)
+		if err != nil {
 			return ev, fmt.Errorf("replay %s: %w", c.Name, err)
+		}
+		if err := v.AppendStats(o.Events...); err != nil {
+			return ev, err
 		}
 		ev.Questions = append(ev.Questions, Questions(c, p.MinBlockChars)...)
 	}
