@@ -145,3 +145,22 @@ func TestFindWhilePutting(t *testing.T) {
 		t.Fatalf("last run in agent 1: %+v %v", hits, err)
 	}
 }
+
+// TestRecencyCountsFromTheStatsLog: a conversation is as long as the
+// messages its last diet call sent, though its last messages were too
+// short to be stored.
+func TestRecencyCountsFromTheStatsLog(t *testing.T) {
+	v := MustOpen(t)
+	early := put(t, v, "first build output\n", Meta{Kind: "tool", Agent: "a", MsgIndex: 2, Command: "make"})
+	late := put(t, v, "second build output\n", Meta{Kind: "tool", Agent: "a", MsgIndex: 5, Command: "make"})
+	q := "what did `make` print 4 messages ago?"
+	if hits, err := v.Search(q, 1); err != nil || len(hits) != 1 || hits[0].ID != early {
+		t.Fatalf("before the stats event: %+v %v", hits, err)
+	}
+	if err := v.AppendStats(DietEvent{Agent: "a", Call: 3, Messages: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := v.Search(q, 1); err != nil || len(hits) != 1 || hits[0].ID != late {
+		t.Fatalf("after the stats event: %+v %v", hits, err)
+	}
+}
