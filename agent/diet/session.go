@@ -111,6 +111,7 @@ type Session struct {
 	calls                 int
 	turns                 int
 	decoderTok            int
+	restore               stickyRestore
 }
 
 // NewSession starts a diet for one conversation. agent and session label
@@ -123,7 +124,7 @@ func NewSession(p Params, store Store, counter *tokens.Counter, agent, session s
 		counter = tokens.Default()
 	}
 	s := &Session{p: p, store: store, tok: counter, agent: agent, session: session,
-		first: map[[32]byte]int{}}
+		first: map[[32]byte]int{}, restore: stickyRestore{turn: -2, index: -1}}
 	s.decoderTok = counter.Count(DecoderPrompt()).Tokens
 	return s, nil
 }
@@ -317,23 +318,64 @@ func (s *Session) promptTokens() int {
 }
 
 // epochDue reports whether a prompt over the trigger should start a new
-// epoch now. Epochs move the cut in steps of at least half the recent
-// window, so between them each prompt is an append-only extension of the
-// previous one and the provider's prompt cache keeps hitting; a former user
-// turn that was held back also starts one.
+// epoch now. An epoch rewrites the prompt from the old cut on, so the
+// provider's cached prefix ends there and the rewritten tail is paid in
+// full; epochs therefore come with hysteresis. Over the trigger, one is
+// due only when it frees at least the hysteresis gap (bringing the prompt
+// down to the low-water mark, trigger minus gap, so the next one is far
+// off), when the history outside the recent window alone is over the
+// trigger (so the prompt never exceeds the trigger plus the recent
+// window), or when a former human turn was held back.
 func (s *Session) epochDue(cur int) bool {
-	if s.promptTokens() <= s.p.TriggerTokens {
-		return false
+	p := s.promptTokens()
+	if s.restore.turn == cur && s.restore.index >= 0 {
+		p += s.restore.extra
 	}
-	if len(s.entries)-s.p.Recent-s.cut >= max(1, s.p.Recent/2) {
-		return true
+	if p <= s.p.TriggerTokens {
+		return false
 	}
 	for _, i := range s.deferred {
 		if i != cur {
 			return true
 		}
 	}
-	return false
+	end := len(s.entries) - s.p.Recent
+	recent := 0
+	for i := max(0, end); i < len(s.entries); i++ {
+		recent += s.entries[i].sentTok
+	}
+	free := s.freeable(end, cur)
+	return free >= s.hysteresis() || p-recent > s.p.TriggerTokens && free >= s.p.TriggerTokens*minFreePct/100
+}
+
+// minFreePct is the least an epoch forced by the bound must free, as a
+// share of the trigger: once refs and small messages alone fill the
+// trigger, an epoch that frees less would break the cache for nothing.
+const minFreePct = 6
+
+// hysteresis is the gap between the trigger and the low-water mark.
+func (s *Session) hysteresis() int {
+	return s.p.TriggerTokens * lowWaterGapPct / 100
+}
+
+// lowWaterGapPct is the hysteresis gap as a share of the trigger.
+const lowWaterGapPct = 50
+
+// refTokensEstimate is about what a ref costs in the prompt.
+const refTokensEstimate = 48
+
+// freeable estimates the tokens an epoch now would save: the exact
+// messages between the cut and end that it would replace by refs.
+func (s *Session) freeable(end, cur int) int {
+	n := 0
+	for i := s.cut; i < end; i++ {
+		e := s.entries[i]
+		if i == cur || e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen {
+			continue
+		}
+		n += max(0, e.sentTok-refTokensEstimate)
+	}
+	return n
 }
 
 // Result is one built prompt and its stats event.
