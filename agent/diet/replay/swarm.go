@@ -33,13 +33,7 @@ var swarmRoles = []swarmRole{
 // returned with only its system prompt rebriefed.
 func Swarm(conv Conversation) Conversation {
 	out := Conversation{Name: "swarm-" + conv.Name}
-	task := -1
-	for i, m := range conv.Messages {
-		if m.IsHumanTurn() {
-			task = i
-			break
-		}
-	}
+	task := taskIndex(conv.Messages)
 	system := ""
 	if len(conv.Messages) > 0 && conv.Messages[0].Role == "system" {
 		system = conv.Messages[0].Content
@@ -64,6 +58,22 @@ func Swarm(conv Conversation) Conversation {
 		out.Messages = append(out.Messages, conv.Messages[start:end]...)
 	}
 	return out
+}
+
+// taskIndex returns the index of the task: the first human turn, else
+// the first user message (some trajectories log the task as an
+// observation), or -1.
+func taskIndex(msgs []diet.Message) int {
+	first := -1
+	for i, m := range msgs {
+		if m.IsHumanTurn() {
+			return i
+		}
+		if first < 0 && m.Role == "user" && m.Kind != "demo" {
+			first = i
+		}
+	}
+	return first
 }
 
 // splitSteps returns the start of each of up to n parts of msgs[from:],
