@@ -3,6 +3,8 @@ package diet
 import (
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/vault"
 )
 
 // recentTokens sums the sent tokens of the newest n messages of r.
@@ -88,5 +90,63 @@ func TestRestoreNeedsLowConfidenceOrHighPriority(t *testing.T) {
 		if got := restorable(&tc.d); got != tc.want {
 			t.Errorf("%+v: restorable %v, want %v", tc.d, got, tc.want)
 		}
+	}
+}
+
+// TestRepeatIsSeenBeforeTheTrigger checks that an exact repeat of an
+// output goes as <il:seen/> at once, far below the trigger, while a small
+// repeat that would bring in the decoder prompt for little stays exact.
+func TestRepeatIsSeenBeforeTheTrigger(t *testing.T) {
+	s, v := newSession(t, Defaults())
+	big, small := toolOutput(1, 8000), toolOutput(2, 600)
+	msgs := []Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "run it twice"},
+		{Role: "tool", Content: small}, {Role: "tool", Content: small},
+		{Role: "tool", Content: big}, {Role: "assistant", Content: "again"}, {Role: "tool", Content: big}}
+	s.Add(msgs[:4]...)
+	if r := build(t, s); r.Messages[3].Content != small || r.Active {
+		t.Fatalf("a small repeat below the decoder prompt's size changed: %.80q", r.Messages[3].Content)
+	}
+	s.Add(msgs[4:]...)
+	r := build(t, s)
+	if r.Messages[4].Content != big || !strings.HasPrefix(r.Messages[6].Content, "<il:seen ") || !r.Active {
+		t.Fatalf("repeat not seen at once: first %.40q, repeat %.80q", r.Messages[4].Content, r.Messages[6].Content)
+	}
+	if got, err := v.Get(vault.ParseRefs(r.Messages[6].Content)[0].ID); err != nil || string(got) != big {
+		t.Fatal("seen ref does not resolve to the repeated output")
+	}
+	if r.Event.SentTokens >= r.Event.NaiveTokens {
+		t.Fatalf("seen repeat saved nothing: %+v", r.Event)
+	}
+}
+
+// TestIngestionKeepsSummaryURLAndHeadingLines checks that compacting a
+// huge log keeps, beside head, tail and errors, the lines that summarize
+// tests, hold a URL or head a section.
+func TestIngestionKeepsSummaryURLAndHeadingLines(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 2000; i++ {
+		switch i {
+		case 500:
+			b.WriteString("=================== FAILURES ===================\n")
+		case 700:
+			b.WriteString("see https://example.com/build/42 for the full report\n")
+		case 900:
+			b.WriteString("## Section two\n")
+		case 1100:
+			b.WriteString("============ 3 failed, 120 passed in 12.5s ============\n")
+		case 1300:
+			b.WriteString("Ran 57 tests in 0.420s\n")
+		default:
+			b.WriteString("collecting item " + strings.Repeat("x", i%7) + " of 2000\n")
+		}
+	}
+	got := Compact(b.String(), "<ctx id=\"ctx:000000000000\" n=1/>")
+	for _, want := range []string{"= FAILURES =", "https://example.com/build/42", "## Section two", "3 failed, 120 passed", "Ran 57 tests"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("compacted log lacks %q", want)
+		}
+	}
+	if strings.Count(got, "\n") > 130 {
+		t.Fatalf("compacted log kept %d lines", strings.Count(got, "\n"))
 	}
 }

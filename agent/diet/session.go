@@ -201,6 +201,10 @@ func (s *Session) flush() error {
 		e := s.entries[i]
 		e.id = ids[k]
 		switch {
+		case s.seenAtOnce(e, i):
+			// An ingestion form was never counted as non-exact.
+			e.form = formExact
+			s.setSent(e, formSeen, vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}.String())
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
 		case e.wantIL:
@@ -209,6 +213,15 @@ func (s *Session) flush() error {
 	}
 	s.pending = s.pending[:0]
 	return nil
+}
+
+// seenAtOnce reports whether entry i repeats an earlier message exactly
+// and goes as <il:seen/> as soon as it is added, before any trigger: a
+// repeated output tells the model nothing new. A repeated human turn
+// waits for an epoch (it may be the current one), and before the diet is
+// active only a repeat larger than the decoder prompt it brings in goes.
+func (s *Session) seenAtOnce(e *entry, i int) bool {
+	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn() && (s.nonExact > 0 || e.naiveTok > s.decoderTok)
 }
 
 // setSent replaces what entry e sends and keeps the running totals.
