@@ -150,3 +150,32 @@ func TestIngestionKeepsSummaryURLAndHeadingLines(t *testing.T) {
 		t.Fatalf("compacted log kept %d lines", strings.Count(got, "\n"))
 	}
 }
+
+// TestOlderHumanTurnsAndHandoffsAreEligible checks that only the system
+// prompt, pinned text and the current human turn are kept: an older human
+// turn and a handoff are externalized like any other message.
+func TestOlderHumanTurnsAndHandoffsAreEligible(t *testing.T) {
+	p := smallParams()
+	s, v := newSession(t, p)
+	task := "Fix the token refresh in auth/token.py. " + strings.Repeat("The refresh must keep the session alive. ", 20)
+	handoff := "[handoff from planner to coder]\n\n## Task\n\n" + task
+	msgs := []Message{{Role: "system", Content: "You are a coding agent."},
+		{Role: "user", Kind: "pinned", Content: strings.Repeat("Project rule. ", 60), Pinned: true},
+		{Role: "user", Content: task}, {Role: "user", Kind: "handoff", Content: handoff}}
+	msgs = append(msgs, conversation(8)[2:]...)
+	current := Message{Role: "user", Content: "Now also " + task}
+	msgs = append(msgs, current)
+	msgs = append(msgs, conversation(12)[2:]...)
+	s.Add(msgs...)
+	r := build(t, s)
+	for i, want := range map[int]bool{0: true, 1: true, 2: false, 3: false, 20: true} {
+		if exact := r.Messages[i].Content == msgs[i].Content; exact != want {
+			t.Errorf("message %d (%s %s) exact=%v, want %v", i, msgs[i].Role, msgs[i].Kind, exact, want)
+		}
+	}
+	for _, i := range []int{2, 3} {
+		if got, err := v.Get(vault.ParseRefs(r.Messages[i].Content)[0].ID); err != nil || string(got) != msgs[i].Content {
+			t.Fatalf("message %d does not resolve exactly", i)
+		}
+	}
+}
