@@ -93,29 +93,37 @@ func TestRestoreNeedsLowConfidenceOrHighPriority(t *testing.T) {
 	}
 }
 
-// TestRepeatIsSeenBeforeTheTrigger checks that an exact repeat of an
-// output goes as <il:seen/> at once, far below the trigger, while a small
-// repeat that would bring in the decoder prompt for little stays exact.
+// TestRepeatIsSeenBeforeTheTrigger checks that an exact repeat goes as
+// <il:seen/> at once, far below the trigger, explaining itself so that the
+// decoder prompt (and with it a break of the cached prefix) is not needed
+// yet; once the diet is active a repeat is the bare ref.
 func TestRepeatIsSeenBeforeTheTrigger(t *testing.T) {
-	s, v := newSession(t, Defaults())
-	big, small := toolOutput(1, 8000), toolOutput(2, 600)
-	msgs := []Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "run it twice"},
-		{Role: "tool", Content: small}, {Role: "tool", Content: small},
-		{Role: "tool", Content: big}, {Role: "assistant", Content: "again"}, {Role: "tool", Content: big}}
-	s.Add(msgs[:4]...)
-	if r := build(t, s); r.Messages[3].Content != small || r.Active {
-		t.Fatalf("a small repeat below the decoder prompt's size changed: %.80q", r.Messages[3].Content)
-	}
-	s.Add(msgs[4:]...)
+	p := smallParams()
+	s, v := newSession(t, p)
+	out := toolOutput(1, 2000)
+	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "run it twice"},
+		Message{Role: "tool", Content: out}, Message{Role: "assistant", Content: "again"}, Message{Role: "tool", Content: out})
 	r := build(t, s)
-	if r.Messages[4].Content != big || !strings.HasPrefix(r.Messages[6].Content, "<il:seen ") || !r.Active {
-		t.Fatalf("repeat not seen at once: first %.40q, repeat %.80q", r.Messages[4].Content, r.Messages[6].Content)
+	if r.Messages[2].Content != out || !strings.HasPrefix(r.Messages[4].Content, "<il:seen ") ||
+		!strings.Contains(r.Messages[4].Content, "exact repeat") || r.Active {
+		t.Fatalf("repeat not seen at once below the trigger: active %v, %.120q", r.Active, r.Messages[4].Content)
 	}
-	if got, err := v.Get(vault.ParseRefs(r.Messages[6].Content)[0].ID); err != nil || string(got) != big {
+	if got, err := v.Get(vault.ParseRefs(r.Messages[4].Content)[0].ID); err != nil || string(got) != out {
 		t.Fatal("seen ref does not resolve to the repeated output")
 	}
-	if r.Event.SentTokens >= r.Event.NaiveTokens {
+	if r.Event.SeenRefs != 1 || r.Event.SentTokens >= r.Event.NaiveTokens {
 		t.Fatalf("seen repeat saved nothing: %+v", r.Event)
+	}
+	for _, m := range conversation(12)[2:] {
+		s.Add(m)
+	}
+	if r = build(t, s); !r.Active {
+		t.Fatal("the diet never became active")
+	}
+	s.Add(Message{Role: "tool", Content: out})
+	r = build(t, s)
+	if last := r.Messages[len(r.Messages)-1].Content; !strings.HasPrefix(last, "<il:seen ") || strings.Contains(last, "exact repeat") {
+		t.Fatalf("repeat once active: %.120q", last)
 	}
 }
 

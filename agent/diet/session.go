@@ -202,9 +202,7 @@ func (s *Session) flush() error {
 		e.id = ids[k]
 		switch {
 		case s.seenAtOnce(e, i):
-			// An ingestion form was never counted as non-exact.
-			e.form = formExact
-			s.setSent(e, formSeen, vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}.String())
+			s.sendSeen(e)
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
 		case e.wantIL:
@@ -218,10 +216,24 @@ func (s *Session) flush() error {
 // seenAtOnce reports whether entry i repeats an earlier message exactly
 // and goes as <il:seen/> as soon as it is added, before any trigger: a
 // repeated output tells the model nothing new. A repeated human turn
-// waits for an epoch (it may be the current one), and before the diet is
-// active only a repeat larger than the decoder prompt it brings in goes.
+// waits for an epoch (it may be the current one).
 func (s *Session) seenAtOnce(e *entry, i int) bool {
-	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn() && (s.nonExact > 0 || e.naiveTok > s.decoderTok)
+	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn()
+}
+
+// sendSeen sends e as <il:seen/>. Before the diet is active the ref
+// explains itself, as an ingestion form does, so that it does not bring
+// the decoder prompt into the system prompt: that would end the provider's
+// cached prefix at its start.
+func (s *Session) sendSeen(e *entry) {
+	ref := vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}.String()
+	if s.nonExact > 0 {
+		e.form = formExact // an ingestion form was never counted as non-exact
+		s.setSent(e, formSeen, ref)
+		return
+	}
+	e.form = formIngest // not counted as non-exact, like an ingestion form
+	s.setSent(e, formSeen, ref+"\n[kws: exact repeat of an earlier message, vaulted; .ctx_get the ref for it]")
 }
 
 // setSent replaces what entry e sends and keeps the running totals.
