@@ -40,7 +40,11 @@ func newReplayCmd(g *globals) *cobra.Command {
 		Short: "Replay SWE-agent .traj or OpenAI chat JSON/JSONL files through the diet and report savings",
 		Long: `Replay recorded conversations through the context diet. A model call happens
 before each assistant message (its prompt is every earlier message, dieted) and
-once after the last message (the final prompt). Blocks stay in the vault.`,
+once after the last message (the final prompt). Blocks stay in the vault.
+The cost columns weigh each call's prompt as providers bill it: uncached
+tokens in full, the prefix shared with the previous call's prompt at
+--cache-discount; naive resend is append-only, so it always reuses the whole
+previous prompt.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, g, f, args)
