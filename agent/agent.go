@@ -83,6 +83,9 @@ type Config struct {
 	Model     string
 	Profile   profile.Profile
 	Diet      diet.Params
+	// CompactAt is the share of (window − completion reserve) a dieted
+	// prompt may fill before older turns are summarized; 0 means 0.85.
+	CompactAt float64
 	Vault     Vault
 	Recorder  Recorder
 	Policy    *permission.Policy
@@ -181,6 +184,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.Name == "" {
 		cfg.Name = "agent"
+	}
+	if cfg.CompactAt <= 0 || cfg.CompactAt > 1 {
+		cfg.CompactAt = compactShare
 	}
 	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace}
 	if cfg.Tools == nil {

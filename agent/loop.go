@@ -214,7 +214,7 @@ func (a *Agent) budget() int {
 	if w <= 0 {
 		return 0
 	}
-	return int(compactShare * float64(w))
+	return int(a.cfg.CompactAt * float64(w))
 }
 
 // call builds the prompt (compacting first when it is over budget), calls

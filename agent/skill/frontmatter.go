@@ -9,6 +9,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kwsdev/kws/config"
 )
 
 // The fences that open and close front matter, each on a line of its own:
@@ -21,15 +23,16 @@ const (
 // frontMatter is what the front matter sets; pointers tell absent keys
 // from false or zero ones.
 type frontMatter struct {
-	Name                   string   `toml:"name"`
-	Description            string   `toml:"description"`
-	ArgumentHint           string   `toml:"argument_hint"`
-	UserInvocable          *bool    `toml:"user_invocable"`
-	DisableModelInvocation bool     `toml:"disable_model_invocation"`
-	Role                   bool     `toml:"role"`
-	Model                  string   `toml:"model"`
-	Temperature            *float64 `toml:"temperature"`
-	TopP                   *float64 `toml:"top_p"`
+	Name                   string      `toml:"name"`
+	Description            string      `toml:"description"`
+	ArgumentHint           string      `toml:"argument_hint"`
+	UserInvocable          *bool       `toml:"user_invocable"`
+	DisableModelInvocation bool        `toml:"disable_model_invocation"`
+	Role                   bool        `toml:"role"`
+	Model                  string      `toml:"model"`
+	Temperature            *float64    `toml:"temperature"`
+	TopP                   *float64    `toml:"top_p"`
+	Diet                   config.Diet `toml:"diet"`
 }
 
 // ignoredYAMLKeys are Claude Code's SKILL.md keys that kws accepts and
@@ -54,6 +57,7 @@ type yamlFrontMatter struct {
 	Temperature    *float64       `yaml:"temperature"`
 	TopP           *float64       `yaml:"top_p"`
 	WhenToUse      string         `yaml:"when_to_use"`
+	Diet           config.Diet    `yaml:"diet"`
 	Unknown        map[string]any `yaml:",inline"`
 }
 
@@ -92,7 +96,7 @@ func parseFrontMatter(text string) (frontMatter, string, error) {
 	}
 	meta = frontMatter{Name: y.Name, Description: y.Description, ArgumentHint: y.ArgumentHint + y.ArgumentHintU,
 		UserInvocable: y.UserInvocable, DisableModelInvocation: y.DisableModel || y.DisableModelU, Role: y.Role,
-		Model: y.Model, Temperature: y.Temperature, TopP: y.TopP}
+		Model: y.Model, Temperature: y.Temperature, TopP: y.TopP, Diet: y.Diet}
 	if meta.UserInvocable == nil {
 		meta.UserInvocable = y.UserInvocableU
 	}

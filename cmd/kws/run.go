@@ -32,6 +32,9 @@ import (
 type runFlags struct {
 	baseURL, model, apiKeyEnv, workspace, resume, mode string
 	yes                                                bool
+	// diet holds the --trigger-tokens, --recent, --min-block, --compact-at
+	// and --compact-model flags that were given.
+	diet config.Diet
 }
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -58,6 +61,7 @@ tighten permissions); otherwise they are denied and the model is told so.
 	fl.StringVar(&f.resume, "resume", "", "session id to continue")
 	fl.StringVar(&f.mode, "mode", "", "diet mode: "+strings.Join(diet.Modes, ", "))
 	fl.BoolVar(&f.yes, "yes", false, "allow every tool call without asking")
+	dietFlags(cmd, &f.diet)
 	return cmd
 }
 
@@ -140,7 +144,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}
 	defer app.CloseEngine(engine)
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
-		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Vault: v, Broker: permission.NewBroker(mode),
+		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
 	var mem *agentmem.Memory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {

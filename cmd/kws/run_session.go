@@ -17,8 +17,8 @@ func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string) 
 	if w == nil {
 		return fail("no session of the kws server works in %s: start one with kws new --workspace %s (or stop the server, kws kill-server, to run headless)", ws, ws)
 	}
-	if f.resume != "" || f.baseURL != "" || f.model != "" || f.apiKeyEnv != "" || f.mode != "" {
-		return fail("kws run in a running session uses the session's model: --resume, --base-url, --model, --api-key-env and --mode need kws run without a server (kws kill-server)")
+	if f.resume != "" || f.baseURL != "" || f.model != "" || f.apiKeyEnv != "" || f.mode != "" || !f.diet.IsZero() {
+		return fail("kws run in a running session uses the session's model and diet: --resume, --base-url, --model, --api-key-env, --mode and the diet flags need kws run without a server (kws kill-server)")
 	}
 	printer := newEventPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), g.json)
 	started := func(agent, session string) {
