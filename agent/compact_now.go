@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/provider"
+)
+
+// CompactReport says what a compaction the user asked for (/compact) did.
+type CompactReport struct {
+	// Before and After are the next prompt's tokens, tool schemas
+	// included, before and after; After is Before when nothing changed.
+	Before int `json:"before_tokens"`
+	After  int `json:"after_tokens"`
+	// Covered is how many messages of the transcript the summary covers.
+	Covered int `json:"covered"`
+	// Compacted reports whether the prompt changed; Reason says why not.
+	Compacted bool   `json:"compacted"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// String is the report as one line for the user.
+func (r CompactReport) String() string {
+	if !r.Compacted {
+		return fmt.Sprintf("not compacted: %s; the prompt stays %s tokens", r.Reason, thousands(r.Before))
+	}
+	return fmt.Sprintf("compacted: %s → %s tokens (%d earlier messages summarized, their bulky ones kept exactly in the vault)",
+		thousands(r.Before), thousands(r.After), r.Covered)
+}
+
+// Compact compacts the conversation now, between turns, as the window
+// filling up would: the messages before the newest ones are replaced by
+// an extractive summary that cites their vault ids. A compaction that
+// would not shrink the prompt is undone, and the report says so. It must
+// not run while a turn runs (one goroutine owns the agent).
+func (a *Agent) Compact() (CompactReport, error) {
+	res, err := a.dietS.Build()
+	if err != nil {
+		return CompactReport{}, err
+	}
+	rep := CompactReport{Before: a.view(res).Total, Covered: a.compactFrom}
+	rep.After = rep.Before
+	saved := a.compactState()
+	turnStart := a.turnStart
+	a.turnStart = len(a.history)
+	defer func() { a.turnStart = turnStart }()
+	end := a.compactEnd()
+	if end <= a.compactFrom {
+		rep.Reason = fmt.Sprintf("nothing old enough to summarize (the newest %d messages stay whole)", compactKeep)
+		return rep, nil
+	}
+	if err := a.summarizeTo(end); err != nil {
+		a.restoreCompact(saved)
+		return CompactReport{}, err
+	}
+	after, err := a.dietS.Build()
+	if err == nil {
+		rep.After = a.view(after).Total
+	}
+	if err == nil && rep.After >= rep.Before {
+		rep.Reason = fmt.Sprintf("a summary would not shrink it (%s → %s tokens)", thousands(rep.Before), thousands(rep.After))
+		rep.After = rep.Before
+	}
+	if err != nil || rep.Reason != "" {
+		a.restoreCompact(saved)
+		return rep, err
+	}
+	rep.Covered, rep.Compacted = a.compactFrom, true
+	a.compacted(CompactionInfo{Reason: "manual", BeforeTokens: res.Event.SentTokens}, after)
+	return rep, nil
+}
+
+// compactState is what a compaction changes, kept to undo one.
+type compactState struct {
+	summary     string
+	compactFrom int
+	dietS       *diet.Session
+	meta        []provider.Message
+	totals      Totals
+}
+
+func (a *Agent) compactState() compactState {
+	return compactState{a.summary, a.compactFrom, a.dietS, a.meta, a.totals}
+}
+
+func (a *Agent) restoreCompact(s compactState) {
+	a.summary, a.compactFrom, a.dietS, a.meta, a.totals = s.summary, s.compactFrom, s.dietS, s.meta, s.totals
+}
