@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
@@ -134,9 +135,12 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}
 	sbx := app.OpenSandbox(g.dataDir, configHome())
 	skills, _ := skill.LoadFor(configHome(), ws)
-	prompt, err := skill.ExpandInput(skills, task)
-	if err != nil {
-		return fail("%v", err)
+	command, isCommand := agent.IsCommand(task)
+	prompt := task
+	if !isCommand {
+		if prompt, err = skill.ExpandInput(skills, task); err != nil {
+			return fail("%v", err)
+		}
 	}
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
@@ -146,6 +150,9 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
+	if isCommand {
+		return runCommandTask(cmd, g, spec, command, f.resume != "")
+	}
 	var mem *agentmem.Memory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
 		spec.Memory = func(id string) server.Memory {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/app"
 )
 
@@ -19,6 +20,9 @@ func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string) 
 	}
 	if f.resume != "" || f.baseURL != "" || f.model != "" || f.apiKeyEnv != "" || f.mode != "" || !f.diet.IsZero() {
 		return fail("kws run in a running session uses the session's model and diet: --resume, --base-url, --model, --api-key-env, --mode and the diet flags need kws run without a server (kws kill-server)")
+	}
+	if c, ok := agent.IsCommand(task); ok {
+		return fail("%s answers for one agent: type it in that agent's pane of the running session (kws run there starts a new agent)", c)
 	}
 	printer := newEventPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), g.json)
 	started := func(agent, session string) {
