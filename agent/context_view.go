@@ -140,16 +140,16 @@ func (v ContextView) Render(width int) string {
 	width = max(width, 40)
 	var b strings.Builder
 	fmt.Fprintf(&b, "next prompt of %s: %s tokens in %d messages", v.Agent, thousands(v.Total), v.Messages)
-	limit := v.Compact
+	limit, of := v.Compact, "of compaction"
 	if limit > 0 {
 		fmt.Fprintf(&b, "\nwindow %s · compacts at %s · diet trigger %s", thousands(v.Window), thousands(v.Compact), thousands(v.Trigger))
 	} else {
 		fmt.Fprintf(&b, "\ndiet trigger %s (window unknown)", thousands(v.Trigger))
-		limit = max(v.Trigger, v.Total)
+		limit, of = max(v.Trigger, 1), "of the trigger"
 	}
-	barW := width - 14
-	pct := 100 * float64(v.Total) / float64(max(limit, 1))
-	fmt.Fprintf(&b, "\n[%s] %5.1f %%", bar(v.Total, limit, barW), pct)
+	barW := width - len(of) - 11
+	pct := 100 * float64(v.Total) / float64(limit)
+	fmt.Fprintf(&b, "\n[%s] %5.1f %% %s", bar(v.Total, limit, barW), pct, of)
 	const label = 20
 	rowBar := width - label - 19
 	for _, p := range v.Parts {

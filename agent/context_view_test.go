@@ -117,3 +117,24 @@ func TestCompactNowShrinksOrSaysSo(t *testing.T) {
 		t.Error("the agent does not go on after an undone compaction")
 	}
 }
+
+// TestContextRenderFits checks that every row of the view fits the width
+// it is drawn for, with and without a known window.
+func TestContextRenderFits(t *testing.T) {
+	v := ContextView{Agent: "agent-12", Total: 123456, Trigger: 24000, Messages: 300,
+		Parts: []ContextPart{{Name: PartExact, Tokens: 120000, Items: 250}, {Name: PartSeenRefs, Tokens: 3456, Items: 49}}}
+	for _, window := range []int{0, 200000} {
+		v.Window, v.Compact = window, window*85/100
+		for _, w := range []int{60, 78, 158} {
+			text := v.Render(w)
+			for _, l := range strings.Split(text, "\n") {
+				if n := len([]rune(l)); n > w {
+					t.Errorf("window %d, width %d: row of %d columns %q", window, w, n, l)
+				}
+			}
+			if window == 0 && !strings.Contains(text, "% of the trigger") || window > 0 && !strings.Contains(text, "% of compaction") {
+				t.Errorf("window %d: the bar's label is wrong:\n%s", window, text)
+			}
+		}
+	}
+}

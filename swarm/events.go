@@ -33,6 +33,9 @@ const (
 	// EvMessage: a message from another agent or the user (From) was
 	// queued as the agent's turn (Text, marked with the sender).
 	EvMessage EventType = "message"
+	// EvCommand: the agent answered the user's /context (Context) or
+	// /compact (Compact) line (Text), without calling its model.
+	EvCommand EventType = "command"
 )
 
 // Event is one thing that happened to an agent.
@@ -46,6 +49,9 @@ type Event struct {
 	Err     string
 	Request *permission.Request
 	Loop    agent.Event
+	// Context and Compact are EvCommand's answer.
+	Context *agent.ContextView
+	Compact *agent.CompactReport
 	// Seq numbers the swarm's events from 1 in the order they were
 	// published; Transcript.Seq says which of them a transcript covers.
 	Seq uint64
