@@ -166,6 +166,7 @@ type Agent struct {
 	pendingSeen []string       // ids paged in by the message being built
 	expanded    map[string]bool
 	requestSeq  int
+	last        *lastPrompt // the latest prompt sent, for the stats tool
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.
@@ -206,7 +207,7 @@ func New(cfg Config) (*Agent, error) {
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
 	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox,
-		ReadRoots: skill.Folders(cfg.Skills)}
+		ReadRoots: skill.Folders(cfg.Skills), Stats: a.statsReport}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
 	}

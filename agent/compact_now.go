@@ -39,7 +39,7 @@ func (a *Agent) Compact() (CompactReport, error) {
 	if err != nil {
 		return CompactReport{}, err
 	}
-	rep := CompactReport{Before: a.view(res).Total, Covered: a.compactFrom}
+	rep := CompactReport{Before: a.view(res, a.meta).Total, Covered: a.compactFrom}
 	rep.After = rep.Before
 	saved := a.compactState()
 	turnStart := a.turnStart
@@ -56,7 +56,7 @@ func (a *Agent) Compact() (CompactReport, error) {
 	}
 	after, err := a.dietS.Build()
 	if err == nil {
-		rep.After = a.view(after).Total
+		rep.After = a.view(after, a.meta).Total
 	}
 	if err == nil && rep.After >= rep.Before {
 		rep.Reason = fmt.Sprintf("a summary would not shrink it (%s → %s tokens)", thousands(rep.Before), thousands(rep.After))

@@ -64,11 +64,12 @@ func (a *Agent) Context() (ContextView, error) {
 	if err != nil {
 		return ContextView{}, err
 	}
-	return a.view(res), nil
+	return a.view(res, a.meta), nil
 }
 
-// view is the view of res, the prompt the diet built.
-func (a *Agent) view(res diet.Result) ContextView {
+// view is the view of res, the prompt the diet built from the transcript
+// messages meta.
+func (a *Agent) view(res diet.Result, meta []provider.Message) ContextView {
 	parts := map[string]*ContextPart{}
 	for _, n := range partOrder {
 		parts[n] = &ContextPart{Name: n}
@@ -79,7 +80,7 @@ func (a *Agent) view(res diet.Result) ContextView {
 	}
 	count := tokens.Default()
 	for i, m := range res.Messages {
-		tok := res.Tokens[i] + callTokens(a.meta[i])
+		tok := res.Tokens[i] + callTokens(meta[i])
 		switch {
 		case i == 0 && m.Role == "system":
 			add(PartSystem, tok)
@@ -87,7 +88,7 @@ func (a *Agent) view(res diet.Result) ContextView {
 			add(PartPinned, tok)
 		case m.Kind == "compaction":
 			add(PartSummary, tok)
-		case m.Content == a.meta[i].Content:
+		case m.Content == meta[i].Content:
 			if j := strings.LastIndex(m.Content, memoryMark); j >= 0 && m.Role == "user" {
 				mem := count.Count(m.Content[j:]).Tokens
 				add(PartMemory, mem)

@@ -270,6 +270,7 @@ func (a *Agent) account(res diet.Result, resp provider.Response, msgs []provider
 	if err := a.cfg.Vault.AppendStats(ev); err != nil {
 		a.emit(Event{Type: EvError, Error: "stats: " + err.Error()})
 	}
+	a.noteSent(res)
 	a.emit(Event{Type: EvDiet, Diet: &ev})
 	usage := resp.Usage
 	a.emit(Event{Type: EvUsage, Usage: &usage})
