@@ -129,6 +129,9 @@ type Stats struct {
 	// Series holds naive and sent tokens per call, oldest first (the last
 	// SeriesLen calls).
 	Series []Point
+	// Tools are the figures per tool, most output first, as the agent
+	// reported them after its latest turn.
+	Tools []agent.ToolStat
 }
 
 // Point is one call's naive and sent prompt tokens.
@@ -145,7 +148,8 @@ func (s Stats) SavedPercent() float64 {
 	return 100 * float64(s.NaiveTokens-s.SentTokens) / float64(s.NaiveTokens)
 }
 
-// Add sums two agents' figures; Series is not summed.
+// Add sums two agents' figures, Tools by tool name; Series is not
+// summed.
 func (s Stats) Add(o Stats) Stats {
 	s.Calls += o.Calls
 	s.NaiveTokens += o.NaiveTokens
@@ -158,6 +162,7 @@ func (s Stats) Add(o Stats) Stats {
 	s.PromptTokens += o.PromptTokens
 	s.CompletionTokens += o.CompletionTokens
 	s.CachedTokens += o.CachedTokens
+	s.Tools = addTools(s.Tools, o.Tools)
 	return s
 }
 

@@ -105,8 +105,15 @@ func (m *member) run(t turn) {
 	}
 	m.s.touch.turnEnded(m.name)
 	cancelled := ctx.Err() != nil // before the turn's own cancel below
+	var tools []agent.ToolStat
+	if ts, ok := t.r.(ToolStatser); ok {
+		tools = ts.ToolStats()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if tools != nil {
+		m.stats.Tools = tools
+	}
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil
