@@ -83,9 +83,6 @@ type Config struct {
 	Model     string
 	Profile   profile.Profile
 	Diet      diet.Params
-	// CompactAt is the share of (window − completion reserve) a dieted
-	// prompt may fill before older turns are summarized; 0 means 0.85.
-	CompactAt float64
 	Vault     Vault
 	Recorder  Recorder
 	Policy    *permission.Policy
@@ -126,6 +123,12 @@ type Config struct {
 	Notices func() []string
 	// Board, when set, makes the todo tool the swarm's shared task board.
 	Board tools.Board
+	// CompactAt is the share of (window − completion reserve) a dieted
+	// prompt may fill before older turns are summarized; 0 means 0.85.
+	CompactAt float64
+	// CompactGist, when set, adds its gist of the covered turns to each
+	// compaction's extractive summary (compact_model = "sidecar").
+	CompactGist Summarizer
 }
 
 // Totals are the agent's running counters for the run record.

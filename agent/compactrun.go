@@ -43,7 +43,7 @@ func (a *Agent) summarizeTo(end int) error {
 	if err != nil {
 		return err
 	}
-	a.summary = summarize(a.history[:end], ids, a.changed, a.openTodos())
+	a.summary = a.withGist(summarize(a.history[:end], ids, a.changed, a.openTodos()), end)
 	a.compactFrom = end
 	if err := a.rebuildDiet(); err != nil {
 		return err

@@ -138,3 +138,38 @@ func TestContextRenderFits(t *testing.T) {
 		}
 	}
 }
+
+// gistWriter is a compaction model that answers with gist, or fails.
+type gistWriter struct {
+	gist string
+	err  error
+	got  string
+}
+
+func (g *gistWriter) Summarize(_ context.Context, kind, text string) (string, error) {
+	g.got = kind + ": " + text
+	return g.gist, g.err
+}
+
+// TestCompactionGist checks compact_model = "sidecar": the compaction
+// model is given the covered conversation and its gist joins the
+// extractive summary as a hint; when it fails, the extractive summary
+// stands alone.
+func TestCompactionGist(t *testing.T) {
+	g := &gistWriter{gist: "The user had four files read; nothing failed."}
+	r := newRig(t, func(c *Config) { c.CompactGist = g })
+	readFiles(r, 4)
+	if rep, err := r.a.Compact(); err != nil || !rep.Compacted {
+		t.Fatalf("compact: %+v %v", rep, err)
+	}
+	if !strings.Contains(r.a.summary, "Gist (written by the compaction model; a hint, not evidence):\nThe user had four files read; nothing failed.\n</compaction>") ||
+		!strings.HasPrefix(g.got, "conversation: user: read f0.txt") {
+		t.Errorf("summary %q; the model got %q", r.a.summary, g.got)
+	}
+	failing := &gistWriter{err: context.DeadlineExceeded}
+	r = newRig(t, func(c *Config) { c.CompactGist = failing })
+	readFiles(r, 4)
+	if rep, err := r.a.Compact(); err != nil || !rep.Compacted || strings.Contains(r.a.summary, "Gist") {
+		t.Errorf("with a failing model: %+v %v, summary %q", rep, err, r.a.summary)
+	}
+}

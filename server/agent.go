@@ -74,6 +74,9 @@ type AgentSpec struct {
 	HideEnv []string
 	Router  agent.Router
 	Critic  agent.Critic
+	// Summarizer writes the gist a compaction adds when the diet settings
+	// say compact_model = "sidecar" (the sidecar, as Router and Critic).
+	Summarizer agent.Summarizer
 	// History is a resumed transcript.
 	History []provider.Message
 	OnEvent func(agent.Event)
@@ -110,6 +113,9 @@ func Build(spec AgentSpec) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dietCfg.CompactModel == config.CompactSidecar && spec.Summarizer == nil {
+		return nil, errors.New("diet.compact_model = \"sidecar\", but this agent has no sidecar to write the gist")
+	}
 	dir := spec.Dir
 	if dir == "" {
 		dir = spec.Workspace
@@ -139,6 +145,9 @@ func Build(spec AgentSpec) (*Agent, error) {
 	}
 	if dietCfg.CompactAt != nil {
 		cfg.CompactAt = *dietCfg.CompactAt
+	}
+	if dietCfg.CompactModel == config.CompactSidecar {
+		cfg.CompactGist = spec.Summarizer
 	}
 	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy}
 	if a.Agent, err = agent.New(cfg); err == nil {

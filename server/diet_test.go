@@ -39,3 +39,14 @@ func TestDietSettingsPrecedence(t *testing.T) {
 		t.Errorf("a bad session setting: err = %v", err)
 	}
 }
+
+// TestSidecarCompactionNeedsASidecar checks that compact_model = "sidecar"
+// is refused, before any session is made, for an agent without one.
+func TestSidecarCompactionNeedsASidecar(t *testing.T) {
+	data := t.TempDir()
+	_, err := Build(AgentSpec{Name: "agent", DataDir: data, Workspace: t.TempDir(), Params: diet.Defaults(),
+		Config: config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Diet: config.Diet{CompactModel: config.CompactSidecar}}})
+	if err == nil || !strings.Contains(err.Error(), "no sidecar") {
+		t.Fatalf("Build = %v", err)
+	}
+}

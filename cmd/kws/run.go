@@ -149,7 +149,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	defer app.CloseEngine(engine)
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
-		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
+		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
 	if isCommand {
 		return runCommandTask(cmd, g, spec, command, f.resume != "")
 	}
