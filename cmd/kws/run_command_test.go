@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/agent/session"
@@ -68,5 +69,37 @@ func TestRunContextAndCompact(t *testing.T) {
 	}
 	if s := onlySession(t, data); s.Status != "done" {
 		t.Errorf("the session's status is %q after the commands, want done", s.Status)
+	}
+}
+
+// TestRunDietFlags checks that kws run's diet flags are checked as
+// config.toml's keys are, before anything runs, and that a valid one
+// reaches the session's recorded diet parameters.
+func TestRunDietFlags(t *testing.T) {
+	runEnv(t)
+	srv := providertest.New(t, providertest.TextStep("ok"))
+	data, ws := t.TempDir(), t.TempDir()
+	base := []string{"run", "--base-url", srv.URL(), "--model", "m", "--workspace", ws}
+	for flag, want := range map[string]string{"--recent=-1": "diet.recent = -1", "--compact-at=2": "diet.compact_at = 2",
+		"--compact-model=gpt": `diet.compact_model = "gpt"`} {
+		if _, err := run(t, data, nil, append(base, flag, "hi")...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", flag, err, want)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("a refused flag let the run call the model")
+	}
+	if out, err := run(t, data, nil, append(base, "--trigger-tokens", "1234", "--recent", "3", "hi")...); err != nil {
+		t.Fatalf("%q %v", out, err)
+	}
+	s, _, err := session.Open(data, onlySession(t, data).ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw, _ := json.Marshal(s.Run().Params)
+	var p diet.Params
+	if err := json.Unmarshal(raw, &p); err != nil || p.TriggerTokens != 1234 || p.Recent != 3 || p.MinBlockChars != 420 {
+		t.Errorf("recorded params %+v; want the flags' trigger 1234 and recent 3 over the preset", p)
 	}
 }
