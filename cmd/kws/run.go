@@ -33,7 +33,7 @@ import (
 type runFlags struct {
 	baseURL, model, apiKeyEnv, workspace, resume, mode string
 	yes                                                bool
-	// diet holds the --trigger-tokens, --recent, --min-block, --compact-at
+	// diet holds the --trigger-tokens, --recent, --min-block-chars, --compact-at
 	// and --compact-model flags that were given.
 	diet config.Diet
 }

@@ -13,7 +13,7 @@ func dietFlags(cmd *cobra.Command, d *config.Diet) {
 	fl := cmd.Flags()
 	trigger := fl.Int("trigger-tokens", 0, "diet: prompt tokens below which everything is sent exact")
 	recent := fl.Int("recent", 0, "diet: newest messages always sent exact")
-	minBlock := fl.Int("min-block", 0, "diet: smallest message (chars) moved to the vault")
+	minBlock := fl.Int("min-block-chars", 0, "diet: smallest message (chars) moved to the vault")
 	compactAt := fl.Float64("compact-at", 0, "share of (window - completion reserve) that triggers compaction, e.g. 0.85")
 	fl.StringVar(&d.CompactModel, "compact-model", "", "who writes the compaction summary: extractive or sidecar")
 	prev := cmd.PreRunE
@@ -25,7 +25,7 @@ func dietFlags(cmd *cobra.Command, d *config.Diet) {
 		if set("recent") {
 			d.Recent = recent
 		}
-		if set("min-block") {
+		if set("min-block-chars") {
 			d.MinBlockChars = minBlock
 		}
 		if set("compact-at") {
