@@ -41,20 +41,13 @@ func (a *Agent) Compact() (CompactReport, error) {
 	}
 	rep := CompactReport{Before: a.view(res, a.meta).Total, Covered: a.compactFrom}
 	rep.After = rep.Before
-	saved := a.compactState()
-	turnStart := a.turnStart
-	a.turnStart = len(a.history)
-	defer func() { a.turnStart = turnStart }()
-	end := a.compactEnd()
+	end := a.manualCompactEnd()
 	if end <= a.compactFrom {
 		rep.Reason = fmt.Sprintf("nothing old enough to summarize (the newest %d messages stay whole)", compactKeep)
 		return rep, nil
 	}
-	if err := a.summarizeTo(end); err != nil {
-		a.restoreCompact(saved)
-		return CompactReport{}, err
-	}
-	after, err := a.dietS.Build()
+	undo := a.saveManualCompact()
+	after, err := a.summarizeBefore(end)
 	if err == nil {
 		rep.After = a.view(after, a.meta).Total
 	}
@@ -63,27 +56,56 @@ func (a *Agent) Compact() (CompactReport, error) {
 		rep.After = rep.Before
 	}
 	if err != nil || rep.Reason != "" {
-		a.restoreCompact(saved)
+		a.undoManualCompact(undo)
 		return rep, err
 	}
+	a.totals.Compactions++
 	rep.Covered, rep.Compacted = a.compactFrom, true
-	a.compacted(CompactionInfo{Reason: "manual", BeforeTokens: res.Event.SentTokens}, after)
+	info := CompactionInfo{Reason: "manual", Covered: a.compactFrom, SummaryChars: len(a.summary),
+		BeforeTokens: res.Event.SentTokens, AfterTokens: after.Event.SentTokens}
+	a.emit(Event{Type: EvCompaction, Compaction: &info})
+	a.event("compaction", info)
 	return rep, nil
 }
 
-// compactState is what a compaction changes, kept to undo one.
-type compactState struct {
+// manualCompactEnd is where a summary made between turns ends: before
+// the newest compactKeep messages, never between a tool call and its
+// results.
+func (a *Agent) manualCompactEnd() int {
+	end := len(a.history) - compactKeep
+	for end > 0 && end < len(a.history) && a.history[end].Role == "tool" {
+		end--
+	}
+	return end
+}
+
+// summarizeBefore replaces the history before end by its summary (the
+// bulky messages kept exactly in the vault) and returns the new prompt.
+func (a *Agent) summarizeBefore(end int) (diet.Result, error) {
+	ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
+	if err != nil {
+		return diet.Result{}, err
+	}
+	a.summary = a.withGist(summarize(a.history[:end], ids, a.changed, a.openTodos()), end)
+	a.compactFrom = end
+	if err := a.rebuildDiet(); err != nil {
+		return diet.Result{}, err
+	}
+	return a.dietS.Build()
+}
+
+// manualUndo is what Compact changes, kept to undo it.
+type manualUndo struct {
 	summary     string
 	compactFrom int
 	dietS       *diet.Session
 	meta        []provider.Message
-	totals      Totals
 }
 
-func (a *Agent) compactState() compactState {
-	return compactState{a.summary, a.compactFrom, a.dietS, a.meta, a.totals}
+func (a *Agent) saveManualCompact() manualUndo {
+	return manualUndo{a.summary, a.compactFrom, a.dietS, a.meta}
 }
 
-func (a *Agent) restoreCompact(s compactState) {
-	a.summary, a.compactFrom, a.dietS, a.meta, a.totals = s.summary, s.compactFrom, s.dietS, s.meta, s.totals
+func (a *Agent) undoManualCompact(u manualUndo) {
+	a.summary, a.compactFrom, a.dietS, a.meta = u.summary, u.compactFrom, u.dietS, u.meta
 }

@@ -9,23 +9,6 @@ import (
 // and never cuts into the current user turn; when even that does not fit,
 // the overflow is recorded with its size.
 func (a *Agent) compact(reason string, before int) (diet.Result, error) {
-	if end := a.compactEnd(); end > a.compactFrom {
-		if err := a.summarizeTo(end); err != nil {
-			return diet.Result{}, err
-		}
-	}
-	res, err := a.dietS.Build()
-	if err != nil {
-		return diet.Result{}, err
-	}
-	a.compacted(CompactionInfo{Reason: reason, BeforeTokens: before}, res)
-	return res, nil
-}
-
-// compactEnd is where a compaction's summary ends: before the newest
-// compactKeep messages and the current user turn, never between a tool
-// call and its result.
-func (a *Agent) compactEnd() int {
 	end := len(a.history) - compactKeep
 	if end > a.turnStart {
 		end = a.turnStart
@@ -33,28 +16,23 @@ func (a *Agent) compactEnd() int {
 	for end > 0 && end < len(a.history) && a.history[end].Role == "tool" {
 		end--
 	}
-	return end
-}
-
-// summarizeTo replaces the history before end by its summary and
-// rebuilds the diet.
-func (a *Agent) summarizeTo(end int) error {
-	ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
+	info := CompactionInfo{Reason: reason, BeforeTokens: before}
+	if end > a.compactFrom {
+		ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
+		if err != nil {
+			return diet.Result{}, err
+		}
+		a.summary = a.withGist(summarize(a.history[:end], ids, a.changed, a.openTodos()), end)
+		a.compactFrom = end
+		if err := a.rebuildDiet(); err != nil {
+			return diet.Result{}, err
+		}
+		a.totals.Compactions++
+	}
+	res, err := a.dietS.Build()
 	if err != nil {
-		return err
+		return diet.Result{}, err
 	}
-	a.summary = a.withGist(summarize(a.history[:end], ids, a.changed, a.openTodos()), end)
-	a.compactFrom = end
-	if err := a.rebuildDiet(); err != nil {
-		return err
-	}
-	a.totals.Compactions++
-	return nil
-}
-
-// compacted completes info from res, the prompt after a compaction, and
-// publishes and records it.
-func (a *Agent) compacted(info CompactionInfo, res diet.Result) {
 	info.Covered = a.compactFrom
 	info.SummaryChars = len(a.summary)
 	info.AfterTokens = res.Event.SentTokens
@@ -63,6 +41,7 @@ func (a *Agent) compacted(info CompactionInfo, res diet.Result) {
 	}
 	a.emit(Event{Type: EvCompaction, Compaction: &info})
 	a.event("compaction", info)
+	return res, nil
 }
 
 func (a *Agent) openTodos() []string {
