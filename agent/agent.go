@@ -160,6 +160,7 @@ type Agent struct {
 	summary     string
 	changed     []string
 	totals      Totals
+	last        *sentPrompt // the latest prompt sent, for the stats tool
 
 	turnStart   int
 	faults      int
@@ -169,7 +170,6 @@ type Agent struct {
 	pendingSeen []string       // ids paged in by the message being built
 	expanded    map[string]bool
 	requestSeq  int
-	last        *lastPrompt // the latest prompt sent, for the stats tool
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.

@@ -22,9 +22,9 @@ type ToolStat struct {
 	SavedTokens int `json:"saved_tokens"`
 }
 
-// lastPrompt is the latest prompt sent: the diet's result and the
+// sentPrompt is the latest prompt sent: the diet's result and the
 // transcript messages it was built from.
-type lastPrompt struct {
+type sentPrompt struct {
 	res  diet.Result
 	meta []provider.Message
 }
@@ -32,7 +32,7 @@ type lastPrompt struct {
 // noteSent keeps res, the prompt just sent, for ToolStats and the stats
 // tool.
 func (a *Agent) noteSent(res diet.Result) {
-	a.last = &lastPrompt{res: res, meta: a.meta[:len(res.Messages):len(res.Messages)]}
+	a.last = &sentPrompt{res: res, meta: a.meta[:len(res.Messages):len(res.Messages)]}
 }
 
 // ToolStats returns each tool's figures, most output first.

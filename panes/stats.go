@@ -162,7 +162,7 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 	if len(hidden) > 0 {
 		out = append(out, []statsSpan{{"hidden at this width: " + strings.Join(hidden, ", "), base}})
 	}
-	out = append(out, p.toolLines(total.Tools)...)
+	out = append(out, p.toolLines(sumTools(p.infos))...)
 	out = append(out, nil, []statsSpan{{"per call: naive vs sent tokens, newest right, scaled per agent", th.Title.TCell()}})
 	labelW := nameW + len(" naive ")
 	for _, in := range p.infos {

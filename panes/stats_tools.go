@@ -1,16 +1,45 @@
 package panes
 
 import (
+	"sort"
 	"strconv"
 
 	"github.com/mattn/go-runewidth"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
 )
 
 // statsToolHeads are the per-tool table's figure columns.
 var statsToolHeads = []string{"calls", "output", "saved"}
+
+// sumTools sums every agent's per-tool figures by tool name, most output
+// first.
+func sumTools(infos []swarm.Info) []agent.ToolStat {
+	by := map[string]agent.ToolStat{}
+	for _, in := range infos {
+		for _, st := range in.Stats.Tools {
+			cur := by[st.Name]
+			cur.Name = st.Name
+			cur.Calls += st.Calls
+			cur.OutputTokens += st.OutputTokens
+			cur.SavedTokens += st.SavedTokens
+			by[st.Name] = cur
+		}
+	}
+	out := make([]agent.ToolStat, 0, len(by))
+	for _, st := range by {
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].OutputTokens != out[j].OutputTokens {
+			return out[i].OutputTokens > out[j].OutputTokens
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
 
 // toolLines lays out the per-tool table of every agent's tools: calls,
 // output tokens and the tokens the diet saved on their results. It is

@@ -130,7 +130,8 @@ type Stats struct {
 	// SeriesLen calls).
 	Series []Point
 	// Tools are the figures per tool, most output first, as the agent
-	// reported them after its latest turn.
+	// reported them after its latest turn; Add leaves them out (the stats
+	// pane sums them by tool).
 	Tools []agent.ToolStat
 }
 
@@ -148,8 +149,7 @@ func (s Stats) SavedPercent() float64 {
 	return 100 * float64(s.NaiveTokens-s.SentTokens) / float64(s.NaiveTokens)
 }
 
-// Add sums two agents' figures, Tools by tool name; Series is not
-// summed.
+// Add sums two agents' figures; Series is not summed.
 func (s Stats) Add(o Stats) Stats {
 	s.Calls += o.Calls
 	s.NaiveTokens += o.NaiveTokens
@@ -162,7 +162,6 @@ func (s Stats) Add(o Stats) Stats {
 	s.PromptTokens += o.PromptTokens
 	s.CompletionTokens += o.CompletionTokens
 	s.CachedTokens += o.CachedTokens
-	s.Tools = addTools(s.Tools, o.Tools)
 	return s
 }
 
