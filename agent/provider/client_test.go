@@ -84,7 +84,7 @@ func TestChatStreamsTextAndUsage(t *testing.T) {
 	}
 	want := provider.Response{
 		Content:      answer,
-		Usage:        provider.Usage{PromptTokens: 120, CompletionTokens: 17, CachedTokens: 64},
+		Usage:        provider.Usage{PromptTokens: 120, CompletionTokens: 17, CachedTokens: 64, CacheReported: true},
 		FinishReason: "stop",
 		Attempts:     1,
 	}
