@@ -2,46 +2,95 @@ package agent
 
 import (
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/provider"
 )
 
-// compact replaces older turns by an extractive summary rebuilt from the
-// raw transcript and returns the new prompt. It keeps the newest messages
-// and never cuts into the current user turn; when even that does not fit,
-// the overflow is recorded with its size.
-func (a *Agent) compact(reason string, before int) (diet.Result, error) {
-	end := len(a.history) - compactKeep
-	if end > a.turnStart {
-		end = a.turnStart
+// compact replaces older messages by an extractive summary rebuilt from
+// the raw transcript and returns the new request. It keeps the newest
+// messages and the current user turn whole (the summary may cover steps
+// of the turn after it), and it must shrink the request or not run: a
+// summary that would not make the request smaller is dropped, and the
+// same messages are not tried again. When even the kept messages do not
+// fit, the overflow is recorded with its size.
+func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
+	info := CompactionInfo{Reason: reason, BeforeTokens: before.sent}
+	end := a.compactEnd()
+	if end <= a.compactFrom || end <= a.compactTried {
+		a.skipCompaction(info, before)
+		return before, nil
 	}
-	for end > 0 && end < len(a.history) && a.history[end].Role == "tool" {
-		end--
-	}
-	info := CompactionInfo{Reason: reason, BeforeTokens: before}
-	if end > a.compactFrom {
-		ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
-		if err != nil {
-			return diet.Result{}, err
-		}
-		a.summary = summarize(a.history[:end], ids, a.changed, a.openTodos())
-		a.compactFrom = end
-		if err := a.rebuildDiet(); err != nil {
-			return diet.Result{}, err
-		}
-		a.totals.Compactions++
-	}
-	res, err := a.dietS.Build()
+	saved := compactState{a.summary, a.compactFrom, a.dietS, a.meta, a.wire}
+	ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
 	if err != nil {
-		return diet.Result{}, err
+		return wirePrompt{}, err
 	}
+	a.summary = summarize(a.history[:end], ids, a.changed, a.openTodos())
+	a.compactFrom = end
+	if err := a.rebuildDiet(); err != nil {
+		a.restore(saved)
+		return wirePrompt{}, err
+	}
+	after, err := a.build()
+	if err != nil {
+		a.restore(saved)
+		return wirePrompt{}, err
+	}
+	if after.sent >= before.sent {
+		a.restore(saved)
+		a.compactTried = end
+		info.AfterTokens = after.sent
+		a.skipCompaction(info, before)
+		return before, nil
+	}
+	a.totals.Compactions++
+	a.lastPrompt = 0
+	a.seenIDs = map[string]int{}
 	info.Covered = a.compactFrom
 	info.SummaryChars = len(a.summary)
-	info.AfterTokens = res.Event.SentTokens
+	info.AfterTokens = after.sent
 	if b := a.budget(); b > 0 && info.AfterTokens > b {
 		info.Overflow = info.AfterTokens - b
 	}
 	a.emit(Event{Type: EvCompaction, Compaction: &info})
 	a.event("compaction", info)
-	return res, nil
+	return after, nil
+}
+
+// compactState is what a compaction changes, to undo one that fails or
+// would not shrink the request.
+type compactState struct {
+	summary     string
+	compactFrom int
+	dietS       *diet.Session
+	meta        []provider.Message
+	wire        []wireInfo
+}
+
+func (a *Agent) restore(s compactState) {
+	a.summary, a.compactFrom, a.dietS, a.meta, a.wire = s.summary, s.compactFrom, s.dietS, s.meta, s.wire
+}
+
+// compactEnd is where a summary made now would end: before the newest
+// compactKeep messages, never between a tool call and its results.
+func (a *Agent) compactEnd() int {
+	end := len(a.history) - compactKeep
+	for end > 0 && end < len(a.history) && a.history[end].Role == "tool" {
+		end--
+	}
+	return end
+}
+
+// skipCompaction records in the session a compaction that did not run,
+// because nothing new could be summarized or the summary would not shrink
+// the request, with the overflow when the request stays over budget. It
+// publishes no event: nothing was compacted.
+func (a *Agent) skipCompaction(info CompactionInfo, before wirePrompt) {
+	info.Skipped = true
+	info.Covered = a.compactFrom
+	if b := a.budget(); b > 0 && before.sent > b {
+		info.Overflow = before.sent - b
+	}
+	a.event("compaction", info)
 }
 
 func (a *Agent) openTodos() []string {

@@ -217,68 +217,93 @@ func (a *Agent) budget() int {
 	return int(compactShare * float64(w))
 }
 
-// call builds the prompt (compacting first when it is over budget), calls
-// the model, and on a context-overflow error compacts and retries once.
+// usageOver reports whether the provider's prompt tokens on the last call
+// passed usageShare of (window − completion reserve): its tokenizer is the
+// authority, and it may count more than ours.
+func (a *Agent) usageOver() bool {
+	w := a.cfg.Profile.ContextWindow - a.cfg.Profile.CompletionReserve
+	return w > 0 && float64(a.lastPrompt) > usageShare*float64(w)
+}
+
+// call builds the prompt (compacting first when it is over budget, by our
+// count or by the provider's on the last call), calls the model, and on a
+// context-overflow error compacts and retries once.
 func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error) {
-	res, err := a.dietS.Build()
+	a.directTurn = direct
+	w, err := a.build()
 	if err != nil {
 		return provider.Response{}, err
 	}
-	if b := a.budget(); b > 0 && res.Event.SentTokens > b {
-		if res, err = a.compact("proactive", res.Event.SentTokens); err != nil {
-			return provider.Response{}, err
-		}
+	if b := a.budget(); b > 0 && w.sent > b {
+		w, err = a.compact("proactive", w)
+	} else if a.usageOver() {
+		w, err = a.compact("usage", w)
 	}
-	resp, msgs, specs, err := a.send(ctx, res, direct)
+	if err != nil {
+		return provider.Response{}, err
+	}
+	resp, err := a.send(ctx, w)
 	if errors.Is(err, provider.ErrContextOverflow) {
-		if res, err = a.compact("overflow", res.Event.SentTokens); err != nil {
+		if w, err = a.compact("overflow", w); err != nil {
 			return provider.Response{}, err
 		}
-		resp, msgs, specs, err = a.send(ctx, res, direct)
+		resp, err = a.send(ctx, w)
 	}
 	if err != nil {
 		return provider.Response{}, err
 	}
-	a.account(res, resp, msgs, specs)
+	a.account(w, resp)
 	return resp, nil
 }
 
-func (a *Agent) send(ctx context.Context, res diet.Result, direct bool) (provider.Response, []provider.Message, []provider.ToolSpec, error) {
-	msgs := make([]provider.Message, len(res.Messages))
-	for i, dm := range res.Messages {
-		msgs[i] = a.meta[i]
-		msgs[i].Content = dm.Content
+// build diets the history into the next request, telling the diet first
+// what the request sends besides the contents, so its trigger sees all.
+func (a *Agent) build() (wirePrompt, error) {
+	specs := a.toolSpecs(a.directTurn)
+	a.dietS.SetExtraTokens(a.extraTokens(specs))
+	res, err := a.dietS.Build()
+	if err != nil {
+		return wirePrompt{}, err
 	}
-	specs := a.toolSpecs(direct)
-	req := provider.Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.Profile.CompletionReserve}
-	resp, err := a.cfg.Client.Chat(ctx, req, func(d provider.Delta) {
-		a.emit(Event{Type: EvTextDelta, Text: d.Text, Restart: d.Restart})
-	})
-	return resp, msgs, specs, err
+	return a.wirePrompt(res, specs)
 }
 
-// account records one call: diet stats, provider usage and what was sent.
-func (a *Agent) account(res diet.Result, resp provider.Response, msgs []provider.Message, specs []provider.ToolSpec) {
-	ev := res.Event
+func (a *Agent) send(ctx context.Context, w wirePrompt) (provider.Response, error) {
+	req := provider.Request{Model: a.cfg.Model, Messages: w.msgs, Tools: w.specs, MaxTokens: a.cfg.Profile.CompletionReserve}
+	return a.cfg.Client.Chat(ctx, req, func(d provider.Delta) {
+		a.emit(Event{Type: EvTextDelta, Text: d.Text, Restart: d.Restart})
+	})
+}
+
+// account records one call: diet stats with what went on the wire,
+// provider usage, the call's cache-weighted cost and what was sent.
+func (a *Agent) account(w wirePrompt, resp provider.Response) {
+	ev := w.res.Event
 	ev.PageFaults = a.faults
+	ev.NaiveTokens, ev.SentTokens = w.naive, w.sent
+	ev.SavedTokens = ev.NaiveTokens - ev.SentTokens
+	ev.CachedPrefixTokens = a.sharedPrefix(w)
+	cost := a.callCost(w, resp.Usage)
+	a.prev, a.lastPrompt = &w, resp.Usage.PromptTokens
 	a.totals.Calls++
 	a.totals.NaiveTokens += ev.NaiveTokens
 	a.totals.SentTokens += ev.SentTokens
 	a.totals.PromptTokens += resp.Usage.PromptTokens
 	a.totals.CompletionTokens += resp.Usage.CompletionTokens
 	a.totals.CachedTokens += resp.Usage.CachedTokens
+	a.totals.Cost = a.totals.Cost.Add(cost)
 	if err := a.cfg.Vault.AppendStats(ev); err != nil {
 		a.emit(Event{Type: EvError, Error: "stats: " + err.Error()})
 	}
 	a.emit(Event{Type: EvDiet, Diet: &ev})
 	usage := resp.Usage
-	a.emit(Event{Type: EvUsage, Usage: &usage})
+	a.emit(Event{Type: EvUsage, Usage: &usage, Cost: &cost})
 	if a.cfg.Recorder != nil {
-		names := make([]string, len(specs))
-		for i, s := range specs {
+		names := make([]string, len(w.specs))
+		for i, s := range w.specs {
 			names[i] = s.Name
 		}
-		if err := a.cfg.Recorder.RecordCall(msgs, names, resp.Usage, resp.Attempts); err != nil {
+		if err := a.cfg.Recorder.RecordCall(w.msgs, names, resp.Usage, resp.Attempts); err != nil {
 			a.emit(Event{Type: EvError, Error: "session: " + err.Error()})
 		}
 	}

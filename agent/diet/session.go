@@ -113,6 +113,7 @@ type Session struct {
 	calls                 int
 	turns                 int
 	decoderTok            int
+	extraTok              int // sent besides the contents; see SetExtraTokens
 }
 
 // NewSession starts a diet for one conversation. agent and session label
@@ -314,7 +315,7 @@ func seq(a, b int) []int {
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
 func (s *Session) promptTokens() int {
-	n := s.sentTok + PromptOverheadTokens
+	n := s.sentTok + PromptOverheadTokens + s.extraTok
 	if s.nonExact > 0 {
 		n += s.decoderTok
 	}
