@@ -58,11 +58,11 @@ func weighted(prompt, cached int) float64 {
 
 // callCost prices call w, whose answer reported usage u. The provider's
 // prompt and cached tokens are used where it gives them; the cached prefix
-// is otherwise the tokens of the tool schemas and leading messages that
-// equal the previous call's. Naive resend's figures are scaled to the
-// provider's tokens when it reports them, so both sides count alike.
-func (a *Agent) callCost(w wirePrompt, u provider.Usage) Cost {
-	c := Cost{Calls: 1, PromptTokens: w.sent, CachedTokens: a.sharedPrefix(w)}
+// is otherwise prefix, the tokens w shares with the previous call from its
+// start. Naive resend's figures are scaled to the provider's tokens when it
+// reports them, so both sides count alike.
+func (a *Agent) callCost(w wirePrompt, u provider.Usage, prefix int) Cost {
+	c := Cost{Calls: 1, PromptTokens: w.sent, CachedTokens: prefix}
 	scale := 1.0
 	if u.PromptTokens > 0 && w.sent > 0 {
 		scale = float64(u.PromptTokens) / float64(w.sent)

@@ -82,8 +82,8 @@ func TestLongScriptedSession(t *testing.T) {
 	}
 	reduction := 100 * float64(tot.NaiveTokens-tot.SentTokens) / float64(tot.NaiveTokens)
 	reuse := 100 * float64(prefix) / float64(all)
-	t.Logf("200 calls: naive %d tokens, sent %d (%.1f%% saved); prompt prefix reuse %.1f%%; %d compactions, %d page faults",
-		tot.NaiveTokens, tot.SentTokens, reduction, reuse, tot.Compactions, tot.PageFaults)
+	t.Logf("200 calls: naive %d tokens, sent %d (%.1f%% saved); prompt prefix reuse %.1f%%; cache-weighted cost %.1f%% of naive resend; %d compactions, %d page faults",
+		tot.NaiveTokens, tot.SentTokens, reduction, reuse, tot.Cost.Percent(), tot.Compactions, tot.PageFaults)
 	if reduction < 50 || reuse < 70 {
 		t.Fatalf("saved %.1f%% (want >= 50), prefix reuse %.1f%% (want >= 70)", reduction, reuse)
 	}

@@ -283,7 +283,7 @@ func (a *Agent) account(w wirePrompt, resp provider.Response) {
 	ev.NaiveTokens, ev.SentTokens = w.naive, w.sent
 	ev.SavedTokens = ev.NaiveTokens - ev.SentTokens
 	ev.CachedPrefixTokens = a.sharedPrefix(w)
-	cost := a.callCost(w, resp.Usage)
+	cost := a.callCost(w, resp.Usage, ev.CachedPrefixTokens)
 	a.prev, a.lastPrompt = &w, resp.Usage.PromptTokens
 	a.totals.Calls++
 	a.totals.NaiveTokens += ev.NaiveTokens

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -109,7 +108,7 @@ func rawTokens(m provider.Message) int {
 }
 
 // specsTokens counts the tool schemas as sent: name, description and the
-// compacted JSON parameters of each.
+// JSON parameters of each.
 func (a *Agent) specsTokens(specs []provider.ToolSpec) int {
 	names := make([]string, len(specs))
 	for i, s := range specs {
@@ -122,12 +121,13 @@ func (a *Agent) specsTokens(specs []provider.ToolSpec) int {
 	tc := tokens.Default()
 	n := 0
 	for _, s := range specs {
-		var params bytes.Buffer
-		if json.Compact(&params, s.Parameters) != nil {
-			params.Reset()
-			params.Write(s.Parameters)
+		// Parameters go as the JSON encoder writes them: compacted, with
+		// <, > and & escaped.
+		params, err := json.Marshal(s.Parameters)
+		if err != nil {
+			params = s.Parameters
 		}
-		n += tc.Count(s.Name).Tokens + tc.Count(s.Description).Tokens + tc.Count(params.String()).Tokens + specOverheadTokens
+		n += tc.Count(s.Name).Tokens + tc.Count(s.Description).Tokens + tc.Count(string(params)).Tokens + specOverheadTokens
 	}
 	a.specTok[key] = n
 	return n
