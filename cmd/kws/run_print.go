@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
@@ -25,6 +26,7 @@ type eventPrinter struct {
 	json    bool
 	newline bool
 	text    termsafe.Stream // the answer text, whose escapes may be cut between deltas
+	cost    agent.Cost      // summed over the run's calls
 }
 
 func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
@@ -34,6 +36,9 @@ func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
 func (p *eventPrinter) print(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == agent.EvUsage && e.Cost != nil {
+		p.cost = p.cost.Add(*e.Cost)
+	}
 	if p.json {
 		_ = json.NewEncoder(p.out).Encode(e)
 		return
@@ -80,13 +85,27 @@ type sessionLine struct {
 	Status  string `json:"status"` // done, error or interrupted
 }
 
-// finish ends a run of session id that ended with status: a last JSON
-// line with --json, else the session id on the log.
+// costLine, before the session line of kws run --json when the run made
+// calls, is the run's cache-weighted input cost against naive resend.
+type costLine struct {
+	Type string `json:"type"` // always "cost"
+	agent.Cost
+	// Percent is the weighted cost as a share of naive resend's.
+	Percent float64 `json:"percent_of_naive"`
+}
+
+// finish ends a run of session id that ended with status: with --json
+// the run's cost line, if it made calls, and a last line naming the
+// session; else the session id on the log.
 func (p *eventPrinter) finish(id, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.json {
-		_ = json.NewEncoder(p.out).Encode(sessionLine{Type: "session", Session: id, Status: status})
+		enc := json.NewEncoder(p.out)
+		if p.cost.Calls > 0 {
+			_ = enc.Encode(costLine{Type: "cost", Cost: p.cost, Percent: math.Round(10*p.cost.Percent()) / 10})
+		}
+		_ = enc.Encode(sessionLine{Type: "session", Session: id, Status: status})
 		return
 	}
 	p.endLine()
