@@ -168,15 +168,15 @@ type Agent struct {
 
 	// What goes on the wire besides the diet's contents (wire.go), and
 	// the figures of the last call (cost.go).
-	wire         []wireInfo // per diet message, as a.meta
-	argRefs      map[[32]byte]argsRef
-	specTok      map[string]int
-	naiveTok     int // the raw transcript, system prompt and pinned text sent whole
-	directTurn   bool
-	prev         *wirePrompt
-	prevNaive    float64
-	lastPrompt   int // the provider's prompt tokens on the last call
-	compactTried int // the end of the last compaction that would not shrink
+	wire        []wireInfo // per diet message, as a.meta
+	argRefs     map[[32]byte]argsRef
+	specTok     map[string]int
+	naiveTok    int // the raw transcript, system prompt and pinned text sent whole
+	directTurn  bool
+	prev        *wirePrompt
+	prevNaive   float64
+	lastPrompt  int // the provider's prompt tokens on the last call
+	compactGate int // no proactive compaction before the summary can end here
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.

@@ -9,14 +9,22 @@ import (
 // the raw transcript and returns the new request. It keeps the newest
 // messages and the current user turn whole (the summary may cover steps
 // of the turn after it), and it must shrink the request or not run: a
-// summary that would not make the request smaller is dropped, and the
-// same messages are not tried again. When even the kept messages do not
-// fit, the overflow is recorded with its size.
+// summary that would not make the request smaller is dropped. When even
+// the kept messages do not fit, the overflow is recorded with its size.
+// After either, until compactKeep more messages can join the summary,
+// only a request over the window or a provider's overflow error compacts
+// again: each compaction breaks the prompt cache, so one that gains a few
+// tokens on every call costs more than it saves.
 func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 	info := CompactionInfo{Reason: reason, BeforeTokens: before.sent}
 	end := a.compactEnd()
-	if end <= a.compactFrom || end <= a.compactTried {
-		a.skipCompaction(info, before)
+	// Until compactKeep more messages can join the summary, only a
+	// request that would not fit the window is compacted.
+	gated := reason != "overflow" && end < a.compactGate && before.sent <= a.room()
+	if end <= a.compactFrom || gated {
+		if reason == "overflow" {
+			a.skipCompaction(info, before)
+		}
 		return before, nil
 	}
 	saved := compactState{a.summary, a.compactFrom, a.dietS, a.meta, a.wire}
@@ -37,12 +45,13 @@ func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 	}
 	if after.sent >= before.sent {
 		a.restore(saved)
-		a.compactTried = end
+		a.compactGate = end + compactKeep
 		info.AfterTokens = after.sent
 		a.skipCompaction(info, before)
 		return before, nil
 	}
 	a.totals.Compactions++
+	a.compactGate = end + compactKeep
 	a.lastPrompt = 0
 	a.seenIDs = map[string]int{}
 	info.Covered = a.compactFrom
@@ -81,9 +90,9 @@ func (a *Agent) compactEnd() int {
 }
 
 // skipCompaction records in the session a compaction that did not run,
-// because nothing new could be summarized or the summary would not shrink
-// the request, with the overflow when the request stays over budget. It
-// publishes no event: nothing was compacted.
+// because the summary would not shrink the request or, on an overflow,
+// nothing new could be summarized, with the overflow when the request
+// stays over budget. It publishes no event: nothing was compacted.
 func (a *Agent) skipCompaction(info CompactionInfo, before wirePrompt) {
 	info.Skipped = true
 	info.Covered = a.compactFrom

@@ -89,3 +89,44 @@ func TestProviderUsageStartsCompaction(t *testing.T) {
 		t.Fatalf("our count %d was not far below the budget %d", evs[0].Compaction.BeforeTokens, b)
 	}
 }
+
+// TestCompactionIsNotRepeatedForAFewTokens: when what compaction keeps
+// (schemas, the newest messages) nearly fills the budget by itself, each
+// compaction gains a few tokens and breaks the prompt cache; counting the
+// schemas, but without the gate, this session compacted on every call
+// from the 17th message (5298 → 5270, 5288 → 5281, …). Compactions are
+// at least compactKeep messages apart while the request fits the window,
+// and each one shrinks it.
+func TestCompactionIsNotRepeatedForAFewTokens(t *testing.T) {
+	tight := func(c *Config) {
+		c.Diet.TriggerTokens, c.Diet.Recent = 1, 2
+		c.Profile.ContextWindow, c.Profile.CompletionReserve = 7200, 1000
+	}
+	r := newRig(t, tight)
+	const turns = 12
+	for i := 0; i < turns; i++ {
+		os.WriteFile(filepath.Join(r.ws, fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(fmt.Sprintf("row %d of file %d\n", i, i), 40)), 0o644)
+		r.srv.Push(providertest.ToolStep(call(fmt.Sprint("c", i), "read_file", map[string]any{"path": fmt.Sprintf("f%d.txt", i), "mode": "full"})),
+			providertest.TextStep("ok"))
+		r.run(fmt.Sprintf("read f%d.txt; the build must stay green", i))
+	}
+	evs := r.eventsOf(EvCompaction)
+	if len(evs) == 0 {
+		t.Fatal("no compaction over the budget")
+	}
+	last := -compactKeep
+	for _, e := range evs {
+		c := e.Compaction
+		t.Logf("compaction (%s): %d → %d tokens, covers %d messages", c.Reason, c.BeforeTokens, c.AfterTokens, c.Covered)
+		if c.AfterTokens >= c.BeforeTokens {
+			t.Errorf("compaction did not shrink the request: %d → %d", c.BeforeTokens, c.AfterTokens)
+		}
+		if c.Covered-last < compactKeep && c.BeforeTokens <= r.a.room() {
+			t.Errorf("compaction covering %d messages follows one covering %d", c.Covered, last)
+		}
+		last = c.Covered
+	}
+	if len(evs) > 2*turns/compactKeep+1 {
+		t.Errorf("%d compactions in %d calls", len(evs), 2*turns)
+	}
+}

@@ -208,20 +208,22 @@ func (a *Agent) fail(ctx context.Context, err error) {
 	}
 }
 
-// budget is the share of (window − completion reserve) a prompt may fill.
+// room is what a prompt may fill: the window less the completion reserve,
+// or 0 when the profile does not say.
+func (a *Agent) room() int {
+	return max(a.cfg.Profile.ContextWindow-a.cfg.Profile.CompletionReserve, 0)
+}
+
+// budget is the share of room() a dieted prompt may fill.
 func (a *Agent) budget() int {
-	w := a.cfg.Profile.ContextWindow - a.cfg.Profile.CompletionReserve
-	if w <= 0 {
-		return 0
-	}
-	return int(compactShare * float64(w))
+	return int(compactShare * float64(a.room()))
 }
 
 // usageOver reports whether the provider's prompt tokens on the last call
-// passed usageShare of (window − completion reserve): its tokenizer is the
-// authority, and it may count more than ours.
+// passed usageShare of room(): its tokenizer is the authority, and it may
+// count more than ours.
 func (a *Agent) usageOver() bool {
-	w := a.cfg.Profile.ContextWindow - a.cfg.Profile.CompletionReserve
+	w := a.room()
 	return w > 0 && float64(a.lastPrompt) > usageShare*float64(w)
 }
 
