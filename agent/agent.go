@@ -172,6 +172,7 @@ type Agent struct {
 	argRefs     map[[32]byte]argsRef
 	specTok     map[string]int
 	naiveTok    int // the raw transcript, system prompt and pinned text sent whole
+	decoderDup  int // the decoder prompt the diet counts besides the system prompt
 	directTurn  bool
 	prev        *wirePrompt
 	prevNaive   float64
@@ -309,7 +310,7 @@ func (a *Agent) rebuildDiet() error {
 	if err != nil {
 		return err
 	}
-	a.dietS, a.meta, a.wire = s, nil, nil
+	a.dietS, a.meta, a.wire, a.decoderDup = s, nil, nil, 0
 	a.addDiet(provider.Message{Role: "system", Content: a.system}, diet.Message{Role: "system", Content: a.system, Pinned: true})
 	if a.pinned != "" {
 		a.addDiet(provider.Message{Role: "user", Content: a.pinned}, diet.Message{Role: "user", Kind: "pinned", Content: a.pinned, Pinned: true})

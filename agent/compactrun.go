@@ -27,7 +27,7 @@ func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 		}
 		return before, nil
 	}
-	saved := compactState{a.summary, a.compactFrom, a.dietS, a.meta, a.wire}
+	saved := compactState{a.summary, a.compactFrom, a.dietS, a.meta, a.wire, a.decoderDup}
 	ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
 	if err != nil {
 		return wirePrompt{}, err
@@ -73,10 +73,11 @@ type compactState struct {
 	dietS       *diet.Session
 	meta        []provider.Message
 	wire        []wireInfo
+	decoderDup  int
 }
 
 func (a *Agent) restore(s compactState) {
-	a.summary, a.compactFrom, a.dietS, a.meta, a.wire = s.summary, s.compactFrom, s.dietS, s.meta, s.wire
+	a.summary, a.compactFrom, a.dietS, a.meta, a.wire, a.decoderDup = s.summary, s.compactFrom, s.dietS, s.meta, s.wire, s.decoderDup
 }
 
 // compactEnd is where a summary made now would end: before the newest

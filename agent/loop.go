@@ -260,13 +260,16 @@ func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error
 
 // build diets the history into the next request, telling the diet first
 // what the request sends besides the contents, so its trigger sees all.
+// The diet adds its decoder prompt once it externalizes; the agent's
+// system prompt always holds it, so that is taken off again.
 func (a *Agent) build() (wirePrompt, error) {
 	specs := a.toolSpecs(a.directTurn)
-	a.dietS.SetExtraTokens(a.extraTokens(specs))
+	a.dietS.SetExtraTokens(a.extraTokens(specs) - a.decoderDup)
 	res, err := a.dietS.Build()
 	if err != nil {
 		return wirePrompt{}, err
 	}
+	a.decoderDup = res.DecoderTokens
 	return a.wirePrompt(res, specs)
 }
 
