@@ -107,6 +107,22 @@ func TestChatStreamsTextAndUsage(t *testing.T) {
 	}
 }
 
+// TestUsageWithoutCacheDetails: a server that reports no
+// prompt_tokens_details (no prompt cache, or an older llama-server) leaves
+// the cached tokens unknown, not zero.
+func TestUsageWithoutCacheDetails(t *testing.T) {
+	step := providertest.TextStep("ok")
+	step.Usage = &provider.Usage{PromptTokens: 50, CompletionTokens: 1}
+	h := newHarness(t, nil, step)
+	res, err := h.chat(t, userRequest("hi"))
+	if err != nil {
+		t.Fatalf("Chat: %v", err)
+	}
+	if want := (provider.Usage{PromptTokens: 50, CompletionTokens: 1}); res.Usage != want {
+		t.Errorf("usage = %+v, want %+v", res.Usage, want)
+	}
+}
+
 func TestChatParallelToolCalls(t *testing.T) {
 	calls := []provider.ToolCall{
 		{ID: "call_a", Name: "read_file", Arguments: `{"path":"agent/provider/types.go","max_lines":200}`},
