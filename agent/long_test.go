@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/kwsdev/kws/agent/provider"
@@ -16,12 +17,27 @@ import (
 // committed SWE-agent trajectories: real tool output of real sessions.
 func fixtureObservations(t *testing.T) []string {
 	t.Helper()
+	out := trajectoryObservations(t, func(int) bool { return true })
+	if len(out) < 100 {
+		t.Fatalf("only %d observations in the fixtures", len(out))
+	}
+	return out
+}
+
+// trajectoryObservations returns the observations of the trajectories
+// whose index, in name order, keep accepts.
+func trajectoryObservations(tb testing.TB, keep func(k int) bool) []string {
+	tb.Helper()
 	files, _ := filepath.Glob("../testdata/trajectories/*.traj")
+	sort.Strings(files)
 	var out []string
-	for _, f := range files {
+	for k, f := range files {
+		if !keep(k) {
+			continue
+		}
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		var doc struct {
 			History []struct {
@@ -29,16 +45,13 @@ func fixtureObservations(t *testing.T) []string {
 			} `json:"history"`
 		}
 		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		for i, m := range doc.History {
 			if i > 1 && (m.Role == "user" || m.Role == "tool") && len(m.Content) > 200 {
 				out = append(out, m.Content)
 			}
 		}
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d observations in the fixtures", len(out))
 	}
 	return out
 }
