@@ -27,6 +27,7 @@ type eventPrinter struct {
 	newline bool
 	text    termsafe.Stream // the answer text, whose escapes may be cut between deltas
 	cost    agent.Cost      // summed over the run's calls
+	ended   bool            // the session line is written
 }
 
 func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
@@ -77,6 +78,25 @@ func (p *eventPrinter) endLine() {
 	}
 }
 
+// refused ends a --json run that failed before it had a session to name
+// (an unknown --resume id, a bad config) with an error line, so a script
+// reading the events learns why; the reason is on stderr as well.
+func (p *eventPrinter) refused(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.json || p.ended {
+		return
+	}
+	_ = json.NewEncoder(p.out).Encode(failLine{Type: "error", Error: err.Error()})
+}
+
+// failLine is the last line of kws run --json when the run failed before
+// it had a session.
+type failLine struct {
+	Type  string `json:"type"`
+	Error string `json:"error"`
+}
+
 // sessionLine is the last line of kws run --json: the session the run
 // recorded, which kws run --resume takes, and how the run ended.
 type sessionLine struct {
@@ -106,6 +126,7 @@ func (p *eventPrinter) finish(id, status string) {
 			_ = enc.Encode(costLine{Type: "cost", Cost: p.cost, Percent: math.Round(10*p.cost.Percent()) / 10})
 		}
 		_ = enc.Encode(sessionLine{Type: "session", Session: id, Status: status})
+		p.ended = true
 		return
 	}
 	p.endLine()
