@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/provider"
 )
 
 // CompactReport says what a compaction the user asked for (/compact) did.
@@ -41,12 +40,12 @@ func (a *Agent) Compact() (CompactReport, error) {
 	}
 	rep := CompactReport{Before: a.view(res, a.meta).Total, Covered: a.compactFrom}
 	rep.After = rep.Before
-	end := a.manualCompactEnd()
+	end := a.compactEnd()
 	if end <= a.compactFrom {
 		rep.Reason = fmt.Sprintf("nothing old enough to summarize (the newest %d messages stay whole)", compactKeep)
 		return rep, nil
 	}
-	undo := a.saveManualCompact()
+	undo := a.saved()
 	after, err := a.summarizeBefore(end)
 	if err == nil {
 		rep.After = a.view(after, a.meta).Total
@@ -56,7 +55,7 @@ func (a *Agent) Compact() (CompactReport, error) {
 		rep.After = rep.Before
 	}
 	if err != nil || rep.Reason != "" {
-		a.undoManualCompact(undo)
+		a.restore(undo)
 		return rep, err
 	}
 	a.totals.Compactions++
@@ -66,17 +65,6 @@ func (a *Agent) Compact() (CompactReport, error) {
 	a.emit(Event{Type: EvCompaction, Compaction: &info})
 	a.event("compaction", info)
 	return rep, nil
-}
-
-// manualCompactEnd is where a summary made between turns ends: before
-// the newest compactKeep messages, never between a tool call and its
-// results.
-func (a *Agent) manualCompactEnd() int {
-	end := len(a.history) - compactKeep
-	for end > 0 && end < len(a.history) && a.history[end].Role == "tool" {
-		end--
-	}
-	return end
 }
 
 // summarizeBefore replaces the history before end by its summary (the
@@ -92,20 +80,4 @@ func (a *Agent) summarizeBefore(end int) (diet.Result, error) {
 		return diet.Result{}, err
 	}
 	return a.dietS.Build()
-}
-
-// manualUndo is what Compact changes, kept to undo it.
-type manualUndo struct {
-	summary     string
-	compactFrom int
-	dietS       *diet.Session
-	meta        []provider.Message
-}
-
-func (a *Agent) saveManualCompact() manualUndo {
-	return manualUndo{a.summary, a.compactFrom, a.dietS, a.meta}
-}
-
-func (a *Agent) undoManualCompact(u manualUndo) {
-	a.summary, a.compactFrom, a.dietS, a.meta = u.summary, u.compactFrom, u.dietS, u.meta
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -102,8 +103,8 @@ func (p *AgentPane) render(e *entry, w int) []line {
 			out = append(out, wrapText("", clip(head, w), w, st, th.ChatRef.TCell())[:1]...)
 		} else {
 			add("", mark+" "+e.tool+"  "+toolHead(e.tool, e.args, true), st)
-			if otherArgs(e.tool, e.args) {
-				add("  ", compactJSON(e.args), th.ChatSystem.TCell())
+			if tools.OtherArgs(e.tool, e.args) {
+				add("  ", tools.CompactJSON(e.args), th.ChatSystem.TCell())
 			}
 		}
 		switch {

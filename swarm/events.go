@@ -126,6 +126,9 @@ type Stats struct {
 	PromptTokens     int
 	CompletionTokens int
 	CachedTokens     int
+	// Cost is the cache-weighted input cost of the calls against naive
+	// resend, from the provider's cached tokens where it reports them.
+	Cost agent.Cost
 	// Series holds naive and sent tokens per call, oldest first (the last
 	// SeriesLen calls).
 	Series []Point
@@ -149,6 +152,10 @@ func (s Stats) SavedPercent() float64 {
 	return 100 * float64(s.NaiveTokens-s.SentTokens) / float64(s.NaiveTokens)
 }
 
+// CostPercent is the cache-weighted input cost as a share of naive
+// resend's, or 0 before any call.
+func (s Stats) CostPercent() float64 { return s.Cost.Percent() }
+
 // Add sums two agents' figures; Series is not summed.
 func (s Stats) Add(o Stats) Stats {
 	s.Calls += o.Calls
@@ -162,6 +169,7 @@ func (s Stats) Add(o Stats) Stats {
 	s.PromptTokens += o.PromptTokens
 	s.CompletionTokens += o.CompletionTokens
 	s.CachedTokens += o.CachedTokens
+	s.Cost = s.Cost.Add(o.Cost)
 	return s
 }
 
@@ -190,6 +198,9 @@ func (s *Stats) account(e agent.Event) {
 			s.PromptTokens += u.PromptTokens
 			s.CompletionTokens += u.CompletionTokens
 			s.CachedTokens += u.CachedTokens
+		}
+		if c := e.Cost; c != nil {
+			s.Cost = s.Cost.Add(*c)
 		}
 	}
 }

@@ -72,6 +72,7 @@ const (
 	formIL                 // <il:v1> lossless encoding
 	formRef                // <ctx/> reference
 	formSeen               // <il:seen/> repeat
+	formSpans              // <il:spans> new parts exact, repeats as <il:seg/>
 )
 
 type entry struct {
@@ -104,6 +105,7 @@ type Session struct {
 	deferred []int
 	active   bool
 	first    map[[32]byte]int
+	spans    *spanIndex
 
 	nonExact              int
 	naiveTok, sentTok     int
@@ -111,6 +113,7 @@ type Session struct {
 	calls                 int
 	turns                 int
 	decoderTok            int
+	extraTok              int // sent besides the contents; see SetExtraTokens
 }
 
 // NewSession starts a diet for one conversation. agent and session label
@@ -199,9 +202,11 @@ func (s *Session) flush() error {
 	for k, i := range s.pending {
 		e := s.entries[i]
 		e.id = ids[k]
+		s.indexSpans(i)
 		switch {
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
+		case e.wantIL && s.trySpans(i):
 		case e.wantIL:
 			s.tryIL(e)
 		}
@@ -285,6 +290,7 @@ func (s *Session) epoch(cur int) error {
 		s.setSent(e, formRef, s.ref(e, false).String())
 	}
 	s.cut = end
+	s.spanRecent(end)
 	if !s.active {
 		s.active = true
 		if s.p.Lossless {
@@ -309,7 +315,7 @@ func seq(a, b int) []int {
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
 func (s *Session) promptTokens() int {
-	n := s.sentTok + PromptOverheadTokens
+	n := s.sentTok + PromptOverheadTokens + s.extraTok
 	if s.nonExact > 0 {
 		n += s.decoderTok
 	}

@@ -29,6 +29,7 @@ type replayFlags struct {
 	minBlock   int
 	emitPrompt string
 	concat     string
+	noSpans    bool
 }
 
 func newReplayCmd(g *globals) *cobra.Command {
@@ -51,6 +52,7 @@ once after the last message (the final prompt). Blocks stay in the vault.`,
 	fl.IntVar(&f.minBlock, "min-block-chars", 0, "smallest block moved to the vault (0: the mode's)")
 	fl.StringVar(&f.emitPrompt, "emit-prompt", "", "write each file's final prompt to DIR/<base>.prompt.json")
 	fl.StringVar(&f.concat, "concat", "", "replay all FILEs as one long session with this name")
+	fl.BoolVar(&f.noSpans, "no-spans", false, "send repeated spans exact instead of as <il:seg/> refs")
 	return cmd
 }
 
@@ -67,6 +69,9 @@ func (f *replayFlags) params() (diet.Params, error) {
 	}
 	if f.minBlock > 0 {
 		p.MinBlockChars = f.minBlock
+	}
+	if f.noSpans {
+		p.Spans = false
 	}
 	return p, p.Validate()
 }

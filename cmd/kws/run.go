@@ -51,7 +51,12 @@ tools in your own ~/.config/kws/config.toml (a workspace's .kws/config.toml can 
 tighten permissions); otherwise they are denied and the model is told so.
 --resume ID continues a session after a crash or kill; with a task it adds a new turn.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTask(cmd, g, f, strings.Join(args, " "))
+			events := newEventPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), g.json)
+			err := runTask(cmd, g, f, strings.Join(args, " "), events)
+			if err != nil {
+				events.refused(err)
+			}
+			return err
 		},
 	}
 	fl := cmd.Flags()
@@ -73,7 +78,7 @@ func fail(format string, args ...any) error {
 	return &exitError{code: 1, err: errors.New(termsafe.OneLine(fmt.Sprintf(format, args...)))}
 }
 
-func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
+func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *eventPrinter) error {
 	if task == "" && f.resume == "" {
 		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
 	}
@@ -82,7 +87,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	if g.shared != nil {
-		return runInSession(cmd, g, f, ws, task)
+		return runInSession(cmd, g, f, ws, task, events)
 	}
 	var sess *session.Session
 	var history []provider.Message
@@ -127,8 +132,6 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	defer release()
-	out := cmd.OutOrStdout()
-	events := newEventPrinter(out, cmd.ErrOrStderr(), g.json)
 	mode := permission.Unattended
 	if f.yes || cfg.Yes {
 		mode = permission.AutoAllow

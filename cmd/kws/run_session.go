@@ -13,7 +13,7 @@ import (
 // the workspace's live session: the client sees the answer stream as a
 // headless run prints it, and approvals wait in the agent's pane unless
 // --yes answers them. The client going away stops the agent's turn.
-func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string) error {
+func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string, printer *eventPrinter) error {
 	w := g.shared.SessionFor(ws)
 	if w == nil {
 		return fail("no session of the kws server works in %s: start one with kws new --workspace %s (or stop the server, kws kill-server, to run headless)", ws, ws)
@@ -24,7 +24,6 @@ func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string) 
 	if c, ok := agent.IsCommand(task); ok {
 		return fail("%s answers for one agent: type it in that agent's pane of the running session (kws run there starts a new agent)", c)
 	}
-	printer := newEventPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), g.json)
 	started := func(agent, session string) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s of session %s runs the task\n", agent, session)
 	}
