@@ -72,6 +72,7 @@ const (
 	formIL                 // <il:v1> lossless encoding
 	formRef                // <ctx/> reference
 	formSeen               // <il:seen/> repeat
+	formSpans              // <il:spans> new parts exact, repeats as <il:seg/>
 )
 
 type entry struct {
@@ -104,6 +105,7 @@ type Session struct {
 	deferred []int
 	active   bool
 	first    map[[32]byte]int
+	spans    *spanIndex
 
 	nonExact              int
 	naiveTok, sentTok     int
@@ -112,6 +114,8 @@ type Session struct {
 	turns                 int
 	decoderTok            int
 	restore               stickyRestore
+	extraTok              int   // sent besides the contents; see SetExtraTokens
+	extraSave             []int // per message, saved besides its content when externalized
 }
 
 // NewSession starts a diet for one conversation. agent and session label
@@ -200,11 +204,13 @@ func (s *Session) flush() error {
 	for k, i := range s.pending {
 		e := s.entries[i]
 		e.id = ids[k]
+		s.indexSpans(i)
 		switch {
 		case s.seenAtOnce(e, i):
 			s.sendSeen(e)
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
+		case e.wantIL && s.trySpans(i):
 		case e.wantIL:
 			s.tryIL(e)
 		}
@@ -311,6 +317,7 @@ func (s *Session) epoch(cur int) error {
 		s.setSent(e, formRef, s.ref(e, false).String())
 	}
 	s.cut = end
+	s.spanRecent(end)
 	if !s.active {
 		s.active = true
 		if s.p.Lossless {
@@ -335,7 +342,7 @@ func seq(a, b int) []int {
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
 func (s *Session) promptTokens() int {
-	n := s.sentTok + PromptOverheadTokens
+	n := s.sentTok + PromptOverheadTokens + s.extraTok
 	if s.nonExact > 0 {
 		n += s.decoderTok
 	}
@@ -395,7 +402,11 @@ func (s *Session) freeable(end, cur int) int {
 	n := 0
 	for i := s.cut; i < end; i++ {
 		e := s.entries[i]
-		if i == cur || e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen {
+		if i == cur || e.msg.Pinned {
+			continue
+		}
+		n += s.savableExtra(i)
+		if e.id == "" || e.form == formRef || e.form == formSeen {
 			continue
 		}
 		n += max(0, e.sentTok-refTokensEstimate)

@@ -31,6 +31,7 @@ type replayFlags struct {
 	concat     string
 	discount   float64
 	swarm      bool
+	noSpans    bool
 }
 
 func newReplayCmd(g *globals) *cobra.Command {
@@ -59,6 +60,7 @@ previous prompt.`,
 	fl.StringVar(&f.concat, "concat", "", "replay all FILEs as one long session with this name")
 	fl.BoolVar(&f.swarm, "swarm", false, "replay each FILE as a multi-agent session: planner, coder and reviewer, each with its own system prompt, handing the same task text on")
 	fl.Float64Var(&f.discount, "cache-discount", replay.DefaultCacheDiscount, "price of a cached prompt token relative to an uncached one, for the cost columns")
+	fl.BoolVar(&f.noSpans, "no-spans", false, "send repeated spans exact instead of as <il:seg/> refs")
 	return cmd
 }
 
@@ -78,6 +80,9 @@ func (f *replayFlags) params() (diet.Params, error) {
 	}
 	if f.discount < 0 || f.discount > 1 {
 		return p, fmt.Errorf("--cache-discount must be within 0..1, got %g", f.discount)
+	}
+	if f.noSpans {
+		p.Spans = false
 	}
 	return p, p.Validate()
 }
