@@ -208,82 +208,6 @@ func (a *Agent) fail(ctx context.Context, err error) {
 	}
 }
 
-// budget is the share of (window − completion reserve) a prompt may fill.
-func (a *Agent) budget() int {
-	w := a.cfg.Profile.ContextWindow - a.cfg.Profile.CompletionReserve
-	if w <= 0 {
-		return 0
-	}
-	return int(compactShare * float64(w))
-}
-
-// call builds the prompt (compacting first when it is over budget), calls
-// the model, and on a context-overflow error compacts and retries once.
-func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error) {
-	res, err := a.dietS.Build()
-	if err != nil {
-		return provider.Response{}, err
-	}
-	if b := a.budget(); b > 0 && res.Event.SentTokens > b {
-		if res, err = a.compact("proactive", res.Event.SentTokens); err != nil {
-			return provider.Response{}, err
-		}
-	}
-	resp, msgs, specs, err := a.send(ctx, res, direct)
-	if errors.Is(err, provider.ErrContextOverflow) {
-		if res, err = a.compact("overflow", res.Event.SentTokens); err != nil {
-			return provider.Response{}, err
-		}
-		resp, msgs, specs, err = a.send(ctx, res, direct)
-	}
-	if err != nil {
-		return provider.Response{}, err
-	}
-	a.account(res, resp, msgs, specs)
-	return resp, nil
-}
-
-func (a *Agent) send(ctx context.Context, res diet.Result, direct bool) (provider.Response, []provider.Message, []provider.ToolSpec, error) {
-	msgs := make([]provider.Message, len(res.Messages))
-	for i, dm := range res.Messages {
-		msgs[i] = a.meta[i]
-		msgs[i].Content = dm.Content
-	}
-	specs := a.toolSpecs(direct)
-	req := provider.Request{Model: a.cfg.Model, Messages: msgs, Tools: specs, MaxTokens: a.cfg.Profile.CompletionReserve}
-	resp, err := a.cfg.Client.Chat(ctx, req, func(d provider.Delta) {
-		a.emit(Event{Type: EvTextDelta, Text: d.Text, Restart: d.Restart})
-	})
-	return resp, msgs, specs, err
-}
-
-// account records one call: diet stats, provider usage and what was sent.
-func (a *Agent) account(res diet.Result, resp provider.Response, msgs []provider.Message, specs []provider.ToolSpec) {
-	ev := res.Event
-	ev.PageFaults = a.faults
-	a.totals.Calls++
-	a.totals.NaiveTokens += ev.NaiveTokens
-	a.totals.SentTokens += ev.SentTokens
-	a.totals.PromptTokens += resp.Usage.PromptTokens
-	a.totals.CompletionTokens += resp.Usage.CompletionTokens
-	a.totals.CachedTokens += resp.Usage.CachedTokens
-	if err := a.cfg.Vault.AppendStats(ev); err != nil {
-		a.emit(Event{Type: EvError, Error: "stats: " + err.Error()})
-	}
-	a.emit(Event{Type: EvDiet, Diet: &ev})
-	usage := resp.Usage
-	a.emit(Event{Type: EvUsage, Usage: &usage})
-	if a.cfg.Recorder != nil {
-		names := make([]string, len(specs))
-		for i, s := range specs {
-			names[i] = s.Name
-		}
-		if err := a.cfg.Recorder.RecordCall(msgs, names, resp.Usage, resp.Attempts); err != nil {
-			a.emit(Event{Type: EvError, Error: "session: " + err.Error()})
-		}
-	}
-}
-
 // toolSpecs offers every tool on a tool-heavy turn, and on a direct-answer
 // turn only the core tools, tool_expand and what tool_expand asked for.
 func (a *Agent) toolSpecs(direct bool) []provider.ToolSpec {
@@ -359,11 +283,16 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		return tools.Result{Text: fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), IsError: true}, nil
 	}
 	if t.Access() != tools.ReadOnly {
-		preview := tc.Arguments
+		// A call whose preview fails is a mistake in its arguments (a
+		// file:// URL, an edit whose text is not there): refuse it before
+		// asking anyone to approve what cannot run.
+		preview := tools.CallSummary(tc.Name, tc.Arguments)
 		if p, ok := t.(tools.Previewer); ok {
-			if pv, err := p.Preview(a.env, []byte(tc.Arguments)); err == nil {
-				preview = pv
+			pv, err := p.Preview(a.env, []byte(tc.Arguments))
+			if err != nil {
+				return tools.Result{Text: err.Error(), IsError: true}, nil
 			}
+			preview = pv
 		}
 		a.requestSeq++
 		req := permission.Request{ID: fmt.Sprintf("%s-%d", a.cfg.Name, a.requestSeq), Tool: tc.Name,

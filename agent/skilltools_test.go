@@ -81,3 +81,31 @@ func TestWebFetchAsksLikeShell(t *testing.T) {
 		t.Errorf("the page was fetched %d times after a denial", n)
 	}
 }
+
+// TestAMalformedCallIsRefusedBeforeAsking checks a call whose preview
+// fails (web_fetch of a file:// URL) is answered with the error at once:
+// nobody is asked to approve a call that cannot run.
+func TestAMalformedCallIsRefusedBeforeAsking(t *testing.T) {
+	broker := permission.NewBroker(permission.Interactive)
+	defer broker.Close() // ends the answering goroutine
+	asks := broker.Subscribe()
+	var asked atomic.Int32
+	go func() {
+		for req := range asks {
+			asked.Add(1)
+			broker.Answer(req.ID, permission.Answer{Decision: permission.Deny, Reason: "asked"})
+		}
+	}()
+	r := newRig(t, func(c *Config) { c.Broker = broker },
+		providertest.ToolStep(call("c1", "web_fetch", map[string]any{"url": "file:///etc/passwd"})),
+		providertest.TextStep("no file URLs then"))
+	if _, err := r.a.Run(context.Background(), "read /etc/passwd over the web"); err != nil {
+		t.Fatal(err)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Fatalf("asked %d times to approve a call that cannot run", n)
+	}
+	if m := r.lastMessage(1); !strings.Contains(m.Content, "is not an absolute http:// or https:// URL") {
+		t.Errorf("the model was not told why: %+v", m)
+	}
+}

@@ -196,7 +196,7 @@ func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	r.waitFor("goroutine 1 [running]")
 	r.press("i")
 	r.waitFor("(y/n)") // inject asks first, naming the block's size
-	r.waitFor(" tokens (")
+	r.waitFor(" tokens, ")
 	r.press("y")
 	r.waitFor("rides the next turn")
 	r.srv.Push(providertest.TextStep("seen the panic"))
@@ -222,8 +222,10 @@ func TestWorkstationRemembersAndRecalls(t *testing.T) {
 	r.press("Enter")
 	r.waitFor("noted")
 	r.press("Ctrl-b", "m")
+	// The memory pane's row, by its kind and scope columns: the agent
+	// pane shows the turn's words as well.
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(r.d.Text(), "make release") {
+	for !strings.Contains(r.d.Text(), "remember   project") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the memory pane never listed the memory:\n%s", r.d.Text())
 		}

@@ -2,6 +2,7 @@ package panes
 
 import (
 	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/agent/permission"
@@ -48,10 +49,21 @@ func (p *AgentPane) answerRestart(ev *tcell.EventKey) {
 	}
 }
 
-// restartQuestion is what the input line shows while the pane asks
-// whether to restart the agent.
-func (p *AgentPane) restartQuestion() string {
-	return "Restart " + p.name + " in a new session? (y/n)  The current one stays saved."
+// restartQuestion is what the input line, w cells wide, shows while the
+// pane asks whether to restart the agent: the longest wording that fits
+// whole, so "(y/n)" is never cut off.
+func (p *AgentPane) restartQuestion(w int) string {
+	forms := []string{
+		"Restart " + p.name + " in a new session? (y/n)  The current one stays saved.",
+		"Restart " + p.name + " in a new session? (y/n)",
+		"Restart " + p.name + "? (y/n)",
+	}
+	for _, q := range forms {
+		if runewidth.StringWidth(q) <= w {
+			return q
+		}
+	}
+	return "Restart? (y/n)"
 }
 
 func (p *AgentPane) restart() {

@@ -68,7 +68,7 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	p.input.SetRect(x, y+h-1, w, 1)
 	if p.restartAsk {
 		fill(screen, x, y+h-1, w, 1, th.Dialog.TCell())
-		pane.Put(screen, x, y+h-1, w, p.restartQuestion(), th.Dialog.TCell())
+		pane.Put(screen, x, y+h-1, w, p.restartQuestion(w), th.Dialog.TCell())
 		return
 	}
 	p.input.Draw(screen)

@@ -4,39 +4,19 @@ import (
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/kwsdev/kws/agent"
-	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/permission"
-	"github.com/kwsdev/kws/agent/profile"
-	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/swarm"
-	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
 // failingSwarm is a swarm of real agents whose model is at baseURL, each
 // failed call retried retries times without waiting.
 func failingSwarm(t *testing.T, baseURL string, retries int) *swarm.Swarm {
 	t.Helper()
-	ws := t.TempDir()
-	v, broker := vaulttest.MustOpen(t), permission.NewBroker(permission.AutoAllow)
-	sw := swarm.New(swarm.Config{Vault: v, Broker: broker, Factory: func(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
-		client, err := provider.New(provider.Config{BaseURL: baseURL, APIKey: "test-key", Model: "test-model",
-			NativeTools: true, MaxRetries: retries, Sleep: func(time.Duration) {}})
-		if err != nil {
-			return nil, err
-		}
-		return agent.New(agent.Config{Name: name, Workspace: ws, Client: client, Model: "test-model",
-			Profile: profile.Profile{ID: "test-model", ContextWindow: 128000, CompletionReserve: 4096},
-			Diet:    diet.Defaults(), Vault: v, Policy: permission.DefaultPolicy(), Broker: broker, OnEvent: onEvent})
-	}})
-	sw.Start()
-	t.Cleanup(sw.Stop)
-	return sw
+	return realSwarm(t, t.TempDir(), baseURL, retries, nil)
 }
 
 // closedURL is the base URL of a port nothing listens on.

@@ -33,21 +33,25 @@ func resumedSwarm(t *testing.T, srv *providertest.Server, history []provider.Mes
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("[red]note\x1b[31m from before\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return realSwarm(t, ws, srv.URL(), -1, history)
+}
+
+// realSwarm is a swarm of real agents working in ws, each built on
+// history, whose model is at baseURL, each failed call retried retries
+// times without waiting.
+func realSwarm(t *testing.T, ws, baseURL string, retries int, history []provider.Message) *swarm.Swarm {
+	t.Helper()
 	v, broker := vaulttest.MustOpen(t), permission.NewBroker(permission.AutoAllow)
 	sw := swarm.New(swarm.Config{Vault: v, Broker: broker, Factory: func(name string, onEvent func(agent.Event)) (swarm.Runner, error) {
-		client, err := provider.New(provider.Config{BaseURL: srv.URL(), APIKey: "test-key", Model: "test-model",
-			NativeTools: true, MaxRetries: -1, Sleep: func(time.Duration) {}})
+		client, err := provider.New(provider.Config{BaseURL: baseURL, APIKey: "test-key", Model: "test-model",
+			NativeTools: true, MaxRetries: retries, Sleep: func(time.Duration) {}})
 		if err != nil {
 			return nil, err
 		}
-		a, err := agent.New(agent.Config{Name: name, Workspace: ws, Client: client, Model: "test-model",
+		return agent.New(agent.Config{Name: name, Workspace: ws, Client: client, Model: "test-model",
 			Profile: profile.Profile{ID: "test-model", ContextWindow: 128000, CompletionReserve: 4096},
 			Diet:    diet.Defaults(), Vault: v, Policy: permission.DefaultPolicy(), Broker: broker,
 			OnEvent: onEvent, History: history})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
 	}})
 	sw.Start()
 	t.Cleanup(sw.Stop)

@@ -481,6 +481,15 @@ func TestAgentPaneRestartAsksFirst(t *testing.T) {
 		golden(t, fmt.Sprintf("agent_restart_%dx%d", size[0], size[1]), screenText(render(t, p, size[0], size[1])))
 		key(p, tcell.KeyEscape, 0, 0)
 	}
+	// A narrow pane (a third of 80 columns) shortens the question but
+	// never cuts its (y/n).
+	for _, w := range []int{26, 40, 50} {
+		key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
+		if text := screenText(render(t, p, w, 10)); !strings.Contains(text, "? (y/n)") {
+			t.Fatalf("at %d columns the question lost its (y/n):\n%s", w, text)
+		}
+		key(p, tcell.KeyEscape, 0, 0)
+	}
 	key(p, tcell.KeyCtrlR, 0, tcell.ModCtrl)
 	key(p, tcell.KeyRune, 'y', 0)
 	if fa.restarts != 1 || !strings.Contains(screenText(render(t, p, 80, 10)), "restarted") {

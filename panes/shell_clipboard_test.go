@@ -3,7 +3,6 @@ package panes
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -83,13 +82,7 @@ func TestShellPasteBuffer(t *testing.T) {
 	h.p.env.Buffer.Set("hi")
 	h.typeKeys(`sh -c 'printf "\033[?2004h"; stty raw -echo; r=$(dd bs=1 count=14 2>/dev/null | tr "\033" E); stty sane; printf "\033[?2004l"; echo "got $r"'`)
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
-	deadline := time.Now().Add(shellWaitTimeout)
-	for !h.p.sess.Modes().BracketedPaste {
-		if time.Now().After(deadline) {
-			t.Fatalf("bracketed paste never enabled; screen:\n%s", h.p.sess.Text())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.until(t, "bracketed paste enabled", func() bool { return h.p.sess.Modes().BracketedPaste })
 	h.p.PasteBuffer()
 	h.wait(t, "the bracketed paste", func(text string) bool { return strings.Contains(text, "got E[200~hiE[201~\n$") })
 }

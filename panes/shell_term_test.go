@@ -14,10 +14,17 @@ import (
 // read it on its next frame.
 func (h *shellHarness) waitTitle(t *testing.T, want string) {
 	t.Helper()
+	h.until(t, "the title "+want, func() bool { return h.p.Title() == want })
+}
+
+// until waits until cond holds, polling the pane's state; it fails the
+// test, naming what, the title and the screen, after shellWaitTimeout.
+func (h *shellHarness) until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(shellWaitTimeout)
-	for h.p.Title() != want {
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("title %q, want %q; screen:\n%s", h.p.Title(), want, h.p.sess.Text())
+			t.Fatalf("timed out waiting for %s; title %q, screen:\n%s", what, h.p.Title(), h.p.sess.Text())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

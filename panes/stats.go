@@ -17,8 +17,9 @@ import (
 
 // StatsPane shows each agent's and the swarm's token figures: what the
 // prompts would have cost sent whole (naive), what the diet sent, what it
-// saved, how often the vault was used, what the provider reported, and a
-// sparkline per agent of naive against sent tokens per call.
+// saved, how often the vault was used, what the provider reported, the
+// figures per tool, and a sparkline per agent of naive against sent
+// tokens per call.
 type StatsPane struct {
 	*tview.Box
 	env    *pane.Env
@@ -128,7 +129,7 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 	th := p.env.Theme
 	base := th.Base.TCell()
 	if len(p.infos) == 0 {
-		return [][]statsSpan{{{"No agents yet: their token figures appear here once one runs.", base}}}
+		return statsProse("No agents yet: their token figures appear here once one runs.", w, base)
 	}
 	names, nameW := []string{"agent"}, len("total")
 	rows := []swarm.Stats{}
@@ -159,9 +160,10 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 		out = append(out, line)
 	}
 	if len(hidden) > 0 {
-		out = append(out, []statsSpan{{"hidden at this width: " + strings.Join(hidden, ", "), base}})
+		out = append(out, []statsSpan{{statsHidden(hidden, w), base}})
 	}
-	out = append(out, nil, []statsSpan{{"per call: naive vs sent tokens, newest right, scaled per agent", th.Title.TCell()}})
+	out = append(out, p.toolLines(sumTools(p.infos))...)
+	out = append(out, nil, []statsSpan{{pane.FitWords("per call: naive vs sent tokens, newest right, scaled per agent", w), th.Title.TCell()}})
 	labelW := nameW + len(" naive ")
 	for _, in := range p.infos {
 		naive, sent := statsSeries(in.Stats.Series, w-labelW)
@@ -200,6 +202,34 @@ func statsFit(rows []swarm.Stats, w int) (cols []statsColumn, widths []int, hidd
 		}
 	}
 	return cols, widths, hidden
+}
+
+// statsHidden names the hidden columns in one line of at most w columns:
+// as many as fit whole, then how many more there are, after a shorter
+// lead when the pane is narrow.
+func statsHidden(hidden []string, w int) string {
+	for _, lead := range []string{"hidden at this width: ", "hidden: "} {
+		for k := len(hidden); k > 0; k-- {
+			line := lead + strings.Join(hidden[:k], ", ")
+			if k < len(hidden) {
+				line += fmt.Sprintf(", +%d more", len(hidden)-k)
+			}
+			if runewidth.StringWidth(line) <= w {
+				return line
+			}
+		}
+	}
+	return pane.FitWords(fmt.Sprintf("hidden: %d columns", len(hidden)), w)
+}
+
+// statsProse is text in style st as lines of at most w columns, broken
+// between words.
+func statsProse(text string, w int, st tcell.Style) [][]statsSpan {
+	var out [][]statsSpan
+	for _, l := range pane.WrapWords(text, w) {
+		out = append(out, []statsSpan{{l, st}})
+	}
+	return out
 }
 
 func statsStyle(s themes.Style, bold bool) tcell.Style {

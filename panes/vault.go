@@ -215,49 +215,6 @@ func (p *VaultPane) applyFilter() {
 	p.selectID(id)
 }
 
-func (p *VaultPane) selectedID() string {
-	if p.sel >= 0 && p.sel < len(p.shown) {
-		return p.shown[p.sel].ID
-	}
-	return ""
-}
-
-func (p *VaultPane) selectID(id string) {
-	for i, m := range p.shown {
-		if m.ID == id {
-			p.sel = i
-			return
-		}
-	}
-}
-
-// page is the distance PgUp and PgDn move.
-func (p *VaultPane) page() int {
-	h := p.height
-	if p.view != nil {
-		h = p.view.height
-	}
-	return max(h-1, 1)
-}
-
-func (p *VaultPane) move(d int) {
-	if p.view != nil {
-		p.view.scroll(d)
-		return
-	}
-	p.sel = max(0, min(p.sel+d, len(p.shown)-1))
-}
-
-// jump goes to the first or last block, or the top or end of the block
-// being viewed (the viewer clamps its scroll when drawn).
-func (p *VaultPane) jump(end bool) {
-	if end {
-		p.move(1 << 30)
-	} else {
-		p.move(-1 << 30)
-	}
-}
-
 func (p *VaultPane) openSelected() {
 	if p.view != nil {
 		return
@@ -291,21 +248,6 @@ func (p *VaultPane) reveal() {
 	}
 	if p.view != nil {
 		p.view.reveal()
-	}
-}
-
-func (p *VaultPane) injectSelected() {
-	id := p.selectedID()
-	if p.view != nil {
-		id = p.view.meta.ID
-	}
-	switch {
-	case id == "":
-		p.env.Tell("vault: no block selected")
-	case p.inject.Target == nil || p.inject.Give == nil:
-		p.env.Tell("vault: no agent to inject " + id + " into")
-	default:
-		p.askInject(id)
 	}
 }
 

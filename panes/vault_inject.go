@@ -27,6 +27,22 @@ type injectAsk struct {
 // injectButtons are the question's buttons, the yes button first.
 var injectButtons = [2]string{"Inject", "Cancel"}
 
+// injectSelected asks whether to inject the viewed or selected block.
+func (p *VaultPane) injectSelected() {
+	id := p.selectedID()
+	if p.view != nil {
+		id = p.view.meta.ID
+	}
+	switch {
+	case id == "":
+		p.env.Tell("vault: no block selected")
+	case p.inject.Target == nil || p.inject.Give == nil:
+		p.env.Tell("vault: no agent to inject " + id + " into")
+	default:
+		p.askInject(id)
+	}
+}
+
 // askInject asks whether to inject block id, naming its size in tokens
 // (the project's counter) and bytes.
 func (p *VaultPane) askInject(id string) {
@@ -45,8 +61,8 @@ func (p *VaultPane) askInject(id string) {
 	if !c.Exact {
 		size = "about " + size
 	}
-	p.asking = &injectAsk{id: id, agent: agent, text: fmt.Sprintf("Inject %s into %s's next turn? It adds %s (%s bytes) to the request. (y/n)",
-		id, agent, size, grouped(len(data)))}
+	p.asking = &injectAsk{id: id, agent: agent, text: fmt.Sprintf("Inject %s (%s, %s bytes) into %s's next turn? (y/n)",
+		id, size, grouped(len(data)), agent)}
 }
 
 // answerInject takes a key while the question is shown, as the close and
@@ -93,7 +109,14 @@ func (p *VaultPane) injectNow(agent, id string) {
 func (a *injectAsk) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) {
 	bw := min(w, max(30, min(60, w*2/3)))
 	lines := wrapRow(a.text, max(1, bw-4), 0)
-	bh := min(h, len(lines)+6)
+	// A blank row pads the text above and the buttons below when the pane
+	// has the room; a short pane (8 rows at 80x24) drops them first, so
+	// the block's size and the (y/n) stay on screen.
+	pad := 1
+	if len(lines)+6 > h {
+		pad = 0
+	}
+	bh := min(h, len(lines)+4+2*pad)
 	bx, by := x+(w-bw)/2, y+(h-bh)/2
 	body := th.Dialog.TCell()
 	fill(screen, bx, by, bw, bh, body)
@@ -112,14 +135,14 @@ func (a *injectAsk) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) 
 	screen.SetContent(bx+bw-1, by+bh-1, tview.Borders.BottomRightFocus, nil, border)
 	inner := bw - 4
 	for i, l := range lines {
-		if 2+i >= bh-3 {
+		if 1+pad+i >= bh-2-pad-1 {
 			break
 		}
-		pane.Put(screen, bx+2+max(0, inner-runewidth.StringWidth(l))/2, by+2+i, inner, l, body)
+		pane.Put(screen, bx+2+max(0, inner-runewidth.StringWidth(l))/2, by+1+pad+i, inner, l, body)
 	}
 	labels := [2]string{"  " + injectButtons[0] + "  ", "  " + injectButtons[1] + "  "}
 	width := runewidth.StringWidth(labels[0]) + 1 + runewidth.StringWidth(labels[1])
-	col, row := bx+2+max(0, inner-width)/2, by+bh-3
+	col, row := bx+2+max(0, inner-width)/2, by+bh-2-pad
 	for i, l := range labels {
 		st := th.DialogButton.TCell()
 		if (i == 0) == a.yes {

@@ -86,14 +86,14 @@ func (p *VaultPane) drawList(screen tcell.Screen, x, y, w, h int) {
 	p.height = max(rows, 1)
 	p.top = max(0, min(p.top, p.sel), p.sel-p.height+1)
 	cols := p.columns()
-	cols.draw(screen, x, y, w, vaultHeader(th.Title.TCell()), nil)
+	cols.draw(screen, x, y, w, vaultHeader(th.Title.TCell()), nil, true)
 	switch {
 	case p.loadErr != nil:
 		pane.Put(screen, x, y+1, w, "vault: "+termsafe.OneLine(p.loadErr.Error()), base)
 	case len(p.all) == 0:
-		pane.Put(screen, x, y+1, w, "The vault is empty: old context the diet moves out of prompts lands here.", base)
+		putProse(screen, x, y+1, w, rows, "The vault is empty: old context the diet moves out of prompts lands here.", base)
 	case len(p.shown) == 0:
-		pane.Put(screen, x, y+1, w, "No block matches the filter (Esc clears it).", base)
+		putProse(screen, x, y+1, w, rows, "No block matches the filter (Esc clears it).", base)
 	}
 	now := p.env.Time()
 	for i := 0; i < rows && p.top+i < len(p.shown); i++ {
@@ -104,7 +104,18 @@ func (p *VaultPane) drawList(screen tcell.Screen, x, y, w, h int) {
 			sel = &st
 			fill(screen, x, y+1+i, w, 1, st)
 		}
-		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, Age(now.Sub(m.Created))), sel)
+		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, Age(now.Sub(m.Created))), sel, false)
+	}
+}
+
+// putProse draws text from x, y in style st on at most h lines of w
+// columns, broken between words.
+func putProse(screen tcell.Screen, x, y, w, h int, text string, st tcell.Style) {
+	for i, l := range pane.WrapWords(text, w) {
+		if i >= h {
+			return
+		}
+		pane.Put(screen, x, y+i, w, l, st)
 	}
 }
 
@@ -171,9 +182,11 @@ func vaultRowCells(th *themes.Theme, m vault.Meta, age string) []vaultCell {
 }
 
 // draw paints one row of cells; the numeric columns are right-aligned, a
-// text wider than its column ends in "…", and sel, when set, overrides
-// every cell's style.
-func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, sel *tcell.Style) {
+// text wider than its column ends in "…", a column that does not fit in
+// w is left out, and sel, when set, overrides every cell's style. When
+// whole is set (the header's labels) the last cell too is drawn whole or
+// not at all.
+func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, sel *tcell.Style, whole bool) {
 	end := x + w
 	for i, cell := range cells {
 		if x >= end {
@@ -183,7 +196,12 @@ func (c vaultColumns) draw(screen tcell.Screen, x, y, w int, cells []vaultCell, 
 			cell.st = *sel
 		}
 		if i == len(c) {
-			pane.Put(screen, x, y, end-x, cell.text, cell.st)
+			if !whole || runewidth.StringWidth(cell.text) <= end-x {
+				pane.Put(screen, x, y, end-x, cell.text, cell.st)
+			}
+			return
+		}
+		if x+c[i] > end {
 			return
 		}
 		at := x
@@ -227,4 +245,50 @@ func Age(d time.Duration) string {
 		return fmt.Sprintf("%dh", int(d/time.Hour))
 	}
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// selectedID is the id of the selected block, "" when the list is empty.
+func (p *VaultPane) selectedID() string {
+	if p.sel >= 0 && p.sel < len(p.shown) {
+		return p.shown[p.sel].ID
+	}
+	return ""
+}
+
+// selectID selects block id when the list shows it.
+func (p *VaultPane) selectID(id string) {
+	for i, m := range p.shown {
+		if m.ID == id {
+			p.sel = i
+			return
+		}
+	}
+}
+
+// page is the distance PgUp and PgDn move.
+func (p *VaultPane) page() int {
+	h := p.height
+	if p.view != nil {
+		h = p.view.height
+	}
+	return max(h-1, 1)
+}
+
+// move moves the selection, or scrolls the viewer, by d lines.
+func (p *VaultPane) move(d int) {
+	if p.view != nil {
+		p.view.scroll(d)
+		return
+	}
+	p.sel = max(0, min(p.sel+d, len(p.shown)-1))
+}
+
+// jump goes to the first or last block, or the top or end of the block
+// being viewed (the viewer clamps its scroll when drawn).
+func (p *VaultPane) jump(end bool) {
+	if end {
+		p.move(1 << 30)
+	} else {
+		p.move(-1 << 30)
+	}
 }

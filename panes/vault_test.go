@@ -224,7 +224,7 @@ func TestVaultInject(t *testing.T) {
 	for _, keys := range [][]string{{"Enter"}, {"n"}, {"Esc"}, {"Tab", "Tab", "Enter"}, {"j", "q", "g"}} {
 		vaultPress(p, "g", "j", "i")
 		text := screenText(render(t, p, 80, 24))
-		if !strings.Contains(text, "Inject "+ids[1]+" into agent-2's") || !strings.Contains(text, size) || !strings.Contains(text, "(y/n)") {
+		if !strings.Contains(text, "Inject "+ids[1]) || !strings.Contains(text, "into agent-2's next turn") || !strings.Contains(text, size) || !strings.Contains(text, "(y/n)") {
 			t.Fatalf("i does not ask first with the block's size (%s):\n%s", size, text)
 		}
 		vaultPress(p, keys...)
@@ -247,6 +247,23 @@ func TestVaultInject(t *testing.T) {
 	}
 	if len(notes) != 2 || !strings.Contains(notes[0], ids[1]+" will ride agent-2's") || !strings.Contains(notes[1], "agent-2 is gone") {
 		t.Errorf("notifications = %q", notes)
+	}
+}
+
+// TestVaultInjectFitsAShortPane checks the question keeps the block's
+// size and its (y/n) in the short vault pane of an 80x24 workstation (8
+// rows), where it lost both.
+func TestVaultInjectFitsAShortPane(t *testing.T) {
+	v, _ := vaultTestVault(t)
+	for _, size := range [][2]int{{40, 8}, {80, 8}, {26, 9}} {
+		p := NewVaultPane(testEnv(), v, Injector{
+			Target: func() (string, error) { return "agent-1", nil },
+			Give:   func(string, string) error { return nil }})
+		vaultPress(p, "j", "i")
+		text := screenText(render(t, p, size[0], size[1]))
+		if !strings.Contains(text, "tokens") || !strings.Contains(text, "(y/n)") || !strings.Contains(text, "Cancel") {
+			t.Errorf("at %dx%d the question lost its size, (y/n) or buttons:\n%s", size[0], size[1], text)
+		}
 	}
 }
 

@@ -36,22 +36,8 @@ func TestBuildResolvesTheRoleModelsOwnProfile(t *testing.T) {
 	} {
 		t.Run(tc.role, func(t *testing.T) {
 			srv := providertest.New(t, providertest.TextStep("done"))
-			data := t.TempDir()
-			v, err := vault.OpenDir(data, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			broker := permission.NewBroker(permission.Unattended)
-			defer broker.Close()
-			params, _ := diet.Preset("")
-			a, err := Build(AgentSpec{Name: "agent-2", DataDir: data, Workspace: t.TempDir(), Role: tc.role, Skills: skills,
-				Config: config.Config{BaseURL: srv.URL(), Model: providertest.Model, APIKey: "test-key"},
-				Params: params, Vault: v, Broker: broker})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Session().Close()
+			a := buildAgent(t, "agent-2", tc.role, skills,
+				config.Config{BaseURL: srv.URL(), Model: providertest.Model, APIKey: "test-key"})
 			if _, err := a.Run(context.Background(), "go"); err != nil {
 				t.Fatal(err)
 			}
@@ -72,6 +58,29 @@ func TestBuildResolvesTheRoleModelsOwnProfile(t *testing.T) {
 		o3.CompletionReserve == def.CompletionReserve || o3.Timeout == def.Timeout {
 		t.Fatalf("o3's profile %+v does not differ from the default's %+v", o3, def)
 	}
+}
+
+// buildAgent builds the agent name in a fresh data folder and workspace,
+// in role with skills, configured by cfg; its vault, broker and session
+// close when the test ends.
+func buildAgent(t *testing.T, name, role string, skills []skill.Skill, cfg config.Config) *Agent {
+	t.Helper()
+	data := t.TempDir()
+	v, err := vault.OpenDir(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	broker := permission.NewBroker(permission.Unattended)
+	t.Cleanup(broker.Close)
+	params, _ := diet.Preset("")
+	a, err := Build(AgentSpec{Name: name, DataDir: data, Workspace: t.TempDir(), Role: role, Skills: skills,
+		Config: cfg, Params: params, Vault: v, Broker: broker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Session().Close() })
+	return a
 }
 
 // recordedProfile reads the profile in sess's run.json.
@@ -107,22 +116,8 @@ func TestBuildSendsSamplingAndOffersTheSkillTool(t *testing.T) {
 	}{{"precise", cold}, {"", warm}} {
 		t.Run("role "+tc.role, func(t *testing.T) {
 			srv := providertest.New(t, providertest.TextStep("done"))
-			data := t.TempDir()
-			v, err := vault.OpenDir(data, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			broker := permission.NewBroker(permission.Unattended)
-			defer broker.Close()
-			params, _ := diet.Preset("")
-			a, err := Build(AgentSpec{Name: "agent-1", DataDir: data, Workspace: t.TempDir(), Role: tc.role, Skills: skills,
-				Config: config.Config{BaseURL: srv.URL(), Model: providertest.Model, Temperature: &warm, TopP: &nucleus},
-				Params: params, Vault: v, Broker: broker})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Session().Close()
+			a := buildAgent(t, "agent-1", tc.role, skills,
+				config.Config{BaseURL: srv.URL(), Model: providertest.Model, Temperature: &warm, TopP: &nucleus})
 			if _, err := a.Run(context.Background(), "fix the failing test in main.go"); err != nil {
 				t.Fatal(err)
 			}

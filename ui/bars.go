@@ -61,7 +61,7 @@ func (s *statusBar) Draw(screen tcell.Screen) {
 	// (it carries the id of a block just kept); the rest fills what is left.
 	right := x + w
 	if n := s.app.currentNotice(); n != "" {
-		n = " " + fitWords(n, w-w/4-2) + " "
+		n = " " + pane.FitWords(n, w-w/4-2) + " "
 		right = x + w - runewidth.StringWidth(n)
 		drawText(screen, right, y, x+w-right, n, th.HintKey.TCell())
 	}
@@ -216,23 +216,6 @@ func fillRow(screen tcell.Screen, x, y, w int, st tcell.Style) {
 // removed) clipped to w columns and returns the columns used.
 func drawText(screen tcell.Screen, x, y, w int, s string, st tcell.Style) int {
 	return pane.Put(screen, x, y, w, termsafe.OneLine(s), st)
-}
-
-// fitWords returns s when it is at most w columns wide, else as many of
-// its words as fit followed by "…", so that no word is cut; a first word
-// wider than w is cut, as nothing else would show.
-func fitWords(s string, w int) string {
-	if runewidth.StringWidth(s) <= w {
-		return s
-	}
-	if w <= 1 {
-		return strings.Repeat("…", max(w, 0))
-	}
-	cut := strings.TrimRight(runewidth.Truncate(s, w-1, ""), " ")
-	if i := strings.LastIndexByte(cut, ' '); i > 0 && s[len(cut)] != ' ' {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ·") + "…"
 }
 
 // human formats a count as 950, 12.3k or 4.56M.

@@ -6,26 +6,6 @@ import (
 	"testing"
 )
 
-func TestFitWordsNeverCutsAWord(t *testing.T) {
-	for _, c := range []struct {
-		s    string
-		w    int
-		want string
-	}{
-		{"agent-1 · offline", 20, "agent-1 · offline"},
-		{"agent-1 · offline", 16, "agent-1…"},
-		{"agent-1 · offline", 10, "agent-1…"},
-		{"agent-1 · offline", 5, "agen…"},
-		{"5 agent-5 · offline", 8, "5…"},
-		{"kept ctx:5f2a9c1e7b3d in the vault", 25, "kept ctx:5f2a9c1e7b3d in…"},
-		{"x", 0, ""},
-	} {
-		if got := fitWords(c.s, c.w); got != c.want {
-			t.Errorf("fitWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
-		}
-	}
-}
-
 // TestStatusWordsAreNeverClipped crowds the status bar with a notice, a
 // warning and several agents: each state shows whole, in a short form, or
 // not at all, never cut to "offlin".

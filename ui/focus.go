@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"fmt"
+
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/termsafe"
 )
 
 // insert puts p, built from s, beside at in direction d.
@@ -53,16 +56,20 @@ func (a *App) focusLeaf(lf *leaf) {
 	a.changed()
 }
 
-// askClose closes the focused pane, first asking, as tmux does, when it
-// would end running work.
+// askClose closes the focused pane after asking, as tmux's kill-pane
+// does: "(y/n)", no by default, saying what running work it would end.
 func (a *App) askClose() {
-	if w, ok := a.Focused().(pane.CloseWarner); ok {
-		if msg := w.CloseWarning(); msg != "" {
-			a.confirm(msg+" Close it anyway?", "Close", a.close)
-			return
+	lf := a.layout.focused
+	if lf == nil {
+		return
+	}
+	msg := fmt.Sprintf("Close pane %d (%s)?", a.layout.number(lf), termsafe.OneLine(lf.pane.Title()))
+	if w, ok := lf.pane.(pane.CloseWarner); ok {
+		if warn := w.CloseWarning(); warn != "" {
+			msg = warn + " Close it anyway?"
 		}
 	}
-	a.close()
+	a.confirm(msg, "Close", a.close)
 }
 
 // close removes the focused pane and focuses its neighbour; closing the

@@ -25,7 +25,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("focus-down", "Down", "focus the pane below", false, func() { a.move(0, 1) }),
 		keymap.Bind("next-layout", "Space", "arrange the panes as the next preset layout", true, a.nextLayout).Short("next layout"),
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
-		keymap.Bind("close", "x", "close the pane (asks when it runs a job)", true, a.askClose),
+		keymap.Bind("close", "x", "close the pane (asks first)", true, a.askClose),
 		keymap.Bind("new-agent", "a", "new agent pane (asks for a role and a task)", true, a.newAgent),
 		keymap.Bind("new-shell", "s", "new shell pane", true, func() { a.openNew(pane.KindShell) }),
 		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(pane.KindVault) }),

@@ -58,6 +58,16 @@ func TestSplitZoomFocusClose(t *testing.T) {
 	if err := d.Press("Ctrl-b", "x"); err != nil {
 		t.Fatal(err)
 	}
+	// An idle pane is closed after asking too, as tmux's kill-pane asks.
+	if err := d.WaitFor("Close pane 2 (shell-3)? (y/n)"); err != nil {
+		t.Fatal(err)
+	}
+	if ff.made[2].closed {
+		t.Fatal("C-b x closed the pane before the answer")
+	}
+	if err := d.Press("y"); err != nil {
+		t.Fatal(err)
+	}
 	if !ff.made[2].closed || len(leaves(d)) != 2 || strings.Contains(d.Text(), "shell-3") {
 		t.Fatalf("close left %d panes:\n%s", len(leaves(d)), d.Text())
 	}

@@ -98,7 +98,9 @@ func (a *App) confirm(text, yes string, onYes func()) {
 // keys presses the button it names.
 func (a *App) choose(text string, buttons []string, focus int, keys map[rune]string, done func(label string)) {
 	th := a.cfg.Theme
-	m := tview.NewModal().SetText(text).
+	// The text may name panes and jobs (a process title is anyone's to
+	// set): tview must not read tags in it.
+	m := tview.NewModal().SetText(tview.Escape(text)).
 		AddButtons(buttons).
 		SetDoneFunc(func(_ int, label string) {
 			a.closeDialog(pageQuit)

@@ -153,7 +153,7 @@ func TestOnLayoutChangeFollowsEveryChange(t *testing.T) {
 		{"resize", []string{"Ctrl-b", "L"}},
 		{"zoom", []string{"Ctrl-b", "z"}},
 		{"unzoom", []string{"Ctrl-b", "z"}},
-		{"close", []string{"Ctrl-b", "x"}},
+		{"close", []string{"Ctrl-b", "x", "y"}},
 		{"show", []string{"Ctrl-b", "m"}},
 	} {
 		var before int

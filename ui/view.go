@@ -124,7 +124,7 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 	lf.frame.SetTitleColor(title.Fg)
 	// A title too long for the frame loses whole words, never half of
 	// one (a state "offline" is not shown as "offl…").
-	lf.frame.SetTitle(" " + tview.Escape(fitWords(l.label(lf), lf.w-4)) + " ")
+	lf.frame.SetTitle(" " + tview.Escape(pane.FitWords(l.label(lf), lf.w-4)) + " ")
 	lf.frame.Draw(screen)
 	ix, iy, iw, ih := lf.frame.GetInnerRect()
 	lf.pane.SetRect(ix, iy, iw, ih)

@@ -30,6 +30,7 @@ type Params struct {
 	IngestBytes   int    // a tool output above this is compacted at once
 	IngestLines   int    // ... or above this many lines
 	RefDivisor    int    // a ref's summary gets block bytes / RefDivisor
+	Spans         bool   // once active, long repeats of earlier blocks go as <il:seg/>
 }
 
 // Modes lists the preset names from most careful to most thrifty.
@@ -44,9 +45,9 @@ var presets = map[string]Params{
 	"verified": {TriggerTokens: 48000, Recent: 12, MinBlockChars: 1200, Seen: true,
 		Verify: true, AutoRestore: true, RestoreChars: 1600, RefDivisor: 24},
 	"aggressive": {TriggerTokens: 32000, Recent: 10, MinBlockChars: 800, Seen: true,
-		Lossless: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 32},
+		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 32},
 	"ultra": {TriggerTokens: 24000, Recent: 8, MinBlockChars: 420, Seen: true,
-		Lossless: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 40},
+		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 40},
 }
 
 // Preset returns the named mode's parameters.

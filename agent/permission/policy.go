@@ -80,8 +80,8 @@ func ParseDecision(s string) (Decision, error) {
 
 // Policy is the configured permission of each tool. Tools not listed in
 // Tools get the default for their access: ReadOnly tools Allow; Writes,
-// Executes and Network tools Ask. A Policy is read concurrently by Decide but must
-// not be changed while in use.
+// Executes and Network tools Ask. A Policy is read concurrently by Decide
+// but must not be changed while in use.
 type Policy struct {
 	// Tools maps a tool name to Ask, Allow or Deny.
 	Tools map[string]Decision

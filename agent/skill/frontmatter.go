@@ -2,13 +2,13 @@ package skill
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kwsdev/kws/config"
 )
 
 // The fences that open and close front matter, each on a line of its own:
@@ -21,15 +21,16 @@ const (
 // frontMatter is what the front matter sets; pointers tell absent keys
 // from false or zero ones.
 type frontMatter struct {
-	Name                   string   `toml:"name"`
-	Description            string   `toml:"description"`
-	ArgumentHint           string   `toml:"argument_hint"`
-	UserInvocable          *bool    `toml:"user_invocable"`
-	DisableModelInvocation bool     `toml:"disable_model_invocation"`
-	Role                   bool     `toml:"role"`
-	Model                  string   `toml:"model"`
-	Temperature            *float64 `toml:"temperature"`
-	TopP                   *float64 `toml:"top_p"`
+	Name                   string      `toml:"name" yaml:"name"`
+	Description            string      `toml:"description" yaml:"description"`
+	ArgumentHint           string      `toml:"argument_hint" yaml:"argument_hint"`
+	UserInvocable          *bool       `toml:"user_invocable" yaml:"user_invocable"`
+	DisableModelInvocation bool        `toml:"disable_model_invocation" yaml:"disable_model_invocation"`
+	Role                   bool        `toml:"role" yaml:"role"`
+	Model                  string      `toml:"model" yaml:"model"`
+	Temperature            *float64    `toml:"temperature" yaml:"temperature"`
+	TopP                   *float64    `toml:"top_p" yaml:"top_p"`
+	Diet                   config.Diet `toml:"diet" yaml:"diet"`
 }
 
 // ignoredYAMLKeys are Claude Code's SKILL.md keys that kws accepts and
@@ -38,23 +39,20 @@ type frontMatter struct {
 // the skill.
 var ignoredYAMLKeys = map[string]bool{"allowed-tools": true, "license": true, "metadata": true, "version": true}
 
-// yamlFrontMatter is the YAML form. The flags may be spelt with '-', as
-// Claude Code does, or with '_'; Unknown collects every other key.
+// yamlKeys are the keys Claude Code spells with '-' and their spelling in
+// frontMatter; YAML front matter may use either.
+var yamlKeys = map[string]string{
+	"argument-hint":            "argument_hint",
+	"user-invocable":           "user_invocable",
+	"disable-model-invocation": "disable_model_invocation",
+}
+
+// yamlFrontMatter is the YAML form: frontMatter's keys, when_to_use
+// (which adds to the description), and Unknown, every other key.
 type yamlFrontMatter struct {
-	Name           string         `yaml:"name"`
-	Description    string         `yaml:"description"`
-	ArgumentHint   string         `yaml:"argument-hint"`
-	ArgumentHintU  string         `yaml:"argument_hint"`
-	UserInvocable  *bool          `yaml:"user-invocable"`
-	UserInvocableU *bool          `yaml:"user_invocable"`
-	DisableModel   bool           `yaml:"disable-model-invocation"`
-	DisableModelU  bool           `yaml:"disable_model_invocation"`
-	Role           bool           `yaml:"role"`
-	Model          string         `yaml:"model"`
-	Temperature    *float64       `yaml:"temperature"`
-	TopP           *float64       `yaml:"top_p"`
-	WhenToUse      string         `yaml:"when_to_use"`
-	Unknown        map[string]any `yaml:",inline"`
+	frontMatter `yaml:",inline"`
+	WhenToUse   string         `yaml:"when_to_use"`
+	Unknown     map[string]any `yaml:",inline"`
 }
 
 // parseFrontMatter splits text into its front matter, decoded, and its
@@ -80,9 +78,22 @@ func parseFrontMatter(text string) (frontMatter, string, error) {
 		}
 		return meta, body, nil
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {
+		return frontMatter{}, "", fmt.Errorf("front matter: yaml: %w", err)
+	}
+	if len(doc.Content) == 0 {
+		return frontMatter{}, body, nil
+	}
+	if m := doc.Content[0]; m.Kind == yaml.MappingNode {
+		for i := 0; i < len(m.Content); i += 2 {
+			if key, ok := yamlKeys[m.Content[i].Value]; ok {
+				m.Content[i].Value = key
+			}
+		}
+	}
 	var y yamlFrontMatter
-	dec := yaml.NewDecoder(strings.NewReader(raw))
-	if err := dec.Decode(&y); err != nil && !errors.Is(err, io.EOF) {
+	if err := doc.Decode(&y); err != nil {
 		return frontMatter{}, "", fmt.Errorf("front matter: yaml: %w", err)
 	}
 	for k := range y.Unknown {
@@ -90,12 +101,7 @@ func parseFrontMatter(text string) (frontMatter, string, error) {
 			return frontMatter{}, "", fmt.Errorf("front matter: unknown key %q", k)
 		}
 	}
-	meta = frontMatter{Name: y.Name, Description: y.Description, ArgumentHint: y.ArgumentHint + y.ArgumentHintU,
-		UserInvocable: y.UserInvocable, DisableModelInvocation: y.DisableModel || y.DisableModelU, Role: y.Role,
-		Model: y.Model, Temperature: y.Temperature, TopP: y.TopP}
-	if meta.UserInvocable == nil {
-		meta.UserInvocable = y.UserInvocableU
-	}
+	meta = y.frontMatter
 	if y.WhenToUse != "" {
 		meta.Description = strings.TrimSpace(meta.Description + " " + y.WhenToUse)
 	}

@@ -70,6 +70,7 @@ func TestParse(t *testing.T) {
 				Sampling: profile.Sampling{Temperature: ptr(0.0), TopP: ptr(0.5)}},
 		},
 		{name: "YAML unknown key", text: "---\ndisable-model-invokation: true\n---\nb", wantErr: `unknown key "disable-model-invokation"`},
+		{name: "YAML flag spelt both ways", text: "---\nuser-invocable: false\nuser_invocable: true\n---\nb", wantErr: "already defined"},
 		{name: "YAML missing closing fence", text: "---\nname: x\nbody", wantErr: "no closing ---"},
 		{name: "temperature out of range", text: "+++\ntemperature = 9.0\n+++\nb", wantErr: "between 0 and 2"},
 		{name: "missing closing fence", text: "+++\nname = \"x\"\nbody", wantErr: "no closing +++"},

@@ -83,3 +83,55 @@ func BenchmarkCount64K(b *testing.B) {
 		c.count(text)
 	}
 }
+
+// TestLongRunsAreCountedInPieces checks text with a long run and no
+// whitespace (minified code, base64) is counted in pieces: the pieces
+// rebuild the text byte for byte, none is longer than maxRunBytes, the
+// count is labelled inexact and stays within a token per piece of the
+// whole count. Counted whole, 200 kB of one "word" took 25 s.
+func TestLongRunsAreCountedInPieces(t *testing.T) {
+	inputs := []string{
+		strings.Repeat("x", 3000),
+		"head line\n" + strings.Repeat("aGVsbG8gd29ybGQ=", 200) + " tail words\n",
+		strings.Repeat("é", 700) + " " + strings.Repeat("ab", 10),
+		string([]byte{0x80, 0x80, 0x80}) + strings.Repeat("\x80", 600), // not UTF-8
+		"short words only, nothing long\n",
+	}
+	c := New()
+	for _, in := range inputs {
+		parts, cut := splitRuns(in)
+		if strings.Join(parts, "") != in {
+			t.Fatalf("the pieces of %.20q do not rebuild it", in)
+		}
+		for _, p := range parts {
+			if len(p) > maxRunBytes && !strings.ContainsAny(p, " \t\n\r\v\f") {
+				t.Fatalf("a piece of %d bytes without whitespace", len(p))
+			}
+		}
+		if wantCut := in != inputs[len(inputs)-1]; cut != wantCut {
+			t.Fatalf("%.20q: cut = %v, want %v", in, cut, wantCut)
+		}
+		got := c.Count(in)
+		if err := c.load(); err != nil {
+			t.Fatal(err)
+		}
+		whole := len(c.enc.EncodeOrdinary(in))
+		if got.Exact == cut {
+			t.Errorf("%.20q: Exact = %v with cut = %v", in, got.Exact, cut)
+		}
+		if d := got.Tokens - whole; d < -len(parts) || d > len(parts) {
+			t.Errorf("%.20q: %d tokens in pieces, %d whole: off by more than a token per piece", in, got.Tokens, whole)
+		}
+	}
+}
+
+// BenchmarkLongRun counts 200 kB without whitespace, which took 25 s
+// counted whole.
+func BenchmarkLongRun(b *testing.B) {
+	text := strings.Repeat("x", 200_000)
+	c := New()
+	c.Count("warm")
+	for i := 0; i < b.N; i++ {
+		c.count(text)
+	}
+}

@@ -104,3 +104,19 @@ func TestRunDenialPointsToTheUserConfig(t *testing.T) {
 		t.Errorf("the model was told %q", tool.Content)
 	}
 }
+
+// TestRunToolLinesShowTheCall checks kws run's log shows a call as the
+// workstation's cards do, by its main argument, not as raw JSON.
+func TestRunToolLinesShowTheCall(t *testing.T) {
+	runEnv(t)
+	srv := providertest.New(t,
+		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path": "notes.txt", "offset": 1}`}),
+		providertest.TextStep("read it"))
+	out, err := run(t, t.TempDir(), nil, "run", "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "read the notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "⏺ read_file  notes.txt\n") || strings.Contains(out, `{"path"`) {
+		t.Errorf("the call is not shown by its path:\n%s", out)
+	}
+}
