@@ -123,6 +123,12 @@ type Config struct {
 	Notices func() []string
 	// Board, when set, makes the todo tool the swarm's shared task board.
 	Board tools.Board
+	// CompactAt is the share of (window − completion reserve) a dieted
+	// prompt may fill before older turns are summarized; 0 means 0.85.
+	CompactAt float64
+	// CompactGist, when set, adds its gist of the covered turns to each
+	// compaction's extractive summary (compact_model = "sidecar").
+	CompactGist Summarizer
 }
 
 // Totals are the agent's running counters for the run record.
@@ -136,6 +142,8 @@ type Totals struct {
 	PageFaults       int `json:"page_faults"`
 	Compactions      int `json:"compactions"`
 	ToolCalls        int `json:"tool_calls"`
+	// Cost is the cache-weighted input cost against naive resend.
+	Cost Cost `json:"cost"`
 }
 
 // Agent is one conversation with a model. It is not safe for concurrent
@@ -154,6 +162,7 @@ type Agent struct {
 	summary     string
 	changed     []string
 	totals      Totals
+	last        *sentPrompt // the latest prompt sent, for the stats tool
 
 	turnStart   int
 	faults      int
@@ -163,6 +172,19 @@ type Agent struct {
 	pendingSeen []string       // ids paged in by the message being built
 	expanded    map[string]bool
 	requestSeq  int
+
+	// What goes on the wire besides the diet's contents (wire.go), and
+	// the figures of the last call (cost.go).
+	wire        []wireInfo // per diet message, as a.meta
+	argRefs     map[[32]byte]argsRef
+	specTok     map[string]int
+	naiveTok    int // the raw transcript, system prompt and pinned text sent whole
+	decoderDup  int // the decoder prompt the diet counts besides the system prompt
+	directTurn  bool
+	prev        *wirePrompt
+	prevNaive   float64
+	lastPrompt  int // the provider's prompt tokens on the last call
+	compactGate int // no proactive compaction before the summary can end here
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.
@@ -182,6 +204,9 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Name == "" {
 		cfg.Name = "agent"
 	}
+	if cfg.CompactAt <= 0 || cfg.CompactAt > 1 {
+		cfg.CompactAt = compactShare
+	}
 	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.All()
@@ -189,7 +214,8 @@ func New(cfg Config) (*Agent, error) {
 			cfg.Tools = append(cfg.Tools, t)
 		}
 	}
-	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...)}
+	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...),
+		argRefs: map[[32]byte]argsRef{}, specTok: map[string]int{}}
 	for _, t := range cfg.Tools {
 		a.tools[t.Name()] = t
 	}
@@ -200,7 +226,7 @@ func New(cfg Config) (*Agent, error) {
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
 	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox,
-		ReadRoots: skill.Folders(cfg.Skills)}
+		ReadRoots: skill.Folders(cfg.Skills), Stats: a.statsReport}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
 	}
@@ -212,6 +238,13 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if err := a.rebuildDiet(); err != nil {
 		return nil, err
+	}
+	a.naiveTok = rawTokens(provider.Message{Role: "system", Content: a.system})
+	if a.pinned != "" {
+		a.naiveTok += rawTokens(provider.Message{Role: "user", Content: a.pinned})
+	}
+	for _, m := range a.history {
+		a.naiveTok += rawTokens(m)
 	}
 	return a, nil
 }
@@ -278,20 +311,26 @@ func (a *Agent) emit(e Event) {
 }
 
 // rebuildDiet starts a diet session over the system prompt, the pinned
-// instructions, the compaction summary (if any) and the raw history after
-// it. Puts are idempotent, so re-adding vaulted messages costs no space.
+// instructions, the compaction summary (if any), the current user turn
+// when the summary covers steps after it, and the raw history after the
+// summary. Puts are idempotent, so re-adding vaulted messages costs no
+// space.
 func (a *Agent) rebuildDiet() error {
 	s, err := diet.NewSession(a.cfg.Diet, a.cfg.Vault, tokens.Default(), a.cfg.Name, "")
 	if err != nil {
 		return err
 	}
-	a.dietS, a.meta = s, nil
+	a.dietS, a.meta, a.wire, a.decoderDup = s, nil, nil, 0
 	a.addDiet(provider.Message{Role: "system", Content: a.system}, diet.Message{Role: "system", Content: a.system, Pinned: true})
 	if a.pinned != "" {
 		a.addDiet(provider.Message{Role: "user", Content: a.pinned}, diet.Message{Role: "user", Kind: "pinned", Content: a.pinned, Pinned: true})
 	}
 	if a.summary != "" {
 		a.addDiet(provider.Message{Role: "user", Content: a.summary}, diet.Message{Role: "user", Kind: "compaction", Content: a.summary, Pinned: true})
+	}
+	if a.turnStart < a.compactFrom && a.turnStart < len(a.history) {
+		turn := a.history[a.turnStart]
+		a.addDiet(turn, dietMessage(turn))
 	}
 	for _, m := range a.history[a.compactFrom:] {
 		a.addDiet(m, dietMessage(m))
@@ -303,8 +342,12 @@ func (a *Agent) addDiet(pm provider.Message, dm diet.Message) {
 	if pm.Role == "tool" && answersSecretRead(a.meta, pm.ToolCallID) {
 		dm.Sensitive = true
 	}
+	if pm.Role == "tool" {
+		dm.Source = callSource(a.meta, pm.ToolCallID)
+	}
 	a.dietS.Add(dm)
 	a.meta = append(a.meta, pm)
+	a.wire = append(a.wire, newWireInfo(pm, a.dietS.Params().MinBlockChars))
 }
 
 // dietMessage is how the diet sees a transcript message. Page-in answers
@@ -330,6 +373,7 @@ func dietMessage(m provider.Message) diet.Message {
 // record appends m to the transcript, the session and the diet.
 func (a *Agent) record(m provider.Message) error {
 	a.history = append(a.history, m)
+	a.naiveTok += rawTokens(m)
 	a.addDiet(m, dietMessage(m))
 	for _, id := range a.pendingSeen {
 		a.seenIDs[id] = a.dietS.Len() - 1

@@ -24,7 +24,7 @@ import (
 // rig is one agent wired to a scripted OpenAI-compatible server, a real
 // vault, a real session folder and a temporary workspace.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *providertest.Server
 	vault  *vault.Vault
 	sess   *session.Session
@@ -34,7 +34,7 @@ type rig struct {
 	events []Event
 }
 
-func newRig(t *testing.T, tune func(*Config), steps ...providertest.Step) *rig {
+func newRig(t testing.TB, tune func(*Config), steps ...providertest.Step) *rig {
 	t.Helper()
 	r := &rig{t: t, srv: providertest.New(t, steps...), vault: vaulttest.MustOpen(t), ws: t.TempDir()}
 	ws, err := filepath.EvalSymlinks(r.ws)

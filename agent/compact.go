@@ -12,10 +12,12 @@ import (
 )
 
 // Compaction limits: the share of (window − completion reserve) a dieted
-// prompt may fill before older turns are summarized, and how many of the
+// prompt may fill before older turns are summarized, the share the
+// provider's count of the last prompt may reach, and how many of the
 // newest messages a compaction keeps whole.
 const (
 	compactShare   = 0.85
+	usageShare     = 0.90
 	compactKeep    = 8
 	summaryItems   = 12
 	summaryLineCap = 200
@@ -23,11 +25,18 @@ const (
 
 // CompactionInfo describes one compaction for events and the run record.
 type CompactionInfo struct {
-	Reason       string `json:"reason"` // "proactive" or "overflow"
-	Covered      int    `json:"covered"`
-	SummaryChars int    `json:"summary_chars"`
-	BeforeTokens int    `json:"before_tokens"`
-	AfterTokens  int    `json:"after_tokens"`
+	// Reason is "proactive" (our count passed the budget), "usage" (the
+	// provider's count on the last call passed usageShare of the window)
+	// or "overflow" (the provider refused the prompt).
+	Reason string `json:"reason"`
+	// Skipped says the compaction did not run: nothing new could be
+	// summarized, or the summary would not have shrunk the request
+	// (AfterTokens is then what it would have sent).
+	Skipped      bool `json:"skipped,omitempty"`
+	Covered      int  `json:"covered"`
+	SummaryChars int  `json:"summary_chars"`
+	BeforeTokens int  `json:"before_tokens"`
+	AfterTokens  int  `json:"after_tokens"`
 	// Overflow is how many tokens the prompt still exceeds the window by
 	// when the current user turn alone is too big (it is never truncated).
 	Overflow int `json:"overflow,omitempty"`

@@ -38,10 +38,13 @@ type Event struct {
 	// a write.
 	Preview string `json:"preview,omitempty"`
 	// Decision is the permission outcome: allow, allow_session, deny.
-	Decision   string           `json:"decision,omitempty"`
-	Diet       *vault.DietEvent `json:"diet,omitempty"`
-	Usage      *provider.Usage  `json:"usage,omitempty"`
-	Fault      *diet.Fault      `json:"fault,omitempty"`
-	Compaction *CompactionInfo  `json:"compaction,omitempty"`
-	Error      string           `json:"error,omitempty"`
+	Decision string           `json:"decision,omitempty"`
+	Diet     *vault.DietEvent `json:"diet,omitempty"`
+	Usage    *provider.Usage  `json:"usage,omitempty"`
+	// Cost is the cache-weighted input cost of the call a usage event
+	// reports.
+	Cost       *Cost           `json:"cost,omitempty"`
+	Fault      *diet.Fault     `json:"fault,omitempty"`
+	Compaction *CompactionInfo `json:"compaction,omitempty"`
+	Error      string          `json:"error,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/kwsdev/kws/agent/provider"
@@ -16,12 +17,27 @@ import (
 // committed SWE-agent trajectories: real tool output of real sessions.
 func fixtureObservations(t *testing.T) []string {
 	t.Helper()
+	out := trajectoryObservations(t, func(int) bool { return true })
+	if len(out) < 100 {
+		t.Fatalf("only %d observations in the fixtures", len(out))
+	}
+	return out
+}
+
+// trajectoryObservations returns the observations of the trajectories
+// whose index, in name order, keep accepts.
+func trajectoryObservations(tb testing.TB, keep func(k int) bool) []string {
+	tb.Helper()
 	files, _ := filepath.Glob("../testdata/trajectories/*.traj")
+	sort.Strings(files)
 	var out []string
-	for _, f := range files {
+	for k, f := range files {
+		if !keep(k) {
+			continue
+		}
 		raw, err := os.ReadFile(f)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		var doc struct {
 			History []struct {
@@ -29,16 +45,13 @@ func fixtureObservations(t *testing.T) []string {
 			} `json:"history"`
 		}
 		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		for i, m := range doc.History {
 			if i > 1 && (m.Role == "user" || m.Role == "tool") && len(m.Content) > 200 {
 				out = append(out, m.Content)
 			}
 		}
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d observations in the fixtures", len(out))
 	}
 	return out
 }
@@ -82,8 +95,8 @@ func TestLongScriptedSession(t *testing.T) {
 	}
 	reduction := 100 * float64(tot.NaiveTokens-tot.SentTokens) / float64(tot.NaiveTokens)
 	reuse := 100 * float64(prefix) / float64(all)
-	t.Logf("200 calls: naive %d tokens, sent %d (%.1f%% saved); prompt prefix reuse %.1f%%; %d compactions, %d page faults",
-		tot.NaiveTokens, tot.SentTokens, reduction, reuse, tot.Compactions, tot.PageFaults)
+	t.Logf("200 calls: naive %d tokens, sent %d (%.1f%% saved); prompt prefix reuse %.1f%%; cache-weighted cost %.1f%% of naive resend; %d compactions, %d page faults",
+		tot.NaiveTokens, tot.SentTokens, reduction, reuse, tot.Cost.Percent(), tot.Compactions, tot.PageFaults)
 	if reduction < 50 || reuse < 70 {
 		t.Fatalf("saved %.1f%% (want >= 50), prefix reuse %.1f%% (want >= 70)", reduction, reuse)
 	}

@@ -71,6 +71,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("base URL %q must look like https://host/v1: fix KWS_BASE_URL or base_url", c.BaseURL))
 		}
 	}
+	if err := c.Diet.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.APIKeyEnv != "" && c.APIKey == "" {
 		errs = append(errs, fmt.Errorf("api_key_env names %s, which is empty: export %s=<your key> or unset api_key_env", c.APIKeyEnv, c.APIKeyEnv))
 	}

@@ -61,6 +61,10 @@ type Config struct {
 	// them. Nil leaves the profile's (or the server's default).
 	Temperature *float64 `toml:"temperature" json:"temperature,omitempty"`
 	TopP        *float64 `toml:"top_p" json:"top_p,omitempty"`
+	// Diet holds the [diet] table: the trigger, recent window, minimum
+	// block, compaction threshold and compaction model over the diet
+	// mode's preset.
+	Diet Diet `toml:"diet" json:"diet,omitzero"`
 }
 
 // Environment variables Load reads.
@@ -78,7 +82,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -177,8 +181,8 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 			names = append(names, k.String())
 		}
 		sort.Strings(names)
-		return false, fmt.Errorf("config: %s: unknown key %s (known keys: %s)",
-			path, strings.Join(names, ", "), strings.Join(knownKeys, ", "))
+		return false, fmt.Errorf("config: %s: unknown key %s (known keys: %s; in [diet]: %s)",
+			path, strings.Join(names, ", "), strings.Join(knownKeys, ", "), strings.Join(dietKeys, ", "))
 	}
 	if !user {
 		if err := checkWorkspaceFile(path, md.IsDefined, f.Permissions); err != nil {
@@ -212,6 +216,10 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	if md.IsDefined("top_p") {
 		c.TopP = f.TopP
 	}
+	if err := f.Diet.Validate(); err != nil {
+		return false, fmt.Errorf("config: %s: %w", path, err)
+	}
+	c.Diet = c.Diet.With(f.Diet)
 	if md.IsDefined("shell_allow") {
 		c.ShellAllow = f.ShellAllow
 	}

@@ -32,6 +32,14 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 		p.queueTurn(e.Text, startsNow(info))
 	case swarm.EvInjected:
 		p.add(&entry{kind: entrySystem, text: injectedNote(e.Text)})
+	case swarm.EvCommand:
+		p.cur = nil
+		switch {
+		case e.Context != nil:
+			p.add(&entry{kind: entryContext, view: e.Context})
+		case e.Compact != nil:
+			p.add(&entry{kind: entrySystem, text: e.Compact.String()})
+		}
 	case swarm.EvFinished:
 		p.cur = nil
 		if e.Err != "" && !p.shownLast(entryError, e.Err) {

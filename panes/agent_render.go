@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -23,6 +24,9 @@ const (
 	entryError
 	// entryQueued is a user turn waiting for the running one to end.
 	entryQueued
+	// entryContext is the card answering /context: what the next prompt
+	// holds, drawn for the pane's width.
+	entryContext
 )
 
 // entry is one item of an agent transcript. Tool entries are cards: one
@@ -38,6 +42,8 @@ type entry struct {
 	done     bool
 	denied   string
 	expanded bool
+	// view is entryContext's view of the prompt.
+	view *agent.ContextView
 
 	// rendered caches the wrapped lines for width w.
 	rendered []line
@@ -81,6 +87,8 @@ func (p *AgentPane) render(e *entry, w int) []line {
 		add("› ", e.text+"  · queued", th.ChatSystem.TCell())
 	case entryError:
 		add("✗ ", e.text, th.ChatToolError.TCell())
+	case entryContext:
+		add("· ", e.view.Render(w-2), th.ChatSystem.TCell())
 	case entryTool:
 		st := th.ChatTool.TCell()
 		if e.isErr || e.denied != "" {

@@ -17,8 +17,9 @@ import (
 
 // StatsPane shows each agent's and the swarm's token figures: what the
 // prompts would have cost sent whole (naive), what the diet sent, what it
-// saved, how often the vault was used, what the provider reported, and a
-// sparkline per agent of naive against sent tokens per call.
+// saved, how often the vault was used, what the provider reported, the
+// figures per tool, and a sparkline per agent of naive against sent
+// tokens per call.
 type StatsPane struct {
 	*tview.Box
 	env    *pane.Env
@@ -161,6 +162,7 @@ func (p *StatsPane) lines(w int) [][]statsSpan {
 	if len(hidden) > 0 {
 		out = append(out, []statsSpan{{statsHidden(hidden, w), base}})
 	}
+	out = append(out, p.toolLines(sumTools(p.infos))...)
 	out = append(out, nil, []statsSpan{{pane.FitWords("per call: naive vs sent tokens, newest right, scaled per agent", w), th.Title.TCell()}})
 	labelW := nameW + len(" naive ")
 	for _, in := range p.infos {

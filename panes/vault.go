@@ -189,7 +189,8 @@ func (p *VaultPane) Open(id string) error {
 }
 
 // applyFilter narrows the list to the filter's search hits, or to blocks
-// whose id, kind, agent or summary contain it when the search finds none.
+// whose id, kind, agent, command or summary contain it when the search
+// finds none.
 func (p *VaultPane) applyFilter() {
 	id := p.selectedID()
 	p.shown = p.all
@@ -203,7 +204,7 @@ func (p *VaultPane) applyFilter() {
 		if len(p.shown) == 0 {
 			lq := strings.ToLower(q)
 			for _, m := range p.all {
-				hay := strings.ToLower(m.ID + "\x00" + m.Kind + "\x00" + m.Agent + "\x00" + m.Summary)
+				hay := strings.ToLower(m.ID + "\x00" + m.Kind + "\x00" + m.Agent + "\x00" + m.Command + "\x00" + m.Summary)
 				if strings.Contains(hay, lq) {
 					p.shown = append(p.shown, m)
 				}

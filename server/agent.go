@@ -59,8 +59,11 @@ type AgentSpec struct {
 	// Skills are the loaded skills: the roles come from them, and the
 	// agent's skill tool offers them.
 	Skills []skill.Skill
-	// Params are the diet parameters.
+	// Params are the diet mode's parameters; Diet, the session's own
+	// diet settings (kws run's flags), replaces them over the
+	// configuration's and the role's (see dietSettings).
 	Params diet.Params
+	Diet   config.Diet
 	Vault  agent.Vault
 	Broker *permission.Broker
 	// Sandbox confines the agent's shell commands; nil runs them
@@ -71,6 +74,9 @@ type AgentSpec struct {
 	HideEnv []string
 	Router  agent.Router
 	Critic  agent.Critic
+	// Summarizer writes the gist a compaction adds when the diet settings
+	// say compact_model = "sidecar" (the sidecar, as Router and Critic).
+	Summarizer agent.Summarizer
 	// History is a resumed transcript.
 	History []provider.Message
 	OnEvent func(agent.Event)
@@ -103,6 +109,13 @@ func Build(spec AgentSpec) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	params, dietCfg, err := spec.dietSettings()
+	if err != nil {
+		return nil, err
+	}
+	if dietCfg.CompactModel == config.CompactSidecar && spec.Summarizer == nil {
+		return nil, errors.New("diet.compact_model = \"sidecar\", but this agent has no sidecar to write the gist")
+	}
 	dir := spec.Dir
 	if dir == "" {
 		dir = spec.Workspace
@@ -122,7 +135,7 @@ func Build(spec AgentSpec) (*Agent, error) {
 		created = true
 	}
 	cfg := agent.Config{Name: spec.Name, Workspace: dir, Client: m.Client, Model: m.Name, Profile: m.Profile,
-		Diet: spec.Params, Vault: spec.Vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
+		Diet: params, Vault: spec.Vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
 		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
 		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills}
@@ -130,7 +143,13 @@ func Build(spec AgentSpec) (*Agent, error) {
 		mem := spec.Memory(sess.ID())
 		cfg.Memory, cfg.OnEvent = mem, mem.Watch(cfg.OnEvent)
 	}
-	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: spec.Params, policy: policy}
+	if dietCfg.CompactAt != nil {
+		cfg.CompactAt = *dietCfg.CompactAt
+	}
+	if dietCfg.CompactModel == config.CompactSidecar {
+		cfg.CompactGist = spec.Summarizer
+	}
+	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy}
 	if a.Agent, err = agent.New(cfg); err == nil {
 		err = a.Record()
 	}

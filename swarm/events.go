@@ -33,6 +33,9 @@ const (
 	// EvMessage: a message from another agent or the user (From) was
 	// queued as the agent's turn (Text, marked with the sender).
 	EvMessage EventType = "message"
+	// EvCommand: the agent answered the user's /context (Context) or
+	// /compact (Compact) line (Text), without calling its model.
+	EvCommand EventType = "command"
 )
 
 // Event is one thing that happened to an agent.
@@ -46,6 +49,9 @@ type Event struct {
 	Err     string
 	Request *permission.Request
 	Loop    agent.Event
+	// Context and Compact are EvCommand's answer.
+	Context *agent.ContextView
+	Compact *agent.CompactReport
 	// Seq numbers the swarm's events from 1 in the order they were
 	// published; Transcript.Seq says which of them a transcript covers.
 	Seq uint64
@@ -120,9 +126,16 @@ type Stats struct {
 	PromptTokens     int
 	CompletionTokens int
 	CachedTokens     int
+	// Cost is the cache-weighted input cost of the calls against naive
+	// resend, from the provider's cached tokens where it reports them.
+	Cost agent.Cost
 	// Series holds naive and sent tokens per call, oldest first (the last
 	// SeriesLen calls).
 	Series []Point
+	// Tools are the figures per tool, most output first, as the agent
+	// reported them after its latest turn; Add leaves them out (the stats
+	// pane sums them by tool).
+	Tools []agent.ToolStat
 }
 
 // Point is one call's naive and sent prompt tokens.
@@ -139,6 +152,10 @@ func (s Stats) SavedPercent() float64 {
 	return 100 * float64(s.NaiveTokens-s.SentTokens) / float64(s.NaiveTokens)
 }
 
+// CostPercent is the cache-weighted input cost as a share of naive
+// resend's, or 0 before any call.
+func (s Stats) CostPercent() float64 { return s.Cost.Percent() }
+
 // Add sums two agents' figures; Series is not summed.
 func (s Stats) Add(o Stats) Stats {
 	s.Calls += o.Calls
@@ -152,6 +169,7 @@ func (s Stats) Add(o Stats) Stats {
 	s.PromptTokens += o.PromptTokens
 	s.CompletionTokens += o.CompletionTokens
 	s.CachedTokens += o.CachedTokens
+	s.Cost = s.Cost.Add(o.Cost)
 	return s
 }
 
@@ -180,6 +198,9 @@ func (s *Stats) account(e agent.Event) {
 			s.PromptTokens += u.PromptTokens
 			s.CompletionTokens += u.CompletionTokens
 			s.CachedTokens += u.CachedTokens
+		}
+		if c := e.Cost; c != nil {
+			s.Cost = s.Cost.Add(*c)
 		}
 	}
 }

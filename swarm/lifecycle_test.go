@@ -233,7 +233,8 @@ func TestStatsAccount(t *testing.T) {
 	for i := range SeriesLen + 10 {
 		s.account(agent.Event{Type: agent.EvDiet, Diet: &vault.DietEvent{NaiveTokens: 100 + i, SentTokens: 40, Refs: 2, SeenRefs: 1, AutoRestores: 1}})
 	}
-	s.account(agent.Event{Type: agent.EvUsage, Usage: &provider.Usage{PromptTokens: 30, CompletionTokens: 5, CachedTokens: 10}})
+	s.account(agent.Event{Type: agent.EvUsage, Usage: &provider.Usage{PromptTokens: 30, CompletionTokens: 5, CachedTokens: 10},
+		Cost: &agent.Cost{PromptTokens: 30, CachedTokens: 10, Weighted: 21, NaiveTokens: 60, NaiveCachedTokens: 50, NaiveWeighted: 15, Reported: 1, Calls: 1}})
 	s.account(agent.Event{Type: agent.EvPageFault})
 	s.account(agent.Event{Type: agent.EvCompaction})
 	s.account(agent.Event{Type: agent.EvDiet})  // no figures: not a call
@@ -243,7 +244,8 @@ func TestStatsAccount(t *testing.T) {
 	n := SeriesLen + 10
 	naive := n*100 + n*(n-1)/2
 	want := Stats{Calls: n, NaiveTokens: naive, SentTokens: 40 * n, Refs: 2 * n, SeenRefs: n, AutoRestores: n,
-		PageFaults: 1, Compactions: 1, PromptTokens: 30, CompletionTokens: 5, CachedTokens: 10}
+		PageFaults: 1, Compactions: 1, PromptTokens: 30, CompletionTokens: 5, CachedTokens: 10,
+		Cost: agent.Cost{PromptTokens: 30, CachedTokens: 10, Weighted: 21, NaiveTokens: 60, NaiveCachedTokens: 50, NaiveWeighted: 15, Reported: 1, Calls: 1}}
 	got := s
 	got.Series = nil
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -253,7 +255,7 @@ func TestStatsAccount(t *testing.T) {
 		t.Fatalf("series keeps %d points from %+v to %+v, want the last %d", len(s.Series), s.Series[0], s.Series[len(s.Series)-1], SeriesLen)
 	}
 	sum := s.Add(s)
-	if sum.Calls != 2*n || sum.CachedTokens != 20 || len(sum.Series) != SeriesLen {
+	if sum.Calls != 2*n || sum.CachedTokens != 20 || sum.Cost.Weighted != 42 || sum.CostPercent() != 140 || len(sum.Series) != SeriesLen {
 		t.Fatalf("Add: %+v", sum)
 	}
 	if p := (Stats{NaiveTokens: 200, SentTokens: 50}).SavedPercent(); p != 75 {

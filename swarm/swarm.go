@@ -189,7 +189,9 @@ func (s *Swarm) startLoop(m *member) {
 }
 
 // Send queues a user turn for the agent; it runs after the turns before
-// it. A "/name args" turn naming a skill runs as the skill invoked with
+// it. A /context or /compact line is answered by the agent itself in its
+// turn (EvCommand), and refused with ErrNoCommands by a runner that is
+// not a Controller. A "/name args" turn naming a skill runs as the skill invoked with
 // args, as in kws run, while EvTurn shows it as typed; a skill the user
 // may not invoke is refused with an error wrapping
 // skill.ErrNotUserInvocable, and nothing is queued.
@@ -198,7 +200,11 @@ func (s *Swarm) Send(name, text string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := skill.ExpandInput(s.cfg.Skills, text); err != nil {
+	if c, ok := agent.IsCommand(text); ok {
+		if err := m.checkCommand(c); err != nil {
+			return err
+		}
+	} else if _, err := skill.ExpandInput(s.cfg.Skills, text); err != nil {
 		return err
 	}
 	return m.send(text)

@@ -96,7 +96,7 @@ func (m *member) logLocked(e Event) {
 		return
 	}
 	switch e.Type {
-	case EvTurn, EvAsk, EvFinished:
+	case EvTurn, EvAsk, EvFinished, EvCommand:
 	case EvAgent:
 		if n := len(m.log); n > 0 && e.Loop.Type == agent.EvTextDelta && !e.Loop.Restart {
 			if last := &m.log[n-1]; last.Type == EvAgent && last.Loop.Type == agent.EvTextDelta {

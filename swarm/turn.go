@@ -3,6 +3,8 @@ package swarm
 import (
 	"context"
 	"errors"
+
+	"github.com/kwsdev/kws/agent"
 )
 
 // next takes the resumed turn when one is pending, else the first queued
@@ -28,6 +30,7 @@ func (m *member) next(parent context.Context) (turn, bool) {
 		t.text, t.prompt = q.text, q.text
 		if q.ev == nil {
 			t.prompt = m.s.prompt(q.text)
+			t.command, _ = agent.IsCommand(q.text)
 		}
 		for _, b := range m.injected {
 			t.text += "\n\n" + b.text
@@ -53,8 +56,11 @@ type turn struct {
 	ctx    context.Context
 	text   string
 	prompt string
-	resume bool
-	r      Runner
+	// command is the /context or /compact line the turn answers ("" for
+	// a turn of the model).
+	command string
+	resume  bool
+	r       Runner
 }
 
 // loop runs queued turns until the swarm stops or the member is removed.
@@ -89,15 +95,25 @@ func (m *member) run(t turn) {
 	ctx := t.ctx
 	var answer string
 	var err error
-	if t.resume {
+	switch {
+	case t.command != "":
+		err = m.command(t)
+	case t.resume:
 		answer, _, err = t.r.(Resumer).Resume(ctx)
-	} else {
+	default:
 		answer, err = t.r.Run(ctx, t.prompt)
 	}
 	m.s.touch.turnEnded(m.name)
 	cancelled := ctx.Err() != nil // before the turn's own cancel below
+	var tools []agent.ToolStat
+	if ts, ok := t.r.(ToolStatser); ok {
+		tools = ts.ToolStats()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if tools != nil {
+		m.stats.Tools = tools
+	}
 	if m.cancel != nil {
 		m.cancel()
 		m.cancel = nil

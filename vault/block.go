@@ -39,6 +39,32 @@ type Meta struct {
 	// stored the block; empty for blocks stored by hand or by an older kws.
 	// Agents serve a sensitive block only to these workspaces.
 	Workspaces []string `json:"workspaces,omitempty"`
+	// Also lists the other places the same bytes were put from (another
+	// conversation, a later message), at most MaxPlaces; search counts
+	// recency at each of them.
+	Also []Place `json:"also,omitempty"`
+}
+
+// Place is where in a conversation a block was put from.
+type Place struct {
+	Agent    string `json:"agent,omitempty"`
+	Session  string `json:"session,omitempty"`
+	Turn     int    `json:"turn,omitempty"`
+	MsgIndex int    `json:"msg_index"`
+}
+
+// MaxPlaces bounds Meta.Also.
+const MaxPlaces = 32
+
+// place returns where m was put from.
+func (m Meta) place() Place {
+	return Place{Agent: m.Agent, Session: m.Session, Turn: m.Turn, MsgIndex: m.MsgIndex}
+}
+
+// Places returns every place the block was put from: its first, then
+// Also.
+func (m Meta) Places() []Place {
+	return append([]Place{m.place()}, m.Also...)
 }
 
 // StoredIn reports whether an agent of workspace stored the block.
@@ -60,7 +86,7 @@ type Block struct {
 
 // Put stores data exactly and returns its id. Putting the same bytes again
 // returns the same id and changes nothing but adding m's Workspaces to the
-// block's.
+// block's and m's conversation place to its Also.
 func (v *Vault) Put(data []byte, m Meta) (string, error) {
 	ids, err := v.PutMany([]Block{{Data: data, Meta: m}})
 	if err != nil {
@@ -79,8 +105,9 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 	}
 	ids := make([]string, len(blocks))
 	var added []indexedDoc
+	var placed []placedAt
 	err := v.update(func(tx *bolt.Tx) error {
-		added = added[:0]
+		added, placed = added[:0], placed[:0]
 		bb, mb, ib := tx.Bucket(bucketBlocks), tx.Bucket(bucketMeta), tx.Bucket(bucketIndex)
 		for i, b := range blocks {
 			id, exists, err := assignID(bb, b.Data)
@@ -89,8 +116,12 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 			}
 			ids[i] = id
 			if exists {
-				if err := addWorkspaces(mb, id, b.Meta.Workspaces); err != nil {
+				more, err := addOccurrence(mb, id, b.Meta)
+				if err != nil {
 					return err
+				}
+				if more {
+					placed = append(placed, placedAt{id: id, place: b.Meta.place()})
 				}
 				continue
 			}
@@ -116,6 +147,7 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 				return fmt.Errorf("vault: put index: %w", err)
 			}
 			added = append(added, indexedDoc{id: id, tv: tv})
+			placed = append(placed, placedAt{id: id, place: m.place(), created: m.Created})
 		}
 		return nil
 	})
@@ -123,37 +155,46 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 		return nil, err
 	}
 	v.indexAdd(added)
+	v.placesAdd(placed)
 	return ids, nil
 }
 
-// addWorkspaces records that the workspaces also stored the existing block
-// id (the same bytes, put again from another workspace).
-func addWorkspaces(mb *bolt.Bucket, id string, workspaces []string) error {
-	if len(workspaces) == 0 {
-		return nil
+// addOccurrence records that the existing block id was put again (the
+// same bytes) from put's workspaces and conversation place, and reports
+// whether the place is new.
+func addOccurrence(mb *bolt.Bucket, id string, put Meta) (bool, error) {
+	newPlace := put.MsgIndex >= 0 && (put.Agent != "" || put.Session != "")
+	if len(put.Workspaces) == 0 && !newPlace {
+		return false, nil
 	}
 	var m Meta
 	if err := decodeMeta(mb.Get([]byte(id)), &m); err != nil {
-		return fmt.Errorf("block %s: %w", id, err)
+		return false, fmt.Errorf("block %s: %w", id, err)
 	}
-	changed := false
-	for _, w := range workspaces {
+	changed, placed := false, false
+	for _, w := range put.Workspaces {
 		if w != "" && !slices.Contains(m.Workspaces, w) {
 			m.Workspaces = append(m.Workspaces, w)
 			changed = true
 		}
 	}
+	if p := put.place(); newPlace && len(m.Also) < MaxPlaces && !slices.ContainsFunc(m.Places(), func(q Place) bool {
+		return q.Agent == p.Agent && q.Session == p.Session && q.MsgIndex == p.MsgIndex
+	}) {
+		m.Also = append(m.Also, p)
+		changed, placed = true, true
+	}
 	if !changed {
-		return nil
+		return false, nil
 	}
 	mj, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("vault: encode meta: %w", err)
+		return false, fmt.Errorf("vault: encode meta: %w", err)
 	}
 	if err := mb.Put([]byte(id), mj); err != nil {
-		return fmt.Errorf("vault: put meta: %w", err)
+		return false, fmt.Errorf("vault: put meta: %w", err)
 	}
-	return nil
+	return placed, nil
 }
 
 // assignID finds the id for data: the shortest "ctx:"+hex prefix (12, 16,

@@ -37,8 +37,9 @@ type indexedDoc struct {
 }
 
 // termVector extracts the indexed terms of a block: words and identifiers,
-// file paths and their base names, and the meta's files, topics, command
-// and kind.
+// file paths and their base names, the meta's files, topics, command,
+// kind and agent, and a line term for every numbered line of a file it shows (line
+// terms do not count in the block's length).
 func termVector(data []byte, m *Meta) termVec {
 	counts := map[string]uint32{}
 	total := uint32(0)
@@ -63,6 +64,9 @@ func termVector(data []byte, m *Meta) termVec {
 	if m.Kind != "" {
 		eachTerm([]byte(m.Kind), func(t string) { add(t, 1) })
 	}
+	if m.Agent != "" {
+		eachTerm([]byte(m.Agent), func(t string) { add(t, 1) })
+	}
 	tv := termVec{docLen: total}
 	for t, n := range counts {
 		tv.terms = append(tv.terms, termFreq{t, n})
@@ -76,6 +80,13 @@ func termVector(data []byte, m *Meta) termVec {
 	if len(tv.terms) > maxTerms {
 		tv.terms = tv.terms[:maxTerms]
 	}
+	seen := map[string]bool{}
+	eachLineTerm(text, m, func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			tv.terms = append(tv.terms, termFreq{t, 1})
+		}
+	})
 	return tv
 }
 
@@ -282,40 +293,6 @@ type Hit struct {
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
 	Meta  Meta    `json:"meta"`
-}
-
-// Search ranks blocks for query with BM25 over block terms, file paths,
-// commands and topics and returns at most k hits, best first (ties: newer
-// block first). It never returns block bytes.
-func (v *Vault) Search(query string, k int) ([]Hit, error) {
-	if k <= 0 {
-		k = 10
-	}
-	if err := v.loadIndex(); err != nil {
-		return nil, err
-	}
-	qterms := Terms(query)
-	if len(qterms) == 0 {
-		return nil, nil
-	}
-	v.idxMu.RLock()
-	ix := v.idx
-	top := ix.rank(qterms, k)
-	hits := make([]Hit, len(top))
-	for i, r := range top {
-		hits[i] = Hit{ID: ix.ids[r.doc], Score: math.Round(r.score*1000) / 1000}
-	}
-	v.idxMu.RUnlock()
-	err := v.view(func(tx *bolt.Tx) error {
-		mb := tx.Bucket(bucketMeta)
-		for i := range hits {
-			if err := decodeMeta(mb.Get([]byte(hits[i].ID)), &hits[i].Meta); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return hits, err
 }
 
 type scored struct {

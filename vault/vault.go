@@ -74,6 +74,9 @@ type Vault struct {
 	idxMu   sync.RWMutex
 	idx     *memIndex
 	idxErr  error
+
+	placeMu sync.Mutex
+	places  *placeMap
 }
 
 // DataDirEnv names the variable that sets the default data dir. The

@@ -47,11 +47,17 @@ func Damaged(id string) string {
 		"Work from its summary, or produce the content again (re-run the command, re-read the file)."
 }
 
+// NoHits is what an empty search result says.
+const NoHits = "no block in the vault matches; try other words: the command that printed it, a file name, an error line"
+
 // FormatHits renders search results: one ref with its metadata and
-// summary per block, never the blocks' text.
+// summary per block, never the blocks' text; an empty result says so.
 func FormatHits(query string, hits []vault.Hit) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<ctx_results query=%q n=%d>\n", query, len(hits))
+	if len(hits) == 0 {
+		b.WriteString(NoHits + "\n")
+	}
 	for _, h := range hits {
 		m := h.Meta
 		r := vault.Ref{Tag: vault.TagCtx, ID: h.ID, Chars: m.Chars, Kind: m.Kind, Tokens: m.Tokens,

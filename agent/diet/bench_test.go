@@ -3,8 +3,10 @@ package diet
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/vault"
@@ -38,11 +40,12 @@ func (m *memStore) Get(id string) ([]byte, error) {
 }
 
 // BenchmarkDietCall times one call (add an assistant message and a 2 KB
-// tool output, then build) after a history of 20 or 460 messages, with
-// the diet active, on the real vault and on an in-memory store.
+// tool output, then build) after a history of 20 or 500 messages, with
+// the diet active, on the real vault and on an in-memory store, and
+// reports the median and the slowest call (ms-p50, ms-max).
 func BenchmarkDietCall(b *testing.B) {
 	for _, store := range []string{"vault", "mem"} {
-		for _, hist := range []int{20, 460} {
+		for _, hist := range []int{20, 500} {
 			b.Run(fmt.Sprintf("store=%s/history=%d", store, hist), func(b *testing.B) {
 				var st Store = &memStore{blocks: map[string][]byte{}}
 				if store == "vault" {
@@ -69,13 +72,20 @@ func BenchmarkDietCall(b *testing.B) {
 					msgs = append(msgs, Message{Role: "assistant", Content: fmt.Sprintf("next %d\n```\npytest -k n%d\n```", i, i)},
 						Message{Role: "tool", Content: toolOutput(100000+i, 2000)})
 				}
+				took := make([]time.Duration, b.N)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
+					start := time.Now()
 					s.Add(msgs[2*i], msgs[2*i+1])
 					if _, err := s.Build(); err != nil {
 						b.Fatal(err)
 					}
+					took[i] = time.Since(start)
 				}
+				b.StopTimer()
+				slices.Sort(took)
+				b.ReportMetric(float64(took[(b.N-1)/2].Microseconds())/1000, "ms-p50")
+				b.ReportMetric(float64(took[b.N-1].Microseconds())/1000, "ms-max")
 			})
 		}
 	}

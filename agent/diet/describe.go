@@ -1,6 +1,7 @@
 package diet
 
 import (
+	"encoding/json"
 	"math"
 	"regexp"
 	"slices"
@@ -313,4 +314,68 @@ func (d Description) Meta(kind string, msgIndex int, tokens int, estimated bool)
 		Files: d.Files, Topics: d.Topics, Command: d.Command, Summary: d.Summary(400),
 		Confidence: d.Confidence, Priority: d.Priority, Sensitive: d.Sensitive,
 	}
+}
+
+// sourceBytes bounds the source a block's metadata keeps.
+const sourceBytes = 300
+
+// withSource records what produced the block (a tool call, a shell
+// command) as its command, redacted, its first line only ("edit 12:14 …"),
+// so the vault indexes and the summary shows it.
+func (d Description) withSource(src string) Description {
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return d
+	}
+	if IsSensitive(src) {
+		src = Redact(src)
+	}
+	more := ""
+	if i := strings.IndexByte(src, '\n'); i >= 0 {
+		src, more = src[:i], " …"
+	}
+	d.Command = clip(strings.Join(strings.Fields(plain(src)), " "), sourceBytes) + more
+	return d
+}
+
+// mainArgs are the argument names that say what a tool call acts on, most
+// telling first.
+var mainArgs = []string{"command", "cmd", "path", "paths", "file", "query", "pattern", "url", "id", "name"}
+
+// CallSource names what a tool call produces output from: the command of a
+// shell call (shell, bash), else the tool's name and its main argument
+// ("read_file src/app.py", "grep TODO"), else the name alone.
+func CallSource(name, arguments string) string {
+	var args map[string]any
+	_ = json.Unmarshal([]byte(arguments), &args)
+	for _, k := range mainArgs {
+		v, ok := args[k]
+		if !ok {
+			continue
+		}
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = x
+		case []any:
+			parts := make([]string, 0, len(x))
+			for _, p := range x {
+				if ps, ok := p.(string); ok {
+					parts = append(parts, ps)
+				}
+			}
+			s = strings.Join(parts, " ")
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if k == "command" || k == "cmd" {
+			switch name {
+			case "shell", "bash", "run_shell", "execute_bash", "run":
+				return s
+			}
+		}
+		return name + " " + s
+	}
+	return name
 }

@@ -22,8 +22,9 @@ func compactBody(e *entry, r interface{ String() string }) string {
 
 // Compact returns the kept view of an oversized output whose exact text is
 // in the vault under ref: the ref, the first 40 and last 40 lines and up to
-// 40 error or failure lines from the middle (the first and the last 20),
-// each line capped at 400 bytes.
+// 40 lines from the middle (the first and the last 20) that report an
+// error or failure, summarize tests, hold a URL or are headings, each
+// line capped at 400 bytes.
 func Compact(text, ref string) string {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	var b strings.Builder
@@ -42,7 +43,7 @@ func Compact(text, ref string) string {
 	tailLen := len(strings.Join(lines[len(lines)-ingestTail:], "\n")) + 1
 	midText := body[headLen : len(body)-tailLen]
 	errs := errorLines(midText, ingestErrors/2)
-	fmt.Fprintf(&b, "[kws: output of %d lines, %d bytes vaulted exactly; showing the first %d lines, %d error/failure lines from the middle, the last %d]\n",
+	fmt.Fprintf(&b, "[kws: output of %d lines, %d bytes vaulted exactly; showing the first %d lines, %d error, failure, test-summary, URL or heading lines from the middle, the last %d]\n",
 		len(lines), len(text), ingestHead, len(errs), ingestTail)
 	for _, l := range lines[:ingestHead] {
 		b.WriteString(capLine(l) + "\n")

@@ -15,6 +15,16 @@ var reIntent = regexp.MustCompile(`(?i)\b(exact(ly)?|show|verbatim|full|debug|fi
 // must mention before its block is restored.
 const minOverlap = 2
 
+// restoreBelowConfidence: a block is auto-restored only when its summary
+// is unreliable (confidence below this) or its priority is high; a
+// summary that already covers the block is left as a ref.
+const restoreBelowConfidence = 0.5
+
+// restorable reports whether block description d may be auto-restored.
+func restorable(d *Description) bool {
+	return d != nil && !d.Sensitive && (d.Confidence < restoreBelowConfidence || d.Priority == "high")
+}
+
 type restoreResult struct {
 	index    int
 	id       string
@@ -25,11 +35,41 @@ type restoreResult struct {
 // HasRetrievalIntent reports whether a user turn asks for exact evidence.
 func HasRetrievalIntent(turn string) bool { return reIntent.MatchString(turn) }
 
-// autoRestore picks at most one externalized, non-sensitive block whose
-// topics overlap the current user turn (which must show retrieval intent)
-// and returns its ref followed by a bounded exact excerpt, if the trigger
-// budget has room for it.
+// stickyRestore is the auto-restore decision of one human turn and epoch.
+// A restore rewrites a message in the middle of the prompt, so starting,
+// switching or ending one between calls would break the provider's cached
+// prefix at that message each time. The decision is made when the human
+// turn changes or an epoch rewrites the prompt anyway, and holds until
+// then.
+type stickyRestore struct {
+	turn  int // entry index of the human turn the decision belongs to
+	cut   int // the session's cut when it was made
+	index int // the restored entry, or -1 for none
+	text  string
+	extra int
+}
+
+// autoRestore picks at most one externalized, non-sensitive block of low
+// confidence or high priority whose topics overlap the current user turn
+// (which must show retrieval intent) and returns its ref followed by a
+// bounded exact excerpt, if the trigger budget has room for it. The
+// choice holds for the turn until the next epoch (see stickyRestore).
 func (s *Session) autoRestore(cur int) (restoreResult, bool) {
+	st := &s.restore
+	if st.turn != cur || st.cut != s.cut {
+		*st = stickyRestore{turn: cur, cut: s.cut, index: -1}
+		if r, ok := s.chooseRestore(cur); ok {
+			st.index, st.text, st.extra = r.index, r.text, r.extraTok
+		}
+	}
+	if st.index < 0 {
+		return restoreResult{}, false
+	}
+	return restoreResult{index: st.index, id: s.entries[st.index].id, text: st.text, extraTok: st.extra}, true
+}
+
+// chooseRestore makes the auto-restore decision for human turn cur.
+func (s *Session) chooseRestore(cur int) (restoreResult, bool) {
 	if cur < 0 || !HasRetrievalIntent(s.entries[cur].msg.Content) {
 		return restoreResult{}, false
 	}
@@ -39,9 +79,19 @@ func (s *Session) autoRestore(cur int) (restoreResult, bool) {
 			want[t] = true
 		}
 	}
+	best := s.pickRestore(want)
+	if best < 0 {
+		return restoreResult{}, false
+	}
+	return s.restoreOf(best, want)
+}
+
+// pickRestore returns the restorable ref whose description overlaps want
+// the most, the higher priority on a tie, or -1.
+func (s *Session) pickRestore(want map[string]bool) int {
 	best, bestScore := -1, 0
 	for i, e := range s.entries {
-		if e.form != formRef || e.desc == nil || e.desc.Sensitive {
+		if e.form != formRef || !restorable(e.desc) {
 			continue
 		}
 		score := overlap(want, e.desc)
@@ -50,9 +100,11 @@ func (s *Session) autoRestore(cur int) (restoreResult, bool) {
 			best, bestScore = i, score
 		}
 	}
-	if best < 0 {
-		return restoreResult{}, false
-	}
+	return best
+}
+
+// restoreOf renders entry best's restore, if its excerpt fits the budget.
+func (s *Session) restoreOf(best int, want map[string]bool) (restoreResult, bool) {
 	e := s.entries[best]
 	excerpt, span := Excerpt(e.msg.Content, want, s.p.RestoreChars)
 	if excerpt == "" {

@@ -38,7 +38,7 @@ func DescribeWithheld(text string) Description {
 // credentials file.
 func describeMessage(m Message) Description {
 	if m.Sensitive {
-		return DescribeWithheld(m.Content)
+		return DescribeWithheld(m.Content).withSource(m.Source)
 	}
-	return Describe(m.kind(), m.Content)
+	return Describe(m.kind(), m.Content).withSource(m.Source)
 }

@@ -30,6 +30,10 @@ type Message struct {
 	// Sensitive marks content read from a credentials file: its block is
 	// sensitive and its summary quotes none of it.
 	Sensitive bool `json:"sensitive,omitempty"`
+	// Source names what produced a tool output: the tool call's name and
+	// main argument, or the shell command ("shell: pytest -x"). The vault
+	// indexes it, so a search for the command finds its output.
+	Source string `json:"source,omitempty"`
 }
 
 // kind returns Kind, else Role.
@@ -113,6 +117,9 @@ type Session struct {
 	calls                 int
 	turns                 int
 	decoderTok            int
+	restore               stickyRestore
+	extraTok              int   // sent besides the contents; see SetExtraTokens
+	extraSave             []int // per message, saved besides its content when externalized
 }
 
 // NewSession starts a diet for one conversation. agent and session label
@@ -125,7 +132,7 @@ func NewSession(p Params, store Store, counter *tokens.Counter, agent, session s
 		counter = tokens.Default()
 	}
 	s := &Session{p: p, store: store, tok: counter, agent: agent, session: session,
-		first: map[[32]byte]int{}}
+		first: map[[32]byte]int{}, restore: stickyRestore{turn: -2, index: -1}}
 	s.decoderTok = counter.Count(DecoderPrompt()).Tokens
 	return s, nil
 }
@@ -203,6 +210,8 @@ func (s *Session) flush() error {
 		e.id = ids[k]
 		s.indexSpans(i)
 		switch {
+		case s.seenAtOnce(e, i):
+			s.sendSeen(e)
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
 		case e.wantIL && s.trySpans(i):
@@ -212,6 +221,29 @@ func (s *Session) flush() error {
 	}
 	s.pending = s.pending[:0]
 	return nil
+}
+
+// seenAtOnce reports whether entry i repeats an earlier message exactly
+// and goes as <il:seen/> as soon as it is added, before any trigger: a
+// repeated output tells the model nothing new. A repeated human turn
+// waits for an epoch (it may be the current one).
+func (s *Session) seenAtOnce(e *entry, i int) bool {
+	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn()
+}
+
+// sendSeen sends e as <il:seen/>. Before the diet is active the ref
+// explains itself, as an ingestion form does, so that it does not bring
+// the decoder prompt into the system prompt: that would end the provider's
+// cached prefix at its start.
+func (s *Session) sendSeen(e *entry) {
+	ref := vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}.String()
+	if s.nonExact > 0 {
+		e.form = formExact // an ingestion form was never counted as non-exact
+		s.setSent(e, formSeen, ref)
+		return
+	}
+	e.form = formIngest // not counted as non-exact, like an ingestion form
+	s.setSent(e, formSeen, ref+"\n[kws: exact repeat of an earlier message, vaulted; .ctx_get the ref for it]")
 }
 
 // setSent replaces what entry e sends and keeps the running totals.
@@ -314,7 +346,7 @@ func seq(a, b int) []int {
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
 func (s *Session) promptTokens() int {
-	n := s.sentTok + PromptOverheadTokens
+	n := s.sentTok + PromptOverheadTokens + s.extraTok
 	if s.nonExact > 0 {
 		n += s.decoderTok
 	}
@@ -322,23 +354,68 @@ func (s *Session) promptTokens() int {
 }
 
 // epochDue reports whether a prompt over the trigger should start a new
-// epoch now. Epochs move the cut in steps of at least half the recent
-// window, so between them each prompt is an append-only extension of the
-// previous one and the provider's prompt cache keeps hitting; a former user
-// turn that was held back also starts one.
+// epoch now. An epoch rewrites the prompt from the old cut on, so the
+// provider's cached prefix ends there and the rewritten tail is paid in
+// full; epochs therefore come with hysteresis. Over the trigger, one is
+// due only when it frees at least the hysteresis gap (bringing the prompt
+// down to the low-water mark, trigger minus gap, so the next one is far
+// off), when the history outside the recent window alone is over the
+// trigger (so the prompt never exceeds the trigger plus the recent
+// window), or when a former human turn was held back.
 func (s *Session) epochDue(cur int) bool {
-	if s.promptTokens() <= s.p.TriggerTokens {
-		return false
+	p := s.promptTokens()
+	if s.restore.turn == cur && s.restore.index >= 0 {
+		p += s.restore.extra
 	}
-	if len(s.entries)-s.p.Recent-s.cut >= max(1, s.p.Recent/2) {
-		return true
+	if p <= s.p.TriggerTokens {
+		return false
 	}
 	for _, i := range s.deferred {
 		if i != cur {
 			return true
 		}
 	}
-	return false
+	end := len(s.entries) - s.p.Recent
+	recent := 0
+	for i := max(0, end); i < len(s.entries); i++ {
+		recent += s.entries[i].sentTok
+	}
+	free := s.freeable(end, cur)
+	return free >= s.hysteresis() || p-recent > s.p.TriggerTokens && free >= s.p.TriggerTokens*minFreePct/100
+}
+
+// minFreePct is the least an epoch forced by the bound must free, as a
+// share of the trigger: once refs and small messages alone fill the
+// trigger, an epoch that frees less would break the cache for nothing.
+const minFreePct = 6
+
+// hysteresis is the gap between the trigger and the low-water mark.
+func (s *Session) hysteresis() int {
+	return s.p.TriggerTokens * lowWaterGapPct / 100
+}
+
+// lowWaterGapPct is the hysteresis gap as a share of the trigger.
+const lowWaterGapPct = 50
+
+// refTokensEstimate is about what a ref costs in the prompt.
+const refTokensEstimate = 48
+
+// freeable estimates the tokens an epoch now would save: the exact
+// messages between the cut and end that it would replace by refs.
+func (s *Session) freeable(end, cur int) int {
+	n := 0
+	for i := s.cut; i < end; i++ {
+		e := s.entries[i]
+		if i == cur || e.msg.Pinned {
+			continue
+		}
+		n += s.savableExtra(i)
+		if e.id == "" || e.form == formRef || e.form == formSeen {
+			continue
+		}
+		n += max(0, e.sentTok-refTokensEstimate)
+	}
+	return n
 }
 
 // Result is one built prompt and its stats event.

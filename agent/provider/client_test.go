@@ -84,7 +84,7 @@ func TestChatStreamsTextAndUsage(t *testing.T) {
 	}
 	want := provider.Response{
 		Content:      answer,
-		Usage:        provider.Usage{PromptTokens: 120, CompletionTokens: 17, CachedTokens: 64},
+		Usage:        provider.Usage{PromptTokens: 120, CompletionTokens: 17, CachedTokens: 64, CacheReported: true},
 		FinishReason: "stop",
 		Attempts:     1,
 	}
@@ -104,6 +104,22 @@ func TestChatStreamsTextAndUsage(t *testing.T) {
 	}
 	if r.Header.Get("Authorization") != "" {
 		t.Error("recorded headers kept the Authorization value")
+	}
+}
+
+// TestUsageWithoutCacheDetails: a server that reports no
+// prompt_tokens_details (no prompt cache, or an older llama-server) leaves
+// the cached tokens unknown, not zero.
+func TestUsageWithoutCacheDetails(t *testing.T) {
+	step := providertest.TextStep("ok")
+	step.Usage = &provider.Usage{PromptTokens: 50, CompletionTokens: 1}
+	h := newHarness(t, nil, step)
+	res, err := h.chat(t, userRequest("hi"))
+	if err != nil {
+		t.Fatalf("Chat: %v", err)
+	}
+	if want := (provider.Usage{PromptTokens: 50, CompletionTokens: 1}); res.Usage != want {
+		t.Errorf("usage = %+v, want %+v", res.Usage, want)
 	}
 }
 

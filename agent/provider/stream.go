@@ -140,6 +140,7 @@ func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse, emit func(s
 		a.usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 		if u.PromptTokensDetails != nil {
 			a.usage.CachedTokens = u.PromptTokensDetails.CachedTokens
+			a.usage.CacheReported = true
 		}
 	}
 	for _, ch := range chunk.Choices {

@@ -44,7 +44,12 @@ type Request struct {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
-	CachedTokens     int `json:"cached_tokens"`
+	// CachedTokens is the prompt prefix the provider served from its
+	// cache (OpenAI's usage.prompt_tokens_details.cached_tokens).
+	CachedTokens int `json:"cached_tokens"`
+	// CacheReported says the provider reported CachedTokens (zero
+	// included); without it the cached prefix is unknown.
+	CacheReported bool `json:"cache_reported,omitempty"`
 }
 
 // Response is the complete answer of one call.

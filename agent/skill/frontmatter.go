@@ -7,6 +7,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kwsdev/kws/config"
 )
 
 // The fences that open and close front matter, each on a line of its own:
@@ -19,15 +21,16 @@ const (
 // frontMatter is what the front matter sets; pointers tell absent keys
 // from false or zero ones.
 type frontMatter struct {
-	Name                   string   `toml:"name" yaml:"name"`
-	Description            string   `toml:"description" yaml:"description"`
-	ArgumentHint           string   `toml:"argument_hint" yaml:"argument_hint"`
-	UserInvocable          *bool    `toml:"user_invocable" yaml:"user_invocable"`
-	DisableModelInvocation bool     `toml:"disable_model_invocation" yaml:"disable_model_invocation"`
-	Role                   bool     `toml:"role" yaml:"role"`
-	Model                  string   `toml:"model" yaml:"model"`
-	Temperature            *float64 `toml:"temperature" yaml:"temperature"`
-	TopP                   *float64 `toml:"top_p" yaml:"top_p"`
+	Name                   string      `toml:"name" yaml:"name"`
+	Description            string      `toml:"description" yaml:"description"`
+	ArgumentHint           string      `toml:"argument_hint" yaml:"argument_hint"`
+	UserInvocable          *bool       `toml:"user_invocable" yaml:"user_invocable"`
+	DisableModelInvocation bool        `toml:"disable_model_invocation" yaml:"disable_model_invocation"`
+	Role                   bool        `toml:"role" yaml:"role"`
+	Model                  string      `toml:"model" yaml:"model"`
+	Temperature            *float64    `toml:"temperature" yaml:"temperature"`
+	TopP                   *float64    `toml:"top_p" yaml:"top_p"`
+	Diet                   config.Diet `toml:"diet" yaml:"diet"`
 }
 
 // ignoredYAMLKeys are Claude Code's SKILL.md keys that kws accepts and

@@ -1,6 +1,9 @@
 package skill
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRolesAreBuiltInAndOverridable(t *testing.T) {
 	mine, err := Parse("coder", "+++\nrole = true\nmodel = \"gpt-small\"\ndescription = \"our coder\"\n+++\nWrite Go like us.")
@@ -21,5 +24,24 @@ func TestRolesAreBuiltInAndOverridable(t *testing.T) {
 	}
 	if p, _ := Find(roles, "planner"); !p.Role || p.Body == "" || p.UserInvocable {
 		t.Fatalf("built-in planner %+v", p)
+	}
+}
+
+// TestRoleDietSettings checks that a role's front matter carries diet
+// settings in TOML and in YAML, and that a bad one is refused by name.
+func TestRoleDietSettings(t *testing.T) {
+	r, err := Parse("coder", "+++\nrole = true\n[diet]\ntrigger_tokens = 50000\ncompact_at = 0.7\n+++\nCode.")
+	if err != nil || r.Diet.TriggerTokens == nil || *r.Diet.TriggerTokens != 50000 || *r.Diet.CompactAt != 0.7 {
+		t.Fatalf("toml role diet = %+v, err %v", r.Diet, err)
+	}
+	y, err := Parse("tester", "---\nrole: true\ndiet:\n  recent: 4\n  compact_model: sidecar\n---\nTest.")
+	if err != nil || y.Diet.Recent == nil || *y.Diet.Recent != 4 || y.Diet.CompactModel != "sidecar" {
+		t.Fatalf("yaml role diet = %+v, err %v", y.Diet, err)
+	}
+	if _, err := Parse("bad", "+++\nrole = true\n[diet]\nrecent = -2\n+++\nx"); err == nil || !strings.Contains(err.Error(), "diet.recent = -2") {
+		t.Fatalf("bad role diet: err = %v", err)
+	}
+	if _, err := Parse("bad", "+++\n[diet]\nrecnt = 2\n+++\nx"); err == nil || !strings.Contains(err.Error(), "diet.recnt") {
+		t.Fatalf("misspelt role diet key: err = %v", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/kwsdev/kws/agent/profile"
+	"github.com/kwsdev/kws/config"
 )
 
 // Skill is one loaded skill.
@@ -59,6 +60,9 @@ type Skill struct {
 	// Sampling is a role's temperature and top_p, over the profile's and
 	// the configuration's.
 	Sampling profile.Sampling
+	// Diet is a role's context diet settings (a [diet] table, or diet: in
+	// YAML), over the configuration's; a session's flags win over them.
+	Diet config.Diet
 }
 
 // Parse parses the text of a skill file whose name, when the front matter
@@ -80,6 +84,7 @@ func Parse(defaultName, text string) (Skill, error) {
 		Role:                   meta.Role,
 		Model:                  strings.TrimSpace(meta.Model),
 		Sampling:               profile.Sampling{Temperature: meta.Temperature, TopP: meta.TopP},
+		Diet:                   meta.Diet,
 	}
 	if s.Name == "" {
 		s.Name = defaultName
@@ -88,6 +93,9 @@ func Parse(defaultName, text string) (Skill, error) {
 		return Skill{}, fmt.Errorf("invalid skill name %q (use letters, digits, '-', '_', '.' or ':')", s.Name)
 	}
 	if err := s.Sampling.Validate(); err != nil {
+		return Skill{}, fmt.Errorf("front matter: %w", err)
+	}
+	if err := s.Diet.Validate(); err != nil {
 		return Skill{}, fmt.Errorf("front matter: %w", err)
 	}
 	return s, nil

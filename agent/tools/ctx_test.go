@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
@@ -39,7 +40,7 @@ func TestCtxGetAndSearch(t *testing.T) {
 		{"ctx_get", map[string]any{}, true, `"" is not a block id`},
 		{"ctx_search", map[string]any{"query": "index out of range", "k": 3}, false,
 			`<ctx k="tool:shell" id="` + id + `" n=` + strconv.Itoa(len(body)) + ` s="panic: 'index' out of range"/>`},
-		{"ctx_search", map[string]any{"query": "zzzqqq"}, false, `<ctx_results query="zzzqqq" n=0>`},
+		{"ctx_search", map[string]any{"query": "zzzqqq"}, false, `<ctx_results query="zzzqqq" n=0>` + "\n" + diet.NoHits},
 		{"ctx_search", map[string]any{"query": " "}, true, `"query" must not be empty`},
 		{"ctx_search", map[string]any{"query": "x", "k": 500}, true, `"k" must be between 1 and 50`},
 	}

@@ -125,8 +125,12 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 		name string
 		out  *headTail
 	}{{"STDOUT", stdout}, {"STDERR", stderr}} {
-		b.WriteString(s.name + spools.keep(env, i, s.name, s.out) + ":\n")
-		writeStream(&b, s.out.String())
+		note, view, kept := spools.keep(env, i, s.name, s.out)
+		b.WriteString(s.name + note + ":\n")
+		if !kept {
+			view = s.out.String()
+		}
+		writeStream(&b, view)
 	}
 	fmt.Fprintf(&b, "EXIT CODE: %d", exitCode(cmd.ProcessState))
 	if errors.Is(runErr, exec.ErrWaitDelay) {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/vault"
 )
 
 // spools copy a command's stdout and stderr to temporary files while the
@@ -47,25 +50,31 @@ func (s *spools) tee(i int, buf *headTail) io.Writer {
 	})
 }
 
-// keep vaults stream i when its buffer had to cut it and returns the note
+// keep vaults stream i when its buffer had to cut it. It returns the note
 // for the stream's heading, e.g. " (104857600 bytes, exact in the vault as
-// ctx:…: ctx_get it, or grep a file you write it to)".
-func (s *spools) keep(env *Env, i int, name string, buf *headTail) string {
+// ctx:…; …)", and, once the stream is in the vault, the view the model
+// gets instead of the buffer's bytes: the ref, the first and last 40 lines
+// and the error, test-summary, URL and heading lines between them
+// (diet.Compact). That view is small enough that the diet keeps it as it
+// is, so the output is stored once, whole.
+func (s *spools) keep(env *Env, i int, name string, buf *headTail) (note, view string, kept bool) {
 	total := buf.Total()
 	if s.files[i] == nil || total <= int64(shellHead+shellTail) {
-		return ""
+		return "", "", false
 	}
 	if s.err[i] != nil {
-		return fmt.Sprintf(" (%d bytes; the full output could not be kept: %v)", total, s.err[i])
+		return fmt.Sprintf(" (%d bytes; the full output could not be kept: %v)", total, s.err[i]), "", false
 	}
 	data, err := os.ReadFile(s.files[i].Name())
 	if err == nil {
 		var id string
 		if id, err = env.Keep("tool:shell "+name, data); err == nil {
-			return fmt.Sprintf(" (%d bytes, exact in the vault as %s; below are its first and last bytes)", total, id)
+			ref := vault.Ref{Tag: vault.TagCtx, ID: id, Chars: len(data)}
+			return fmt.Sprintf(" (%d bytes, exact in the vault as %s; below: its first and last lines and the notable ones between)", total, id),
+				diet.Compact(string(data), ref.String()), true
 		}
 	}
-	return fmt.Sprintf(" (%d bytes; the full output could not be kept: %v)", total, err)
+	return fmt.Sprintf(" (%d bytes; the full output could not be kept: %v)", total, err), "", false
 }
 
 // remove deletes the spool files.

@@ -97,4 +97,7 @@ type Env struct {
 	// Sandbox.Network. Its Workspace and Temp are set per call. Nil runs
 	// commands unconfined (where sandbox.Available says no).
 	Sandbox *sandbox.Policy
+	// Stats reports the agent's figures of its own session for the stats
+	// tool; nil leaves the tool without figures.
+	Stats func() (string, error)
 }

@@ -23,6 +23,7 @@ var constructors = []func() Tool{
 	newMemorySave,
 	newTodo,
 	newAgentSend,
+	newStats,
 	newToolExpand,
 }
 

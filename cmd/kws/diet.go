@@ -29,6 +29,8 @@ type replayFlags struct {
 	minBlock   int
 	emitPrompt string
 	concat     string
+	discount   float64
+	swarm      bool
 	noSpans    bool
 }
 
@@ -39,7 +41,11 @@ func newReplayCmd(g *globals) *cobra.Command {
 		Short: "Replay SWE-agent .traj or OpenAI chat JSON/JSONL files through the diet and report savings",
 		Long: `Replay recorded conversations through the context diet. A model call happens
 before each assistant message (its prompt is every earlier message, dieted) and
-once after the last message (the final prompt). Blocks stay in the vault.`,
+once after the last message (the final prompt). Blocks stay in the vault.
+The cost columns weigh each call's prompt as providers bill it: uncached
+tokens in full, the prefix shared with the previous call's prompt at
+--cache-discount; naive resend is append-only, so it always reuses the whole
+previous prompt.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, g, f, args)
@@ -52,6 +58,8 @@ once after the last message (the final prompt). Blocks stay in the vault.`,
 	fl.IntVar(&f.minBlock, "min-block-chars", 0, "smallest block moved to the vault (0: the mode's)")
 	fl.StringVar(&f.emitPrompt, "emit-prompt", "", "write each file's final prompt to DIR/<base>.prompt.json")
 	fl.StringVar(&f.concat, "concat", "", "replay all FILEs as one long session with this name")
+	fl.BoolVar(&f.swarm, "swarm", false, "replay each FILE as a multi-agent session: planner, coder and reviewer, each with its own system prompt, handing the same task text on")
+	fl.Float64Var(&f.discount, "cache-discount", replay.DefaultCacheDiscount, "price of a cached prompt token relative to an uncached one, for the cost columns")
 	fl.BoolVar(&f.noSpans, "no-spans", false, "send repeated spans exact instead of as <il:seg/> refs")
 	return cmd
 }
@@ -70,6 +78,9 @@ func (f *replayFlags) params() (diet.Params, error) {
 	if f.minBlock > 0 {
 		p.MinBlockChars = f.minBlock
 	}
+	if f.discount < 0 || f.discount > 1 {
+		return p, fmt.Errorf("--cache-discount must be within 0..1, got %g", f.discount)
+	}
 	if f.noSpans {
 		p.Spans = false
 	}
@@ -86,6 +97,9 @@ func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) e
 		c, err := replay.Load(file)
 		if err != nil {
 			return err
+		}
+		if f.swarm {
+			c = replay.Swarm(c)
 		}
 		convs = append(convs, c)
 	}
@@ -104,6 +118,7 @@ func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) e
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}
+		o.Price(f.discount)
 		if err := v.AppendStats(o.Events...); err != nil {
 			return err
 		}
@@ -148,13 +163,14 @@ func emitPrompt(dir, name string, msgs []diet.Message) error {
 
 func printRows(w io.Writer, rows []replay.Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "file\tmessages\tcalls\tnaive_tokens_total\tsent_tokens_total\treduction_pct_total\tfinal_naive_tokens\tfinal_sent_tokens\tfinal_reduction_pct\tnaive_chars_total\tsent_chars_total\trefs\tseen_refs\tcached_prefix_pct\tdiet_ms_p50\tdiet_ms_max\t")
+	fmt.Fprintln(tw, "file\tmessages\tcalls\tnaive_tokens_total\tsent_tokens_total\treduction_pct_total\tfinal_naive_tokens\tfinal_sent_tokens\tfinal_reduction_pct\tnaive_chars_total\tsent_chars_total\trefs\tseen_refs\tcached_prefix_pct\tnaive_cost\tcost\tcost_pct_of_naive\tpeak_tokens\tepochs\tdiet_ms_p50\tdiet_ms_max\t")
 	var sum replay.Row
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%.2f\t%.2f\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%.2f\t%.2f\t\n",
 			r.File, r.Messages, r.Calls, r.NaiveTokensTotal, r.SentTokensTotal, r.ReductionPctTotal,
 			r.FinalNaiveTokens, r.FinalSentTokens, r.FinalReductionPct, r.NaiveCharsTotal, r.SentCharsTotal,
-			r.Refs, r.SeenRefs, r.CachedPrefixPct, r.DietMsP50, r.DietMsMax)
+			r.Refs, r.SeenRefs, r.CachedPrefixPct, r.NaiveCostTokens, r.CostTokens, r.CostPct,
+			r.PeakTokens, r.Epochs, r.DietMsP50, r.DietMsMax)
 		sum.Messages += r.Messages
 		sum.Calls += r.Calls
 		sum.NaiveTokensTotal += r.NaiveTokensTotal
@@ -165,13 +181,18 @@ func printRows(w io.Writer, rows []replay.Row) {
 		sum.SentCharsTotal += r.SentCharsTotal
 		sum.Refs += r.Refs
 		sum.SeenRefs += r.SeenRefs
+		sum.NaiveCostTokens += r.NaiveCostTokens
+		sum.CostTokens += r.CostTokens
+		sum.PeakTokens = max(sum.PeakTokens, r.PeakTokens)
+		sum.Epochs += r.Epochs
 	}
 	if len(rows) > 1 {
 		red := func(a, b int) float64 { return 100 * float64(a-b) / float64(max(a, 1)) }
-		fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t\t\t\t\n",
+		fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t\t%d\t%d\t%.1f\t%d\t%d\t\t\t\n",
 			sum.Messages, sum.Calls, sum.NaiveTokensTotal, sum.SentTokensTotal,
 			red(sum.NaiveTokensTotal, sum.SentTokensTotal), sum.FinalNaiveTokens, sum.FinalSentTokens,
-			red(sum.FinalNaiveTokens, sum.FinalSentTokens), sum.NaiveCharsTotal, sum.SentCharsTotal, sum.Refs, sum.SeenRefs)
+			red(sum.FinalNaiveTokens, sum.FinalSentTokens), sum.NaiveCharsTotal, sum.SentCharsTotal, sum.Refs, sum.SeenRefs,
+			sum.NaiveCostTokens, sum.CostTokens, 100-red(sum.NaiveCostTokens, sum.CostTokens), sum.PeakTokens, sum.Epochs)
 	}
 	tw.Flush()
 }

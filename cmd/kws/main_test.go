@@ -69,6 +69,10 @@ func TestVaultLsSearchStats(t *testing.T) {
 	if json.Unmarshal([]byte(js), &hit) != nil || hit["kind"] != "tool:shell" || strings.Contains(js, "secret middle line") {
 		t.Fatalf("search json: %q", js)
 	}
+	none, err := run(t, dir, nil, "vault", "search", "zzzqqq")
+	if err != nil || !strings.HasPrefix(none, `no block matches "zzzqqq" (the vault holds 2 blocks)`) {
+		t.Fatalf("empty search: %q %v", none, err)
+	}
 	st, err := run(t, dir, nil, "--json", "vault", "stats")
 	if err != nil || !strings.Contains(st, `"blocks":2`) {
 		t.Fatalf("stats: %q %v", st, err)
@@ -94,7 +98,8 @@ func TestDietReplayEmitsPrompts(t *testing.T) {
 		}
 		for _, k := range []string{"file", "messages", "calls", "naive_tokens_total", "sent_tokens_total",
 			"reduction_pct_total", "final_naive_tokens", "final_sent_tokens", "final_reduction_pct",
-			"naive_chars_total", "sent_chars_total", "refs", "seen_refs", "cached_prefix_pct", "diet_ms_p50", "diet_ms_max"} {
+			"naive_chars_total", "sent_chars_total", "refs", "seen_refs", "cached_prefix_pct", "diet_ms_p50", "diet_ms_max",
+			"cost_tokens", "naive_cost_tokens", "cost_pct_of_naive", "peak_tokens", "epochs"} {
 			if _, ok := row[k]; !ok {
 				t.Fatalf("row lacks %s: %s", k, l)
 			}
@@ -125,6 +130,13 @@ func TestDietReplayEmitsPrompts(t *testing.T) {
 	table, err := run(t, dir, nil, append([]string{"diet", "replay", "--mode", "safe"}, files...)...)
 	if err != nil || !strings.Contains(table, "TOTAL") || !strings.Contains(table, "reduction_pct_total") {
 		t.Fatalf("table: %q %v", table, err)
+	}
+	table, err = run(t, dir, nil, append([]string{"diet", "replay", "--swarm", "--cache-discount", "0.25", "--concat", "crypto"}, files...)...)
+	if err != nil || !strings.Contains(table, "cost_pct_of_naive") || !strings.Contains(table, "epochs") || strings.Count(table, "\n") != 2 {
+		t.Fatalf("swarm table: %q %v", table, err)
+	}
+	if _, err := run(t, dir, nil, "diet", "replay", "--cache-discount", "2", files[0]); err == nil {
+		t.Fatal("cache discount 2 accepted")
 	}
 	if _, err := run(t, dir, nil, "diet", "replay", "--mode", "nope", files[0]); err == nil {
 		t.Fatal("unknown mode accepted")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
@@ -32,6 +33,9 @@ import (
 type runFlags struct {
 	baseURL, model, apiKeyEnv, workspace, resume, mode string
 	yes                                                bool
+	// diet holds the --trigger-tokens, --recent, --min-block-chars, --compact-at
+	// and --compact-model flags that were given.
+	diet config.Diet
 }
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -47,7 +51,12 @@ tools in your own ~/.config/kws/config.toml (a workspace's .kws/config.toml can 
 tighten permissions); otherwise they are denied and the model is told so.
 --resume ID continues a session after a crash or kill; with a task it adds a new turn.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTask(cmd, g, f, strings.Join(args, " "))
+			events := newEventPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), g.json)
+			err := runTask(cmd, g, f, strings.Join(args, " "), events)
+			if err != nil {
+				events.refused(err)
+			}
+			return err
 		},
 	}
 	fl := cmd.Flags()
@@ -58,6 +67,7 @@ tighten permissions); otherwise they are denied and the model is told so.
 	fl.StringVar(&f.resume, "resume", "", "session id to continue")
 	fl.StringVar(&f.mode, "mode", "", "diet mode: "+strings.Join(diet.Modes, ", "))
 	fl.BoolVar(&f.yes, "yes", false, "allow every tool call without asking")
+	dietFlags(cmd, &f.diet)
 	return cmd
 }
 
@@ -68,7 +78,7 @@ func fail(format string, args ...any) error {
 	return &exitError{code: 1, err: errors.New(termsafe.OneLine(fmt.Sprintf(format, args...)))}
 }
 
-func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
+func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *eventPrinter) error {
 	if task == "" && f.resume == "" {
 		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
 	}
@@ -77,7 +87,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	if g.shared != nil {
-		return runInSession(cmd, g, f, ws, task)
+		return runInSession(cmd, g, f, ws, task, events)
 	}
 	var sess *session.Session
 	var history []provider.Message
@@ -122,17 +132,18 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 		return fail("%v", err)
 	}
 	defer release()
-	out := cmd.OutOrStdout()
-	events := newEventPrinter(out, cmd.ErrOrStderr(), g.json)
 	mode := permission.Unattended
 	if f.yes || cfg.Yes {
 		mode = permission.AutoAllow
 	}
 	sbx := app.OpenSandbox(g.dataDir, configHome())
 	skills, _ := skill.LoadFor(configHome(), ws)
-	prompt, err := skill.ExpandInput(skills, task)
-	if err != nil {
-		return fail("%v", err)
+	command, isCommand := agent.IsCommand(task)
+	prompt := task
+	if !isCommand {
+		if prompt, err = skill.ExpandInput(skills, task); err != nil {
+			return fail("%v", err)
+		}
 	}
 	engine, err := g.openSidecar(cmd.ErrOrStderr())
 	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
@@ -140,8 +151,11 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string) error {
 	}
 	defer app.CloseEngine(engine)
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
-		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Vault: v, Broker: permission.NewBroker(mode),
-		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, History: history, OnEvent: events.print}
+		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
+		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
+	if isCommand {
+		return runCommandTask(cmd, g, spec, command, f.resume != "")
+	}
 	var mem *agentmem.Memory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
 		spec.Memory = func(id string) server.Memory {

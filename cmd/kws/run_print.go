@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
@@ -25,6 +26,8 @@ type eventPrinter struct {
 	json    bool
 	newline bool
 	text    termsafe.Stream // the answer text, whose escapes may be cut between deltas
+	cost    agent.Cost      // summed over the run's calls
+	ended   bool            // the session line is written
 }
 
 func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
@@ -34,6 +37,9 @@ func newEventPrinter(out, log io.Writer, asJSON bool) *eventPrinter {
 func (p *eventPrinter) print(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == agent.EvUsage && e.Cost != nil {
+		p.cost = p.cost.Add(*e.Cost)
+	}
 	if p.json {
 		_ = json.NewEncoder(p.out).Encode(e)
 		return
@@ -72,6 +78,25 @@ func (p *eventPrinter) endLine() {
 	}
 }
 
+// refused ends a --json run that failed before it had a session to name
+// (an unknown --resume id, a bad config) with an error line, so a script
+// reading the events learns why; the reason is on stderr as well.
+func (p *eventPrinter) refused(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.json || p.ended {
+		return
+	}
+	_ = json.NewEncoder(p.out).Encode(failLine{Type: "error", Error: err.Error()})
+}
+
+// failLine is the last line of kws run --json when the run failed before
+// it had a session.
+type failLine struct {
+	Type  string `json:"type"`
+	Error string `json:"error"`
+}
+
 // sessionLine is the last line of kws run --json: the session the run
 // recorded, which kws run --resume takes, and how the run ended.
 type sessionLine struct {
@@ -80,13 +105,28 @@ type sessionLine struct {
 	Status  string `json:"status"` // done, error or interrupted
 }
 
-// finish ends a run of session id that ended with status: a last JSON
-// line with --json, else the session id on the log.
+// costLine, before the session line of kws run --json when the run made
+// calls, is the run's cache-weighted input cost against naive resend.
+type costLine struct {
+	Type string `json:"type"` // always "cost"
+	agent.Cost
+	// Percent is the weighted cost as a share of naive resend's.
+	Percent float64 `json:"percent_of_naive"`
+}
+
+// finish ends a run of session id that ended with status: with --json
+// the run's cost line, if it made calls, and a last line naming the
+// session; else the session id on the log.
 func (p *eventPrinter) finish(id, status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.json {
-		_ = json.NewEncoder(p.out).Encode(sessionLine{Type: "session", Session: id, Status: status})
+		enc := json.NewEncoder(p.out)
+		if p.cost.Calls > 0 {
+			_ = enc.Encode(costLine{Type: "cost", Cost: p.cost, Percent: math.Round(10*p.cost.Percent()) / 10})
+		}
+		_ = enc.Encode(sessionLine{Type: "session", Session: id, Status: status})
+		p.ended = true
 		return
 	}
 	p.endLine()

@@ -121,4 +121,12 @@ func TestResumeUnknownSession(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("resume of an unknown id: %v; want %q", err, want)
 	}
+	// With --json the events end with the reason, as a line a script can
+	// read: there is no session to name.
+	out, _ := run(t, data, nil, "--json", "run", "--resume", "nosuchid", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--workspace", t.TempDir())
+	var last struct{ Type, Error string }
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Type != "error" || last.Error != want {
+		t.Fatalf("kws --json run --resume nosuchid printed %q; want a last line {\"type\":\"error\",\"error\":%q}", out, want)
+	}
 }

@@ -92,10 +92,21 @@ func TestRunJSONEvents(t *testing.T) {
 		}
 		types[last.Type] = true
 	}
-	for _, want := range []string{"text_delta", "diet", "usage", "done"} {
+	for _, want := range []string{"text_delta", "diet", "usage", "done", "cost"} {
 		if !types[want] {
 			t.Fatalf("no %s event in %q", want, out)
 		}
+	}
+	// Before it, the cost line sums the calls' cache-weighted cost.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var cost struct {
+		Type     string
+		Calls    int
+		Weighted float64
+		Percent  float64 `json:"percent_of_naive"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-2]), &cost); err != nil || cost.Type != "cost" || cost.Calls != 1 || cost.Weighted <= 0 || cost.Percent != 100 {
+		t.Fatalf("cost line %q: %+v %v", lines[len(lines)-2], cost, err)
 	}
 	// The last line names the session, which --resume takes.
 	if id := onlySession(t, data).ID; last.Type != "session" || last.Session != id || last.Status != "done" {

@@ -22,7 +22,7 @@ import (
 
 func newVaultCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "vault", Short: "Store and read exact blocks in the vault"}
-	cmd.AddCommand(newVaultPut(g), newVaultLs(g), newVaultGet(g), newVaultSearch(g), newVaultStats(g))
+	cmd.AddCommand(newVaultPut(g), newVaultLs(g), newVaultGet(g), newVaultSearch(g), newVaultSearchEval(g), newVaultStats(g))
 	return cmd
 }
 
@@ -108,15 +108,34 @@ func newVaultGet(g *globals) *cobra.Command {
 }
 
 func newVaultSearch(g *globals) *cobra.Command {
-	var k int
+	var q vault.Query
 	cmd := &cobra.Command{
-		Use:   "search [-k N] QUERY",
-		Short: "Rank blocks for a query (BM25); prints refs and summaries, never exact text",
-		Args:  cobra.MinimumNArgs(1),
+		Use:   "search [-k N] [--agent A] [--session S] QUERY",
+		Short: "Rank blocks for a query; prints refs and summaries, never exact text",
+		Long: `Rank the vault's blocks for a query, best first: words, file names, identifiers,
+the command that printed a block ("seq", "pytest -x"), a quoted command with
+recency ("what did ` + "`python reproduce.py`" + ` print 13 messages ago", "the last run of
+` + "`make test`" + `") or a line ("line 1200 of seaborn/axisgrid.py"). Tool outputs rank
+above system prompts and demonstrations. Recency counts back from the end of the
+conversation of --agent/--session, else of the newest block's.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: g.vaultRun(func(cmd *cobra.Command, args []string, v *vault.Vault) error {
-			hits, err := v.Search(strings.Join(args, " "), k)
+			q.Text = strings.Join(args, " ")
+			hits, err := v.Find(q)
 			if err != nil {
 				return err
+			}
+			if len(hits) == 0 && !g.json {
+				n, err := v.Len()
+				if err != nil {
+					return err
+				}
+				noun := "blocks"
+				if n == 1 {
+					noun = "block"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "no block matches %q (the vault holds %d %s)\n", oneLine(q.Text, 100), n, noun)
+				return nil
 			}
 			metas := make([]vault.Meta, len(hits))
 			scores := make([]float64, len(hits))
@@ -126,7 +145,9 @@ func newVaultSearch(g *globals) *cobra.Command {
 			return printMetas(cmd.OutOrStdout(), g.json, metas, scores)
 		}),
 	}
-	cmd.Flags().IntVarP(&k, "k", "k", 10, "number of results")
+	cmd.Flags().IntVarP(&q.K, "k", "k", 10, "number of results")
+	cmd.Flags().StringVar(&q.Agent, "agent", "", "count recency in this agent's conversation")
+	cmd.Flags().StringVar(&q.Session, "session", "", "count recency in this session's conversation")
 	return cmd
 }
 

@@ -29,6 +29,8 @@ type rawMessage struct {
 	MessageType string          `json:"message_type"`
 	IsDemo      bool            `json:"is_demo"`
 	ToolCalls   json.RawMessage `json:"tool_calls"`
+	ToolCallID  string          `json:"tool_call_id"`
+	Action      string          `json:"action"`
 }
 
 // MaxFileBytes bounds a replay file; SWE-agent trajectories are a few MB.
@@ -52,11 +54,13 @@ func Load(path string) (Conversation, error) {
 		return conv, fmt.Errorf("replay: %s: no messages (want a .traj \"history\", a \"messages\" array or JSONL messages)", path)
 	}
 	sawHuman := false
+	var src sources
 	for i, r := range raws {
 		m, err := convert(r, &sawHuman)
 		if err != nil {
 			return conv, fmt.Errorf("replay: %s: message %d: %w", path, i, err)
 		}
+		m.Source = src.next(r, m)
 		conv.Messages = append(conv.Messages, m)
 	}
 	return conv, nil

@@ -33,19 +33,34 @@ type Row struct {
 	AutoRestores      int     `json:"auto_restores"`
 	DietMs20th        float64 `json:"diet_ms_20th"`
 	DietMsLast        float64 `json:"diet_ms_last"`
+	// CostTokens is the cache-weighted input cost of every call (uncached
+	// tokens plus CacheDiscount × the exact prefix shared with the previous
+	// call's prompt); NaiveCostTokens is the same for naive resend and
+	// CostPct the first as a share of the second.
+	CacheDiscount   float64 `json:"cache_discount"`
+	CostTokens      int     `json:"cost_tokens"`
+	NaiveCostTokens int     `json:"naive_cost_tokens"`
+	CostPct         float64 `json:"cost_pct_of_naive"`
+	// PeakTokens is the largest dieted prompt; Epochs counts the calls
+	// that externalized more history (each breaks the cached prefix).
+	PeakTokens int `json:"peak_tokens"`
+	Epochs     int `json:"epochs"`
 }
 
-// Outcome is a replay's row, its final prompt and its per-call events.
+// Outcome is a replay's row, its final prompt and its per-call events
+// and prompt sizes.
 type Outcome struct {
 	Row    Row
 	Final  []diet.Message
 	Events []vault.DietEvent
+	Calls  []CallTokens
 }
 
 // Run replays conv: a call before every assistant message (the prompt is
 // every earlier message, dieted) and one after the last message. The time
 // of a call is the Add of its new messages plus Build. onCall, if not nil,
-// sees every call's result.
+// sees every call's result. The row's cost is priced at
+// DefaultCacheDiscount; Outcome.Price reprices it.
 func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter, onCall func(diet.Result)) (Outcome, error) {
 	if counter == nil {
 		counter = tokens.Default()
@@ -57,7 +72,6 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 	out := Outcome{Row: Row{File: conv.Name, Messages: len(conv.Messages)}}
 	var prev diet.Result
 	var micros []int64
-	var prefixTok int
 	call := func(upto int) error {
 		start := time.Now()
 		s.Add(conv.Messages[s.Len():upto]...)
@@ -67,7 +81,8 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 		}
 		micros = append(micros, time.Since(start).Microseconds())
 		res.Event.DietMicros = micros[len(micros)-1]
-		prefixTok += sharedPrefixTokens(prev, res)
+		out.Calls = append(out.Calls, CallTokens{Naive: res.Event.NaiveTokens, Sent: res.Event.SentTokens,
+			Prefix: sharedPrefixTokens(prev, res)})
 		if onCall != nil {
 			onCall(res)
 		}
@@ -93,6 +108,14 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 		r.NaiveCharsTotal += e.NaiveChars
 		r.SentCharsTotal += e.SentChars
 		r.AutoRestores += e.AutoRestores
+		r.PeakTokens = max(r.PeakTokens, e.SentTokens)
+		if e.Epoch {
+			r.Epochs++
+		}
+	}
+	prefixTok := 0
+	for _, c := range out.Calls {
+		prefixTok += c.Prefix
 	}
 	last := out.Events[len(out.Events)-1]
 	r.FinalNaiveTokens, r.FinalSentTokens = last.NaiveTokens, last.SentTokens
@@ -107,6 +130,7 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 	}
 	r.DietMsLast = ms(micros[len(micros)-1])
 	out.Final = prev.Messages
+	out.Price(DefaultCacheDiscount)
 	return out, nil
 }
 

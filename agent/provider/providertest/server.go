@@ -1,7 +1,9 @@
 // Package providertest is a scripted OpenAI-compatible chat completions
 // server for tests. Each request to /v1/chat/completions consumes the next
 // Step, which says what to answer: streamed text, tool calls, an HTTP error,
-// a delay, or a stream cut off in the middle.
+// a delay, or a stream cut off in the middle. Like the strict servers, it
+// refuses (400, no step consumed) a request in which an earlier tool call's
+// arguments are not a JSON object.
 package providertest
 
 import (
@@ -140,6 +142,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("providertest: bad JSON body: %v", err))
 		return
 	}
+	if err := checkArguments(rec.Messages); err != nil {
+		// Strict servers (vLLM, llama-server) parse the arguments of every
+		// earlier tool call and refuse the request when one is not JSON.
+		writeError(w, http.StatusBadRequest, "providertest: "+err.Error())
+		return
+	}
 
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
@@ -208,6 +216,20 @@ func decodeRequest(body []byte, h http.Header) (RecordedRequest, error) {
 		})
 	}
 	return rec, nil
+}
+
+// checkArguments reports the first tool call whose arguments are not a
+// JSON object.
+func checkArguments(msgs []provider.Message) error {
+	for i, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(tc.Arguments), &obj); err != nil || obj == nil {
+				return fmt.Errorf("messages[%d]: tool call %q (%s): arguments are not a JSON object: %.80q", i, tc.ID, tc.Name, tc.Arguments)
+			}
+		}
+	}
+	return nil
 }
 
 // writeJSON writes v as a JSON response with the given status.

@@ -64,6 +64,21 @@ func TestStreamShapes(t *testing.T) {
 			last:     "[DONE]",
 		},
 		{
+			name:     "cached tokens left out when not reported",
+			step:     Step{Text: "hi", Usage: &provider.Usage{PromptTokens: 3}},
+			body:     `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`,
+			contains: []string{`"prompt_tokens":3`},
+			absent:   []string{`prompt_tokens_details`},
+			last:     "[DONE]",
+		},
+		{
+			name:     "zero cached tokens reported",
+			step:     Step{Text: "hi", Usage: &provider.Usage{PromptTokens: 3, CacheReported: true}},
+			body:     `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`,
+			contains: []string{`"prompt_tokens_details":{"cached_tokens":0}`},
+			last:     "[DONE]",
+		},
+		{
 			name:   "usage omitted unless asked",
 			step:   Step{Text: "hi", Usage: &provider.Usage{PromptTokens: 3}},
 			body:   `{"model":"m","stream":true,"messages":[]}`,
@@ -150,6 +165,31 @@ func TestNonStreamingAndErrors(t *testing.T) {
 		if r.Header.Get("Authorization") != "" || bytes.Contains(r.Body, []byte("secret")) {
 			t.Errorf("request kept the bearer value: %+v", r)
 		}
+	}
+}
+
+// TestInvalidArgumentsAreRefused checks the strict parsing of earlier
+// tool calls: arguments that are not a JSON object get a 400 and consume
+// no step, as vLLM or llama-server refuse them.
+func TestInvalidArgumentsAreRefused(t *testing.T) {
+	s := New(t, TextStep("ok"))
+	call := func(args string) string {
+		raw, _ := json.Marshal(args)
+		return `{"model":"m","messages":[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"write_file","arguments":` + string(raw) + `}}]},` +
+			`{"role":"tool","tool_call_id":"c1","content":"done"}]}`
+	}
+	for _, bad := range []string{`{"path":"a.go","content":"pack`, `null`, `"text"`, ``} {
+		status, body, _ := post(t, s, call(bad), "")
+		if status != http.StatusBadRequest || !strings.Contains(body, "not a JSON object") {
+			t.Errorf("arguments %q: %d %s, want a 400", bad, status, body)
+		}
+	}
+	if status, body, _ := post(t, s, call(`{"ctx_ref":"ctx:0123456789ab"}`), ""); status != http.StatusOK {
+		t.Errorf("valid arguments: %d %s", status, body)
+	}
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("%d requests recorded, want only the valid one", n)
 	}
 }
 

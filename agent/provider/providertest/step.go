@@ -216,14 +216,20 @@ func splitRunes(s string, n int) []string {
 	return out
 }
 
-// wireUsage is the OpenAI usage object for u.
+// wireUsage is the OpenAI usage object for u. It reports cached tokens
+// (usage.prompt_tokens_details.cached_tokens) when u has any or says they
+// are reported; otherwise it leaves the details out, as servers without a
+// prompt cache do.
 func wireUsage(u provider.Usage) map[string]any {
-	return map[string]any{
-		"prompt_tokens":         u.PromptTokens,
-		"completion_tokens":     u.CompletionTokens,
-		"total_tokens":          u.PromptTokens + u.CompletionTokens,
-		"prompt_tokens_details": map[string]any{"cached_tokens": u.CachedTokens},
+	out := map[string]any{
+		"prompt_tokens":     u.PromptTokens,
+		"completion_tokens": u.CompletionTokens,
+		"total_tokens":      u.PromptTokens + u.CompletionTokens,
 	}
+	if u.CachedTokens > 0 || u.CacheReported {
+		out["prompt_tokens_details"] = map[string]any{"cached_tokens": u.CachedTokens}
+	}
+	return out
 }
 
 // mustJSON marshals values built from maps, strings and numbers, which

@@ -1,0 +1,29 @@
+package diet
+
+// The agent sends more than message contents: tool schemas, and each
+// assistant message's tool calls with their arguments. These hooks let it
+// count that bulk toward the trigger and diet old arguments in step with
+// the messages.
+
+// SetExtraTokens sets how many tokens each prompt sends besides the
+// messages' contents and frames (tool schemas, tool-call ids, names and
+// arguments), so the trigger sees the whole prompt. It counts in the
+// prompt figure of the next Build's event. savable[i], when given, is what
+// externalizing message i would save besides its content (its bulky
+// tool-call arguments going by ref), so an epoch is timed by all it frees.
+func (s *Session) SetExtraTokens(n int, savable []int) {
+	s.extraTok, s.extraSave = max(n, 0), savable
+}
+
+// savableExtra is savable[i] of the last SetExtraTokens, or 0.
+func (s *Session) savableExtra(i int) int {
+	if i < len(s.extraSave) {
+		return max(s.extraSave[i], 0)
+	}
+	return 0
+}
+
+// Externalized reports whether message i is older than the recent window
+// of the last epoch: from then on its bulky parts go by reference. Like
+// the messages, it never turns back to false within a session.
+func (s *Session) Externalized(i int) bool { return i >= 0 && i < s.cut }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/server"
+)
+
+// contextWidth is the width kws run draws /context's bars for.
+const contextWidth = 80
+
+// commandLine is kws run --json's answer to a command: a "context" line
+// holding the view, or a "compact" line holding the report.
+type commandLine struct {
+	Type    string               `json:"type"`
+	Context *agent.ContextView   `json:"context,omitempty"`
+	Compact *agent.CompactReport `json:"compact,omitempty"`
+}
+
+// runCommand answers command (agent.CommandContext or CommandCompact) for
+// a's conversation without calling the model: the view of the next
+// prompt, or what compacting it did, as text or one JSON line.
+func runCommand(out io.Writer, asJSON bool, a *server.Agent, command string) error {
+	line := commandLine{Type: command[1:]}
+	var text string
+	switch command {
+	case agent.CommandContext:
+		v, err := a.Context()
+		if err != nil {
+			return fail("%v", err)
+		}
+		line.Context, text = &v, v.Render(contextWidth)
+	case agent.CommandCompact:
+		r, err := a.Compact()
+		if err != nil {
+			return fail("%v", err)
+		}
+		if err := a.Record(); err != nil {
+			return fail("%v", err)
+		}
+		line.Compact, text = &r, r.String()
+	}
+	if asJSON {
+		return json.NewEncoder(out).Encode(line)
+	}
+	_, err := fmt.Fprintln(out, text)
+	return err
+}
+
+// runCommandTask builds the agent of spec and answers command for it. A
+// resumed session is answered as it stands, its status left as it was;
+// without one, /context shows a fresh agent's prompt from a throwaway
+// data folder, so it leaves no session behind, and /compact has nothing
+// to compact.
+func runCommandTask(cmd *cobra.Command, g *globals, spec server.AgentSpec, command string, resumed bool) error {
+	if !resumed {
+		if command == agent.CommandCompact {
+			return fail("%s compacts a session's conversation: give it with --resume ID (kws sessions ls lists them)", command)
+		}
+		dir, err := os.MkdirTemp("", "kws-context-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer os.RemoveAll(dir)
+		spec.DataDir = dir
+	}
+	a, err := server.Build(spec)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !resumed {
+		defer a.Session().Close()
+	}
+	return runCommand(cmd.OutOrStdout(), g.json, a, command)
+}

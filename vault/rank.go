@@ -1,0 +1,215 @@
+package vault
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Ranking weights. A block's relevance is its BM25 score (scaled to the
+// best one's) plus how well its command matches a quoted command, times
+// its kind's prior, plus whether it shows the asked line of the asked
+// file; recency (recency.go) then favours blocks at the asked position.
+const (
+	candidates = 200 // BM25 candidates re-ranked
+	cmdWeight  = 1.5 // a quoted command's terms all in the block's command
+	cmdExact   = 0.5 // and the command is exactly the quoted one
+	lineWeight = 1.5 // the block shows the asked line of the asked file
+)
+
+// kindPrior weighs blocks by what they are: evidence (tool output,
+// observations) first, then what the agent wrote and the task text, and
+// last the text every prompt repeats: system prompts, demonstrations,
+// pinned instructions, compaction summaries.
+func kindPrior(kind string) float64 {
+	switch kind {
+	case "system", "demo", "pinned", "compaction", "notice":
+		return 0.2
+	case "user":
+		return 0.5
+	case "assistant":
+		return 0.6
+	}
+	return 1
+}
+
+// cand is one block being ranked.
+type cand struct {
+	doc  uint32
+	bm25 float64
+	meta Meta
+	rel  float64
+}
+
+// Find ranks blocks for q and returns at most q.K hits, best first (ties:
+// newer block first). It never returns block bytes. ctx_search, the vault
+// pane's filter and kws vault search all rank through it.
+func (v *Vault) Find(q Query) ([]Hit, error) {
+	k := q.K
+	if k <= 0 {
+		k = 10
+	}
+	if err := v.loadIndex(); err != nil {
+		return nil, err
+	}
+	p := parseQuery(q.Text)
+	qterms := append(append([]string(nil), p.terms...), p.cmd...)
+	if p.line > 0 && p.file != "" {
+		qterms = append(qterms, lineTerm(p.file, p.line))
+	}
+	if len(qterms) == 0 {
+		return nil, nil
+	}
+	v.idxMu.RLock()
+	ix := v.idx
+	top := ix.rank(qterms, max(candidates, k))
+	ids := make([]string, len(top))
+	for i, r := range top {
+		ids[i] = ix.ids[r.doc]
+	}
+	var lineDocs map[uint32]bool
+	if p.line > 0 && p.file != "" {
+		lineDocs = map[uint32]bool{}
+		for _, ps := range ix.postings[lineTerm(p.file, p.line)] {
+			lineDocs[ps.doc] = true
+		}
+	}
+	var cmdDocs []string
+	if p.last && len(p.cmd) > 0 {
+		rare := ix.postings[p.cmd[0]]
+		for _, t := range p.cmd[1:] {
+			if ps := ix.postings[t]; len(ps) > 0 && len(ps) < len(rare) || len(rare) == 0 {
+				rare = ps
+			}
+		}
+		for _, ps := range rare {
+			cmdDocs = append(cmdDocs, ix.ids[ps.doc])
+		}
+	}
+	byID := ix.byID
+	v.idxMu.RUnlock()
+
+	var cands []*cand
+	seen := map[string]*cand{}
+	err := v.view(func(tx *bolt.Tx) error {
+		mb := tx.Bucket(bucketMeta)
+		for i, id := range ids {
+			c := &cand{doc: top[i].doc, bm25: top[i].score}
+			if err := decodeMeta(mb.Get([]byte(id)), &c.meta); err != nil {
+				return err
+			}
+			cands = append(cands, c)
+			seen[id] = c
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	scoreAll(cands, p, lineDocs)
+	if p.recency() {
+		sc, near, err := v.recencyScope(q, p, cmdDocs)
+		if err != nil {
+			return nil, err
+		}
+		more, err := v.candidates(near, seen, byID, p, lineDocs)
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, more...)
+		sc.apply(cands, p)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].rel != cands[j].rel {
+			return cands[i].rel > cands[j].rel
+		}
+		return cands[i].doc > cands[j].doc
+	})
+	hits := make([]Hit, 0, min(k, len(cands)))
+	for _, c := range cands[:min(k, len(cands))] {
+		if c.rel <= 0 {
+			break
+		}
+		hits = append(hits, Hit{ID: c.meta.ID, Score: math.Round(c.rel*1000) / 1000, Meta: c.meta})
+	}
+	return hits, nil
+}
+
+// candidates reads the metadata of the blocks ids that are not yet
+// candidates (seen) and scores them as candidates.
+func (v *Vault) candidates(ids []string, seen map[string]*cand, byID map[string]uint32, p plan, lineDocs map[uint32]bool) ([]*cand, error) {
+	var out []*cand
+	err := v.view(func(tx *bolt.Tx) error {
+		mb := tx.Bucket(bucketMeta)
+		v.idxMu.RLock()
+		defer v.idxMu.RUnlock()
+		for _, id := range ids {
+			d, ok := byID[id]
+			if !ok || seen[id] != nil {
+				continue
+			}
+			c := &cand{doc: d}
+			if err := decodeMeta(mb.Get([]byte(id)), &c.meta); err != nil {
+				return err
+			}
+			out = append(out, c)
+			seen[id] = c
+		}
+		return nil
+	})
+	scoreAll(out, p, lineDocs)
+	return out, err
+}
+
+// scoreAll sets the candidates' relevance before recency: BM25 scaled to
+// the best candidate's, command match, kind prior, line match.
+func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool) {
+	best := 0.0
+	for _, c := range cands {
+		best = math.Max(best, c.bm25)
+	}
+	for _, c := range cands {
+		rel := 0.0
+		if best > 0 {
+			rel = c.bm25 / best
+		}
+		rel += cmdMatch(p, c.meta.Command)
+		rel *= kindPrior(c.meta.Kind)
+		if lineDocs[c.doc] {
+			rel += lineWeight
+		}
+		c.rel = rel
+	}
+}
+
+// cmdMatch scores how well a block's command matches the query's quoted
+// command: the share of its terms the block's command holds, and a bonus
+// when the two are the same.
+func cmdMatch(p plan, command string) float64 {
+	if len(p.cmd) == 0 || command == "" {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, t := range Terms(command) {
+		have[t] = true
+	}
+	n := 0
+	for _, t := range p.cmd {
+		if have[t] {
+			n++
+		}
+	}
+	score := cmdWeight * float64(n) / float64(len(p.cmd))
+	if normCommand(strings.TrimSuffix(command, "…")) == p.cmdText {
+		score += cmdExact
+	}
+	return score
+}
+
+// Search ranks blocks for query (see Query for what it understands) and
+// returns at most k hits, best first. It never returns block bytes.
+func (v *Vault) Search(query string, k int) ([]Hit, error) {
+	return v.Find(Query{Text: strings.TrimSpace(query), K: k})
+}
