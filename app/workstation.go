@@ -151,7 +151,11 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	if w.theme, err = themes.Load(cmp.Or(f.Theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
 	}
-	w.skills, _ = skill.LoadFor(o.ConfigHome, ws)
+	var skillErrs []error
+	w.skills, skillErrs = skill.LoadFor(o.ConfigHome, ws)
+	for _, err := range skillErrs {
+		w.early = append(w.early, "skill not loaded: "+err.Error())
+	}
 	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
 	w.unlisten = func() { unlisten(); unwatch() }
 	if st.memory != nil {

@@ -196,24 +196,47 @@ func oneLine(s string, limit int) string {
 // front matter sets user_invocable = false.
 var ErrNotUserInvocable = errors.New("skill: not user-invocable")
 
+// ErrUnknownSkill is the error for a "/name" line that names no skill.
+var ErrUnknownSkill = errors.New("skill: no such skill")
+
 // ExpandInput is what a user's typed line becomes, in the workstation's
 // agent panes and in kws run alike: "/name args" naming a skill becomes
-// the skill invoked with args (see Invoke); any other line, an unknown
-// /name included, is returned as it is. A skill marked user_invocable =
-// false is refused with an error wrapping ErrNotUserInvocable.
+// the skill invoked with args (see Invoke); a line starting with "//" is
+// sent as text without its first '/'; any other line is returned as it
+// is. A /name that names no skill is refused with an error wrapping
+// ErrUnknownSkill, so a mistyped skill never reaches the model as a
+// prompt, and one marked user_invocable = false with an error wrapping
+// ErrNotUserInvocable.
 func ExpandInput(skills []Skill, input string) (string, error) {
+	if t := strings.TrimSpace(input); strings.HasPrefix(t, "//") {
+		return t[1:], nil
+	}
 	name, args, ok := ParseInvocation(input)
 	if !ok {
 		return input, nil
 	}
 	s, found := Find(skills, name)
 	if !found {
-		return input, nil
+		return "", fmt.Errorf("%w: /%s (%s; start the line with // to send it as text)", ErrUnknownSkill, name, invocable(skills))
 	}
 	if !s.UserInvocable {
 		return "", fmt.Errorf("%w: /%s can only be used by the model (user_invocable = false in %s)", ErrNotUserInvocable, name, s.Path)
 	}
 	return s.Invoke(args), nil
+}
+
+// invocable names the skills a user may invoke, for an error.
+func invocable(skills []Skill) string {
+	var names []string
+	for _, s := range skills {
+		if s.UserInvocable {
+			names = append(names, "/"+s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "no skills are loaded"
+	}
+	return "skills: " + strings.Join(names, ", ")
 }
 
 // Invoke is the skill expanded with args (see Expand) and, for a folder

@@ -101,7 +101,9 @@ func TestExpandInput(t *testing.T) {
 	}{
 		{"/review main.go", "Review main.go.", nil},
 		{"  /review  ", "Review .", nil},
-		{"/unknown thing", "/unknown thing", nil},
+		{"/unknown thing", "", ErrUnknownSkill},
+		{"//unknown thing", "/unknown thing", nil},
+		{"  //review it  ", "/review it", nil},
 		{"/usr/bin/env is odd", "/usr/bin/env is odd", nil},
 		{"plain words", "plain words", nil},
 		{"/internal", "", ErrNotUserInvocable},
@@ -114,5 +116,8 @@ func TestExpandInput(t *testing.T) {
 	}
 	if _, err := ExpandInput(skills, "/internal"); err == nil || !strings.Contains(err.Error(), "user_invocable = false") {
 		t.Errorf("refusal %v does not say why", err)
+	}
+	if _, err := ExpandInput(skills, "/greet Bob"); err == nil || !strings.Contains(err.Error(), "/greet (skills: /review; start the line with // to send it as text)") {
+		t.Errorf("an unknown skill's refusal %v does not list the skills and the way out", err)
 	}
 }

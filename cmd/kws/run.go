@@ -137,7 +137,10 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		mode = permission.AutoAllow
 	}
 	sbx := app.OpenSandbox(g.dataDir, configHome())
-	skills, _ := skill.LoadFor(configHome(), ws)
+	skills, skillErrs := skill.LoadFor(configHome(), ws)
+	for _, err := range skillErrs {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: skill not loaded: %s\n", termsafe.OneLine(err.Error()))
+	}
 	command, isCommand := agent.IsCommand(task)
 	prompt := task
 	if !isCommand {
