@@ -34,8 +34,9 @@ const (
 type contextForTaskTool struct{ spec }
 
 type contextForTaskArgs struct {
-	Task        string `json:"task"`
-	BudgetBytes int    `json:"budget_bytes"`
+	Task        string   `json:"task"`
+	Paths       []string `json:"paths"`
+	BudgetBytes int      `json:"budget_bytes"`
 }
 
 func newContextForTask() Tool {
@@ -43,6 +44,7 @@ func newContextForTask() Tool {
   "type": "object",
   "properties": {
     "task": {"type": "string", "description": "the task in your own words, with the identifiers, file names and error text you know"},
+    "paths": {"type": "array", "items": {"type": "string"}, "description": "files or directories to look in, relative to the workspace (default: the whole workspace)"},
     "budget_bytes": {"type": "integer", "minimum": 1024, "maximum": 262144, "description": "size of the answer in bytes (default 24576)"}
   },
   "required": ["task"],
@@ -86,7 +88,21 @@ func (t contextForTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessa
 	if err != nil {
 		return Result{}, fmt.Errorf("context_for_task: %w", err)
 	}
-	r, err := rankFiles(ctx, root, terms)
+	starts := []string{root}
+	if len(a.Paths) > 0 {
+		starts = starts[:0]
+		for _, p := range a.Paths {
+			abs, _, err := env.resolve(p)
+			if err != nil {
+				return errResult("context_for_task: paths: %v", err), nil
+			}
+			if _, err := os.Stat(abs); err != nil {
+				return errResult("context_for_task: paths: %v", err), nil
+			}
+			starts = append(starts, abs)
+		}
+	}
+	r, err := rankFiles(ctx, root, starts, terms)
 	if err != nil {
 		return Result{}, fmt.Errorf("context_for_task: %w", err)
 	}
@@ -96,20 +112,23 @@ func (t contextForTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessa
 	return Result{Text: r.render(root, budget)}, nil
 }
 
-// rankFiles scores every text file under root by the terms it mentions
-// in its content (1 + ln tf) and its path (ctxPathWeight), each weighted
-// by the term's idf, then refines the best few.
-func rankFiles(ctx context.Context, root string, terms []string) (*ranking, error) {
+// rankFiles scores every text file under the starts (files or folders
+// inside root) by the terms it mentions in its content (1 + ln tf) and its
+// path (ctxPathWeight), each weighted by the term's idf, then refines the
+// best few.
+func rankFiles(ctx context.Context, root string, starts, terms []string) (*ranking, error) {
 	r := &ranking{terms: terms, idf: make([]float64, len(terms))}
 	df := make([]int, len(terms))
 	read := 0
-	err := walkTree(ctx, root, root, func(rel string, d fs.DirEntry) error {
+	seen := map[string]bool{}
+	visit := func(rel string, d fs.DirEntry) error {
 		if r.scanned >= ctxScanFiles || read >= ctxScanBytes {
 			return errStopWalk
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || seen[rel] {
 			return nil
 		}
+		seen[rel] = true
 		if info, err := d.Info(); err != nil || info.Size() > ctxFileMax {
 			return nil
 		}
@@ -135,9 +154,11 @@ func rankFiles(ctx context.Context, root string, terms []string) (*ranking, erro
 			r.cands = append(r.cands, c)
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	for _, start := range starts {
+		if err := walkTree(ctx, root, start, visit); err != nil {
+			return nil, err
+		}
 	}
 	for i := range terms {
 		if df[i] > 0 {

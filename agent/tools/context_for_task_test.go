@@ -60,6 +60,27 @@ func TestContextForTask(t *testing.T) {
 	}
 }
 
+// TestContextForTaskPaths checks paths narrows the files looked at to
+// the given folders and files, counts a file named twice once, and refuses
+// a path outside the workspace.
+func TestContextForTaskPaths(t *testing.T) {
+	env := newEnv(t, map[string]string{
+		"vault/ref.go":  "package vault\n\nfunc ParseRefs() {}\n",
+		"agent/loop.go": "package agent\n\nfunc loop() { vault.ParseRefs() }\n",
+		"docs/refs.md":  "ParseRefs is documented here.\n",
+	})
+	res := call(t, env, "context_for_task", `{"task":"ParseRefs", "paths":["agent", "docs/refs.md", "agent/loop.go"]}`)
+	checkResult(t, res, false, "== agent/loop.go", "== docs/refs.md")
+	if strings.Contains(res.Text, "vault/ref.go") || strings.Count(res.Text, "== agent/loop.go") != 1 {
+		t.Errorf("paths did not narrow the search to agent/ and docs/refs.md, once each:\n%s", res.Text)
+	}
+	for _, bad := range []string{`"../outside"`, `"/etc"`, `"nosuch"`} {
+		if res := call(t, env, "context_for_task", `{"task":"ParseRefs", "paths":[`+bad+`]}`); !res.IsError || !strings.Contains(res.Text, "paths:") {
+			t.Errorf("paths %s: %+v, want an error", bad, res)
+		}
+	}
+}
+
 func TestContextForTaskBudget(t *testing.T) {
 	files := map[string]string{}
 	for i := 0; i < 40; i++ {
@@ -106,7 +127,7 @@ func TestContextForTaskRanking(t *testing.T) {
 		"p/define_test.go": "package p\n\nfunc TestFrobnicate(t *testing.T) { Frobnicate(); Frobnicate(); Frobnicate(); Frobnicate() }\n",
 	})
 	order := func(task string) []string {
-		r, err := rankFiles(t.Context(), env.Workspace, taskTerms(task))
+		r, err := rankFiles(t.Context(), env.Workspace, []string{env.Workspace}, taskTerms(task))
 		if err != nil {
 			t.Fatal(err)
 		}
