@@ -84,6 +84,9 @@ type Config struct {
 	Profile   profile.Profile
 	Diet      diet.Params
 	Vault     Vault
+	// SessionID labels the blocks the diet keeps (with Name), so a search
+	// knows which conversation asks and "N messages ago" counts in it.
+	SessionID string
 	Recorder  Recorder
 	Policy    *permission.Policy
 	Broker    *permission.Broker
@@ -316,7 +319,7 @@ func (a *Agent) emit(e Event) {
 // summary. Puts are idempotent, so re-adding vaulted messages costs no
 // space.
 func (a *Agent) rebuildDiet() error {
-	s, err := diet.NewSession(a.cfg.Diet, a.cfg.Vault, tokens.Default(), a.cfg.Name, "")
+	s, err := diet.NewSession(a.cfg.Diet, a.cfg.Vault, tokens.Default(), a.cfg.Name, a.cfg.SessionID)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,11 @@ func (a *Agent) pageFault(ctx context.Context, f diet.Fault) string {
 			return refusal
 		}
 	}
-	ans := diet.Answer(a.cfg.Vault, a.cfg.Vault, f)
+	var search diet.Searcher = a.cfg.Vault
+	if sv, ok := a.cfg.Vault.(scopedVault); ok {
+		search = askerSearch{sv, a}
+	}
+	ans := diet.Answer(a.cfg.Vault, search, f)
 	room := a.cfg.MaxInjectedChars - a.injected
 	full := true
 	if len(ans) > room {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
@@ -35,8 +36,26 @@ func (s scopedVault) PutMany(blocks []vault.Block) ([]string, error) {
 // Search returns the best k hits the workspace may see, asking the vault
 // for more when some of the best belong to other workspaces.
 func (s scopedVault) Search(query string, k int) ([]vault.Hit, error) {
+	return s.find(vault.Query{Text: strings.TrimSpace(query), K: k})
+}
+
+// finder is a vault that ranks knowing who asks (the real one).
+type finder interface {
+	Find(q vault.Query) ([]vault.Hit, error)
+}
+
+// find is Search for a query that may name its asker.
+func (s scopedVault) find(q vault.Query) ([]vault.Hit, error) {
+	k := q.K
 	for n := k; ; n *= 2 {
-		hits, err := s.Vault.Search(query, n)
+		q.K = n
+		var hits []vault.Hit
+		var err error
+		if f, ok := s.Vault.(finder); ok {
+			hits, err = f.Find(q)
+		} else {
+			hits, err = s.Vault.Search(q.Text, n)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -50,6 +69,19 @@ func (s scopedVault) Search(query string, k int) ([]vault.Hit, error) {
 			return kept[:min(k, len(kept))], nil
 		}
 	}
+}
+
+// askerSearch answers the agent's own searches (ctx_search, .ctx_search)
+// as its conversation: "N messages ago" and "the last run of X" count in
+// it, not in whichever conversation stored a block last.
+type askerSearch struct {
+	v scopedVault
+	a *Agent
+}
+
+// Search finds the best k hits for query as the agent's conversation.
+func (s askerSearch) Search(query string, k int) ([]vault.Hit, error) {
+	return s.v.find(vault.Query{Text: strings.TrimSpace(query), K: k, Agent: s.a.cfg.Name, Session: s.a.cfg.SessionID, Now: s.a.dietS.Len()})
 }
 
 // sensitiveGate guards a page fault for the block id: it returns "" when

@@ -135,7 +135,7 @@ func Build(spec AgentSpec) (*Agent, error) {
 		created = true
 	}
 	cfg := agent.Config{Name: spec.Name, Workspace: dir, Client: m.Client, Model: m.Name, Profile: m.Profile,
-		Diet: params, Vault: spec.Vault, Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
+		Diet: params, Vault: spec.Vault, SessionID: sess.ID(), Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
 		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
 		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills}
