@@ -102,6 +102,12 @@ func TestCloseRunningSession(t *testing.T) {
 				run(t, s, tc.command)
 				waitFor(t, "the job's pid", func() bool { return jobRe.MatchString(s.Text()) })
 				job, _ = strconv.Atoi(jobRe.FindStringSubmatch(s.Text())[1])
+				if !tc.survives {
+					// The job prints its pid before the shell has made it
+					// the terminal's foreground job; wait for that state,
+					// which Close's hangup is about.
+					waitFor(t, "the job in the foreground", func() bool { return s.JobName() == "sleep" })
+				}
 			}
 			start := time.Now()
 			if err := s.Close(); err != nil {
