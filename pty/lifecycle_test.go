@@ -106,7 +106,7 @@ func TestCloseRunningSession(t *testing.T) {
 					// The job prints its pid before the shell has made it
 					// the terminal's foreground job; wait for that state,
 					// which Close's hangup is about.
-					waitFor(t, "the job in the foreground", func() bool { return s.JobName() == "sleep" })
+					waitForeground(t, s, "sleep")
 				}
 			}
 			start := time.Now()

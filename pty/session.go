@@ -83,6 +83,7 @@ type Session struct {
 // Start runs the shell described by opts on a new pseudo-terminal and
 // starts feeding its output into the emulator.
 func Start(opts Options) (*Session, error) {
+	unignoreChildSignals()
 	shell := opts.Shell
 	if shell == "" {
 		shell = os.Getenv("SHELL")

@@ -61,7 +61,7 @@ func runServer(g *globals) error {
 	// A hangup is what a closed terminal sends: the server outlives it.
 	// SIGTERM (a shutdown) stops the sessions so the next server restores
 	// them.
-	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE) // the panes' programs still get their defaults: see pty.Start
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(sig)
