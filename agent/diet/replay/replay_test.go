@@ -21,32 +21,57 @@ func fixtureFiles(t testing.TB) []string {
 	return files
 }
 
+// runVerified replays conv with p into a new vault and checks that every
+// call's prompt resolves through the vault to the exact messages; onCall,
+// when not nil, sees each call's result too.
+func runVerified(t testing.TB, conv Conversation, p diet.Params, onCall func(diet.Result)) Outcome {
+	t.Helper()
+	v := vaulttest.MustOpen(t)
+	var checkErr error
+	o, err := Run(conv, p, v, tokens.Default(), func(res diet.Result) {
+		if onCall != nil {
+			onCall(res)
+		}
+		if checkErr == nil {
+			checkErr = Verify(v, conv.Messages[:len(res.Messages)], res.Messages)
+		}
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", conv.Name, err)
+	}
+	if checkErr != nil {
+		t.Fatalf("%s: %v", conv.Name, checkErr)
+	}
+	return o
+}
+
+// loadFixtures loads every fixture trajectory.
+func loadFixtures(t testing.TB) []Conversation {
+	t.Helper()
+	var convs []Conversation
+	for _, f := range fixtureFiles(t) {
+		c, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		convs = append(convs, c)
+	}
+	return convs
+}
+
 // TestReplayEveryFixtureResolvesExactly replays each fixture at a 2,000
 // token trigger and checks every prompt of every call.
 func TestReplayEveryFixtureResolvesExactly(t *testing.T) {
 	p := diet.Defaults()
 	p.TriggerTokens = 2000
-	counter := tokens.Default()
 	for _, file := range fixtureFiles(t) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			conv, err := Load(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := vaulttest.MustOpen(t)
 			changed := 0
-			var checkErr error
-			o, err := Run(conv, p, v, counter, func(res diet.Result) {
-				if checkErr == nil {
-					checkErr = Verify(v, conv.Messages[:len(res.Messages)], res.Messages)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if checkErr != nil {
-				t.Fatal(checkErr)
-			}
+			o := runVerified(t, conv, p, nil)
 			for i, m := range o.Final {
 				if m.Content != conv.Messages[i].Content {
 					changed++
@@ -65,15 +90,7 @@ func TestReplayEveryFixtureResolvesExactly(t *testing.T) {
 // TestLongSession replays all fixtures as one session at the defaults and
 // holds the final prompt to at most 20% of the naive tokens.
 func TestLongSession(t *testing.T) {
-	var convs []Conversation
-	for _, f := range fixtureFiles(t) {
-		c, err := Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		convs = append(convs, c)
-	}
-	long := Concat("long", convs)
+	long := Concat("long", loadFixtures(t))
 	if len(long.Messages) != 477 {
 		t.Fatalf("long session has %d messages, want 477", len(long.Messages))
 	}

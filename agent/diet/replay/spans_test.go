@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
@@ -15,38 +14,19 @@ import (
 // <il:spans> occur, and each resolves through the vault to its exact bytes.
 // Without spans the same replay sends more tokens over all calls.
 func TestLongSessionSpansResolveExactly(t *testing.T) {
-	var convs []Conversation
-	for _, f := range fixtureFiles(t) {
-		c, err := Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		convs = append(convs, c)
-	}
-	long := Concat("long", convs)
+	long := Concat("long", loadFixtures(t))
 	total := map[bool]int{}
 	for _, spans := range []bool{true, false} {
 		p := diet.Defaults()
 		p.Spans = spans
-		v := vaulttest.MustOpen(t)
 		segmented := map[int]bool{}
-		var checkErr error
-		o, err := Run(long, p, v, tokens.Default(), func(res diet.Result) {
+		o := runVerified(t, long, p, func(res diet.Result) {
 			for i, m := range res.Messages {
 				if strings.HasPrefix(m.Content, "<"+vault.TagSpans+" ") {
 					segmented[i] = true
 				}
 			}
-			if checkErr == nil {
-				checkErr = Verify(v, long.Messages[:len(res.Messages)], res.Messages)
-			}
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if checkErr != nil {
-			t.Fatalf("spans=%v: %v", spans, checkErr)
-		}
 		if spans != (len(segmented) > 0) {
 			t.Fatalf("spans=%v, yet %d messages were sent segmented", spans, len(segmented))
 		}

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/tokens"
-	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
 func swarmSessions(t testing.TB, files []string) []Conversation {
@@ -67,19 +65,7 @@ func TestSwarmSetResolvesExactly(t *testing.T) {
 	}()
 	for _, conv := range swarmSessions(t, fixtureFiles(t)) {
 		t.Run(conv.Name, func(t *testing.T) {
-			v := vaulttest.MustOpen(t)
-			var checkErr error
-			o, err := Run(conv, p, v, tokens.Default(), func(res diet.Result) {
-				if checkErr == nil {
-					checkErr = Verify(v, conv.Messages[:len(res.Messages)], res.Messages)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if checkErr != nil {
-				t.Fatal(checkErr)
-			}
+			o := runVerified(t, conv, p, nil)
 			if o.Row.FinalSentTokens < o.Row.FinalNaiveTokens {
 				dieted++
 			}
@@ -100,20 +86,8 @@ func TestSwarmLongSession(t *testing.T) {
 	}{{"swarm-tune", tune}, {"swarm-measure", measure}, {"swarm-all", files}}
 	for _, set := range sets {
 		long := Concat(set.name, swarmSessions(t, set.files))
-		v := vaulttest.MustOpen(t)
 		p := diet.Defaults()
-		var checkErr error
-		o, err := Run(long, p, v, tokens.Default(), func(res diet.Result) {
-			if checkErr == nil {
-				checkErr = Verify(v, long.Messages[:len(res.Messages)], res.Messages)
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if checkErr != nil {
-			t.Fatalf("%s: %v", set.name, checkErr)
-		}
+		o := runVerified(t, long, p, nil)
 		r := o.Row
 		t.Logf("%s: %d messages, cost %.1f%% of naive, final prompt %.1f%% smaller, all calls %.1f%% smaller, peak %d, %d epochs",
 			r.File, r.Messages, r.CostPct, r.FinalReductionPct, r.ReductionPctTotal, r.PeakTokens, r.Epochs)
