@@ -54,16 +54,10 @@ func newShellHarnessWith(t *testing.T, with func(pty.Options) pty.Options) *shel
 	return h
 }
 
-// wait polls the session's screen text until cond holds.
+// wait waits until the session's screen text satisfies cond.
 func (h *shellHarness) wait(t *testing.T, what string, cond func(text string) bool) {
 	t.Helper()
-	deadline := time.Now().Add(shellWaitTimeout)
-	for !cond(h.p.sess.Text()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.p.sess.Text())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.until(t, what, func() bool { return cond(h.p.sess.Text()) })
 }
 
 // waitPrompt waits until the last screen line is an empty prompt.
@@ -78,13 +72,7 @@ func (h *shellHarness) waitPrompt(t *testing.T) {
 // enough: it is set by an earlier command of the same line.
 func (h *shellHarness) waitForeground(t *testing.T, comm string) {
 	t.Helper()
-	deadline := time.Now().Add(shellWaitTimeout)
-	for h.p.sess.JobName() != comm {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s in the foreground (now %q); screen:\n%s", comm, h.p.sess.JobName(), h.p.sess.Text())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.until(t, comm+" in the foreground", func() bool { return h.p.sess.JobName() == comm })
 }
 
 // press sends one key event through the pane's input handler.
@@ -299,11 +287,5 @@ func TestShellCloseWarnsAboutARunningJob(t *testing.T) {
 	}
 	h.typeKeys("sleep 30")
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
-	deadline := time.Now().Add(10 * time.Second)
-	for h.p.CloseWarning() == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("no warning while sleep runs")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	h.until(t, "a warning while sleep runs", func() bool { return h.p.CloseWarning() != "" })
 }
