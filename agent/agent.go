@@ -93,6 +93,10 @@ type Config struct {
 	// Tools are the tools offered; nil means every tool, and the skill
 	// tool when Skills holds a skill the model may invoke.
 	Tools []tools.Tool
+	// External are tools from outside kws (the MCP servers' tools), by
+	// group: they are offered besides Tools, tool_expand offers them on a
+	// direct-answer turn, and a model may call one by name.
+	External []tools.Group
 	// Skills are the skills the skill tool offers; read_file may also
 	// open the files of the folder skills among them.
 	Skills []skill.Skill
@@ -217,6 +221,9 @@ func New(cfg Config) (*Agent, error) {
 			cfg.Tools = append(cfg.Tools, t)
 		}
 	}
+	for _, g := range cfg.External {
+		cfg.Tools = append(cfg.Tools[:len(cfg.Tools):len(cfg.Tools)], g.Tools...)
+	}
 	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...),
 		argRefs: map[[32]byte]argsRef{}, specTok: map[string]int{}}
 	for _, t := range cfg.Tools {
@@ -229,7 +236,7 @@ func New(cfg Config) (*Agent, error) {
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
 	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox,
-		ReadRoots: skill.Folders(cfg.Skills), Stats: a.statsReport}
+		ReadRoots: skill.Folders(cfg.Skills), Stats: a.statsReport, External: cfg.External}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
 	}

@@ -65,6 +65,8 @@ type Config struct {
 	// block, compaction threshold and compaction model over the diet
 	// mode's preset.
 	Diet Diet `toml:"diet" json:"diet,omitzero"`
+	// MCP holds the [mcp] table: the MCP servers whose tools agents use.
+	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
 }
 
 // Environment variables Load reads.
@@ -82,7 +84,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet", "mcp"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -220,6 +222,9 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 		return false, fmt.Errorf("config: %s: %w", path, err)
 	}
 	c.Diet = c.Diet.With(f.Diet)
+	if err := c.mergeMCP(path, f.MCP, user); err != nil {
+		return false, err
+	}
 	if md.IsDefined("shell_allow") {
 		c.ShellAllow = f.ShellAllow
 	}

@@ -54,6 +54,17 @@ type Result struct {
 	Changed []string
 }
 
+// Group is a set of tools from one source outside kws, such as the tools
+// of one MCP server.
+type Group struct {
+	// Name names the whole group to tool_expand ("mcp__github").
+	Name string
+	// Label says where the tools come from ("MCP server github").
+	Label string
+	// Tools are the group's tools.
+	Tools []Tool
+}
+
 // Vault is what the ctx_get and ctx_search tools need.
 type Vault interface {
 	Get(id string) ([]byte, error)
@@ -77,6 +88,9 @@ type Env struct {
 	Board Board
 	// Mailbox carries agent_send's messages; nil means there is no swarm.
 	Mailbox Mailbox
+	// External are the tools from outside kws (each MCP server's), by
+	// group; tool_expand offers them by name, or a whole group by its name.
+	External []Group
 	// Expand is called by tool_expand with the tool names the model asks
 	// for; it returns the names that will be offered from the next call.
 	Expand func(names []string) []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -88,32 +89,77 @@ func newToolExpand() Tool {
 }`}}
 }
 
-// Run asks the session to offer more tools from the next call on.
+// Run asks the session to offer more tools from the next call on. A name
+// may be a built-in tool, an external tool (env.External) or a whole
+// external group.
 func (t toolExpandTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result, error) {
 	var a toolExpandArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return errResult("tool_expand: %v", err), nil
 	}
-	valid := names()
-	if len(a.Names) == 0 {
-		return errResult(`tool_expand: "names" must list at least one tool; valid names: %s`, strings.Join(valid, ", ")), nil
+	var groups []Group
+	if env != nil {
+		groups = env.External
 	}
-	var unknown []string
+	valid := validExpandNames(groups)
+	if len(a.Names) == 0 {
+		return errResult(`tool_expand: "names" must list at least one tool; valid names: %s`, valid), nil
+	}
+	var unknown, want []string
 	for _, n := range a.Names {
-		if _, ok := ByName(n); !ok {
-			unknown = append(unknown, n)
+		if _, ok := ByName(n); ok {
+			want = append(want, n)
+			continue
 		}
+		if ext, ok := expandExternal(groups, n); ok {
+			want = append(want, ext...)
+			continue
+		}
+		unknown = append(unknown, n)
 	}
 	if len(unknown) > 0 {
-		return errResult("tool_expand: unknown tool(s) %s; valid names: %s",
-			strings.Join(unknown, ", "), strings.Join(valid, ", ")), nil
+		return errResult("tool_expand: unknown tool(s) %s; valid names: %s", strings.Join(unknown, ", "), valid), nil
 	}
 	if env == nil || env.Expand == nil {
 		return errResult("tool_expand: this session cannot offer more tools"), nil
 	}
-	offered := env.Expand(a.Names)
+	offered := env.Expand(want)
 	if len(offered) == 0 {
 		return errResult("tool_expand: none of %s can be offered in this session", strings.Join(a.Names, ", ")), nil
 	}
 	return Result{Text: "offered from the next call on: " + strings.Join(offered, ", ")}, nil
+}
+
+// expandExternal returns the external tool called name, or every tool of
+// the group called name.
+func expandExternal(groups []Group, name string) ([]string, bool) {
+	for _, g := range groups {
+		if g.Name == name {
+			out := make([]string, len(g.Tools))
+			for i, t := range g.Tools {
+				out[i] = t.Name()
+			}
+			return out, true
+		}
+		for _, t := range g.Tools {
+			if t.Name() == name {
+				return []string{name}, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// validExpandNames lists the built-in tools, then each external group
+// with its tools.
+func validExpandNames(groups []Group) string {
+	parts := []string{strings.Join(names(), ", ")}
+	for _, g := range groups {
+		tn := make([]string, len(g.Tools))
+		for i, t := range g.Tools {
+			tn[i] = t.Name()
+		}
+		parts = append(parts, fmt.Sprintf("%s (all of %s, or one of: %s)", g.Name, g.Label, strings.Join(tn, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,262 @@
+// Package mcp connects kws to the Model Context Protocol both ways: the
+// client side (this file and the other client*.go files) runs the MCP
+// servers the config names and offers their tools to kws agents as
+// mcp__SERVER__TOOL; the server side offers kws's vault, memory and board
+// to other agents.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/config"
+)
+
+// ClientOptions configure a Manager.
+type ClientOptions struct {
+	// Servers are the configured servers ([mcp.servers.NAME]).
+	Servers map[string]config.MCPServer
+	// Workspace is where stdio servers run, and what trust records are
+	// keyed by.
+	Workspace string
+	// LogDir receives each stdio server's stderr as mcp-NAME.log.
+	LogDir string
+	// Trust holds the user's approvals of workspace servers' commands;
+	// nil refuses every command a workspace config adds.
+	Trust *Trust
+	// Ask, when set, asks the user to approve a workspace server's command
+	// that Trust does not hold yet (kws run on a terminal); a yes is
+	// recorded in Trust.
+	Ask func(server, commandLine string) bool
+	// HideEnv names variables a server's process must not inherit (the
+	// API key's); KWS_API_KEY and OPENAI_API_KEY are always hidden.
+	HideEnv []string
+	// Log receives the servers' state changes and skipped tools.
+	Log *slog.Logger
+}
+
+// Manager runs the configured MCP servers and offers their tools. It is
+// safe for concurrent use.
+type Manager struct {
+	opts  ClientOptions
+	conns []*conn // sorted by name
+	wg    sync.WaitGroup
+}
+
+// StartClient starts every configured server in the background; Groups
+// and Status wait until each has connected or failed once.
+func StartClient(opts ClientOptions) *Manager {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{opts: opts}
+	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
+		c := newConn(m, name, opts.Servers[name])
+		m.conns = append(m.conns, c)
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			c.start()
+		}()
+	}
+	return m
+}
+
+// wait waits until every server's first start has ended.
+func (m *Manager) wait() { m.wg.Wait() }
+
+// Groups returns each connected server's tools as one group named
+// mcp__SERVER, after every server's first start has ended. A server that
+// failed to start has no group.
+func (m *Manager) Groups() []tools.Group {
+	if m == nil {
+		return nil
+	}
+	m.wait()
+	var out []tools.Group
+	for _, c := range m.conns {
+		ts := c.agentTools()
+		if len(ts) == 0 {
+			continue
+		}
+		out = append(out, tools.Group{Name: "mcp__" + c.name, Label: "MCP server " + c.name, Tools: ts})
+	}
+	return out
+}
+
+// Permissions returns the configured policy ("ask", "allow" or "deny") of
+// every tool whose server or own table sets one, by its agent tool name.
+func (m *Manager) Permissions() map[string]string {
+	if m == nil {
+		return nil
+	}
+	m.wait()
+	out := map[string]string{}
+	for _, c := range m.conns {
+		for _, t := range c.toolList() {
+			p := strings.TrimSpace(c.cfg.Approve)
+			if tp := strings.TrimSpace(c.cfg.Tools[t.Name]); tp != "" {
+				p = tp
+			}
+			if p != "" {
+				out[toolName(c.name, t.Name)] = p
+			}
+		}
+	}
+	return out
+}
+
+// Prompt is the system prompt section that tells the model which MCP
+// tools exist, so that it can ask for them with tool_expand on a turn
+// where they are not offered; "" without any.
+func (m *Manager) Prompt() string {
+	groups := m.Groups()
+	if len(groups) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("# MCP tools\n\nThese tools come from MCP servers the user configured. When one is not among your tools, call tool_expand with its name (or with mcp__SERVER for all of a server's tools).\n")
+	for _, g := range groups {
+		fmt.Fprintf(&b, "- %s:", g.Label)
+		for _, t := range g.Tools {
+			b.WriteString(" " + t.Name())
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// State is a server's state.
+type State string
+
+// Server states.
+const (
+	// StateStarting: the server is being started for the first time.
+	StateStarting State = "starting"
+	// StateConnected: the server answered initialize and listed its tools.
+	StateConnected State = "connected"
+	// StateRestarting: the server crashed and is being started again.
+	StateRestarting State = "restarting"
+	// StateFailed: the server could not be started (or restarted); Error
+	// says why.
+	StateFailed State = "failed"
+	// StateRefused: a workspace config added the server's command and the
+	// user has not approved it for this workspace.
+	StateRefused State = "refused"
+)
+
+// ServerStatus is one server as kws mcp ls and the palette show it.
+type ServerStatus struct {
+	Name  string
+	State State
+	// Error says why the server failed, was refused, or last crashed.
+	Error string
+	// Transport is the command line (stdio) or the URL.
+	Transport string
+	// Workspace is set for a server from the workspace's config.
+	Workspace bool
+	// Tools are the agent tool names; Skipped the server's tools kws does
+	// not offer, each with why.
+	Tools   []string
+	Skipped []string
+	// Restarts counts the restarts after crashes.
+	Restarts int
+	// PID is the stdio server's process id while it runs.
+	PID int
+	// Log is the file holding the server's stderr.
+	Log string
+}
+
+// Status returns every server's state, after each first start has ended.
+func (m *Manager) Status() []ServerStatus {
+	if m == nil {
+		return nil
+	}
+	m.wait()
+	out := make([]ServerStatus, len(m.conns))
+	for i, c := range m.conns {
+		out[i] = c.status()
+	}
+	return out
+}
+
+// Close stops every server.
+func (m *Manager) Close() {
+	if m == nil {
+		return
+	}
+	m.wait()
+	var wg sync.WaitGroup
+	for _, c := range m.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.close()
+		}()
+	}
+	wg.Wait()
+}
+
+// FormatStatus renders statuses as kws mcp ls prints them: one line per
+// server, then its tools, skipped tools and log.
+func FormatStatus(list []ServerStatus) string {
+	if len(list) == 0 {
+		return "no MCP servers configured: add [mcp.servers.NAME] with command (and args, env) or url to ~/.config/kws/config.toml\n"
+	}
+	var b strings.Builder
+	for _, s := range list {
+		from := ""
+		if s.Workspace {
+			from = " (workspace config)"
+		}
+		fmt.Fprintf(&b, "%s%s: %s — %s\n", s.Name, from, s.State, s.Transport)
+		if s.Error != "" {
+			fmt.Fprintf(&b, "  why: %s\n", s.Error)
+		}
+		if s.Restarts > 0 {
+			fmt.Fprintf(&b, "  restarts: %d\n", s.Restarts)
+		}
+		if len(s.Tools) > 0 {
+			fmt.Fprintf(&b, "  tools: %s\n", strings.Join(s.Tools, ", "))
+		}
+		for _, sk := range s.Skipped {
+			fmt.Fprintf(&b, "  skipped: %s\n", sk)
+		}
+		if s.Log != "" {
+			if _, err := os.Stat(s.Log); err == nil {
+				fmt.Fprintf(&b, "  log: %s\n", s.Log)
+			}
+		}
+	}
+	return b.String()
+}
+
+// logPath is the stderr log of server name.
+func (m *Manager) logPath(name string) string {
+	if m.opts.LogDir == "" {
+		return ""
+	}
+	return filepath.Join(m.opts.LogDir, "mcp-"+name+".log")
+}
+
+// toolName is the agent's name for an MCP server's tool.
+func toolName(server, tool string) string { return "mcp__" + server + "__" + tool }
+
+// LogDir is where kws keeps the MCP servers' stderr logs under dataDir.
+func LogDir(dataDir string) string { return filepath.Join(dataDir, "logs") }
+
+// withTimeout is context.WithTimeout on background when ctx is nil.
+func withTimeout(ctx context.Context, c *conn) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithTimeout(ctx, c.timeout)
+}
