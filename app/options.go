@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 )
 
@@ -35,6 +36,20 @@ type Options struct {
 	// Getenv reads the environment, the API keys kws holds included; nil
 	// means os.Getenv.
 	Getenv func(string) string
+	// MCP, when set, starts the MCP servers a workspace's configuration
+	// names (package mcp's client); the workstation's agents get their
+	// tools.
+	MCP func(cfg config.Config, workspace string) MCPClient
+}
+
+// MCPClient is the running MCP servers of one workstation.
+type MCPClient interface {
+	server.External
+	// StatusText describes each server: connected with its tools, or
+	// failed with why.
+	StatusText() string
+	// Close stops the servers.
+	Close()
 }
 
 // getenv is o.Getenv, or os.Getenv when it is nil.

@@ -106,6 +106,9 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		Params: w.params, Vault: w.st.vault, Broker: w.broker, Sandbox: w.st.sandbox.forWorktree(w.ws, dir),
 		Router: w.st.sidecar, Critic: w.st.sidecar, Summarizer: w.st.sidecar, OnEvent: onEvent,
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
+	if w.mcp != nil {
+		spec.External = w.mcp
+	}
 	if w.st.memory != nil {
 		spec.Memory = func(id string) server.Memory {
 			return agentmem.New(agentmem.Config{Store: w.st.memory, Vault: w.st.vault, Workspace: w.ws, Dir: dir, Agent: name, Session: id,

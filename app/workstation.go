@@ -39,6 +39,8 @@ type Workstation struct {
 	theme     *themes.Theme
 	cfg       config.Config
 	cfgErr    error
+	// mcp runs the MCP servers the configuration names; nil without any.
+	mcp MCPClient
 	// overrides are the workspace's model profile overrides.
 	overrides []profile.Profile
 	params    diet.Params
@@ -142,6 +144,9 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	}
 	if w.cfgErr == nil {
 		w.overrides, w.cfgErr = profile.LoadOverrides(ws)
+	}
+	if w.cfgErr == nil && o.MCP != nil && len(w.cfg.MCP.Servers) > 0 {
+		w.mcp = o.MCP(w.cfg, ws)
 	}
 	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
 		w.cfgErr = errors.Join(w.cfgErr, err)
@@ -281,6 +286,9 @@ func (w *Workstation) closeAll() {
 	w.mu.Unlock()
 	if w.unlisten != nil {
 		w.unlisten()
+	}
+	if w.mcp != nil {
+		w.mcp.Close()
 	}
 	if w.ownStores {
 		w.st.Close()

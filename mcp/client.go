@@ -260,3 +260,6 @@ func withTimeout(ctx context.Context, c *conn) (context.Context, context.CancelF
 	}
 	return context.WithTimeout(ctx, c.timeout)
 }
+
+// StatusText is FormatStatus of Status.
+func (m *Manager) StatusText() string { return FormatStatus(m.Status()) }

@@ -45,16 +45,16 @@ type conn struct {
 
 	mu       sync.Mutex
 	state    State
-	reason   string              // why failed, refused or last crashed
-	sess     *sdk.ClientSession  // nil unless connected
-	proc     *os.Process         // the stdio server while it runs
-	gone     chan struct{}       // closed when the current connection ended
-	changed  chan struct{}       // closed and replaced on every state change
-	tools    []*sdk.Tool         // the tools offered, from the first listing
-	schemas  map[string][]byte   // tool name → its input schema
-	skipped  []string            // tools not offered, with why
-	restarts int                 // restarts after crashes
-	notice   string              // a crash the next call's result reports
+	reason   string             // why failed, refused or last crashed
+	sess     *sdk.ClientSession // nil unless connected
+	proc     *os.Process        // the stdio server while it runs
+	gone     chan struct{}      // closed when the current connection ended
+	changed  chan struct{}      // closed and replaced on every state change
+	tools    []*sdk.Tool        // the tools offered, from the first listing
+	schemas  map[string][]byte  // tool name → its input schema
+	skipped  []string           // tools not offered, with why
+	restarts int                // restarts after crashes
+	notice   string             // a crash the next call's result reports
 	closed   bool
 	agentTs  []tools.Tool
 }
@@ -485,4 +485,3 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return t.base.RoundTrip(r)
 }
-

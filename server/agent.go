@@ -83,10 +83,25 @@ type AgentSpec struct {
 	// Memory, when set, returns the agent's memory for its session id;
 	// nil leaves memory off.
 	Memory func(sessionID string) Memory
+	// External, when set, gives the agent tools from outside kws: the
+	// configured MCP servers' tools (package mcp's Manager).
+	External External
 	// Board, Mailbox and Notices connect a swarm's agent to the others.
 	Board   tools.Board
 	Mailbox tools.Mailbox
 	Notices func() []string
+}
+
+// External is a source of tools from outside kws, such as the MCP
+// servers' tools.
+type External interface {
+	// Groups are the tools, by source.
+	Groups() []tools.Group
+	// Permissions are their configured policies by tool name; the
+	// config's own permissions table wins over them.
+	Permissions() map[string]string
+	// Prompt is the system prompt section that names them, or "".
+	Prompt() string
 }
 
 // Agent is an assembled agent: the agent loop with its session, and the
@@ -124,6 +139,14 @@ func Build(spec AgentSpec) (*Agent, error) {
 	// A prefix is only as safe as the sandbox behind it: unconfined,
 	// every shell command asks.
 	policy.Workspace, policy.Unsandboxed = dir, spec.Sandbox == nil
+	var external []tools.Group
+	if spec.External != nil {
+		if err := policy.Apply(spec.External.Permissions(), nil); err != nil {
+			return nil, err
+		}
+		external = spec.External.Groups()
+		sections = append(sections, spec.External.Prompt())
+	}
 	if err := policy.Apply(spec.Config.Permissions, spec.Config.ShellAllow); err != nil {
 		return nil, err
 	}
@@ -138,7 +161,8 @@ func Build(spec AgentSpec) (*Agent, error) {
 		Diet: params, Vault: spec.Vault, SessionID: sess.ID(), Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
 		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
-		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills}
+		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills,
+		External: external}
 	if spec.Memory != nil {
 		mem := spec.Memory(sess.ID())
 		cfg.Memory, cfg.OnEvent = mem, mem.Watch(cfg.OnEvent)

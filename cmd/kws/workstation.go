@@ -44,5 +44,6 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 // under the data dir.
 func (g *globals) storeOptions(cfg config.Config, logName string) app.Options {
 	return app.Options{DataDir: g.dataDir, LogName: logName, Config: cfg, SidecarModel: g.sidecarModel,
-		SidecarLoader: sidecarLoader, Socket: g.socket, ConfigHome: configHome(), Getenv: getenv}
+		SidecarLoader: sidecarLoader, Socket: g.socket, ConfigHome: configHome(), Getenv: getenv,
+		MCP: func(cfg config.Config, ws string) app.MCPClient { return startMCP(g, cfg, ws, nil, nil) }}
 }

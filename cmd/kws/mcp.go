@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/kwsdev/kws/app"
+	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/mcp"
+	"github.com/kwsdev/kws/termsafe"
+)
+
+// newMcpCmd is kws mcp: the MCP servers kws agents use (ls, trust).
+func newMcpCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "MCP: the servers whose tools kws agents use ([mcp.servers.NAME] in config.toml)",
+	}
+	cmd.AddCommand(newMcpLsCmd(g))
+	cmd.AddCommand(newMcpTrustCmd(g))
+	return cmd
+}
+
+func newMcpLsCmd(g *globals) *cobra.Command {
+	var workspace string
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "Start each configured MCP server and show its state: connected with its tools, or failed with why",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ws, cfg, err := mcpConfig(g, workspace)
+			if err != nil {
+				return err
+			}
+			m := startMCP(g, cfg, ws, nil, nil)
+			defer m.Close()
+			fmt.Fprint(cmd.OutOrStdout(), termsafe.Strip(mcp.FormatStatus(m.Status())))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", ".", "workspace whose .kws/config.toml adds servers")
+	return cmd
+}
+
+func newMcpTrustCmd(g *globals) *cobra.Command {
+	var workspace string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "trust [NAME...]",
+		Short: "Approve the commands the workspace's .kws/config.toml runs as MCP servers (all of them, or those named)",
+		Long: `A workspace's .kws/config.toml may add MCP servers, but kws runs a server's command
+only once you have approved that exact command (with its arguments and env) for that
+workspace. kws mcp trust shows each command and asks; --yes approves without asking.`,
+		RunE: func(cmd *cobra.Command, names []string) error {
+			ws, cfg, err := mcpConfig(g, workspace)
+			if err != nil {
+				return err
+			}
+			var pending []string
+			for _, name := range slices.Sorted(maps.Keys(cfg.MCP.Servers)) {
+				if s := cfg.MCP.Servers[name]; mcp.NeedsTrust(s) && (len(names) == 0 || slices.Contains(names, name)) {
+					pending = append(pending, name)
+				}
+			}
+			for _, n := range names {
+				if !slices.Contains(pending, n) {
+					return fail("%s is not an MCP server with a command in %s/.kws/config.toml", n, ws)
+				}
+			}
+			if len(pending) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "the workspace's config runs no MCP server command; nothing to approve")
+				return nil
+			}
+			trust := mcp.OpenTrust(g.dataDir)
+			in := bufio.NewReader(cmd.InOrStdin())
+			for _, name := range pending {
+				s := cfg.MCP.Servers[name]
+				line := termsafe.OneLine(s.CommandLine())
+				if !yes && !confirm(cmd.OutOrStdout(), in, fmt.Sprintf("MCP server %s of %s runs:\n  %s\napprove it for this workspace? [y/N] ", name, ws, line)) {
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: not approved\n", name)
+					continue
+				}
+				if err := trust.Approve(ws, name, s); err != nil {
+					return fail("%v", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: approved: %s\n", name, line)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", ".", "workspace whose .kws/config.toml adds the servers")
+	cmd.Flags().BoolVar(&yes, "yes", false, "approve without asking")
+	return cmd
+}
+
+// mcpConfig resolves the workspace and loads its configuration.
+func mcpConfig(g *globals, workspace string) (string, config.Config, error) {
+	ws, err := app.ResolveWorkspace(g.abs(workspace))
+	if err != nil {
+		return "", config.Config{}, fail("%v", err)
+	}
+	cfg, _, err := config.Load(ws, getenv)
+	if err != nil {
+		return "", config.Config{}, fail("%v", err)
+	}
+	return ws, cfg, nil
+}
+
+// startMCP starts the configured MCP servers for workspace ws; ask, when
+// set, approves a workspace server's command not approved yet.
+func startMCP(g *globals, cfg config.Config, ws string, hideEnv []string, ask func(string, string) bool) *mcp.Manager {
+	return mcp.StartClient(mcp.ClientOptions{Servers: cfg.MCP.Servers, Workspace: ws, LogDir: mcp.LogDir(g.dataDir),
+		Trust: mcp.OpenTrust(g.dataDir), Ask: ask, HideEnv: append([]string{cfg.APIKeyEnv}, hideEnv...),
+		Log: slog.New(slog.DiscardHandler)})
+}
+
+// terminalAsk asks on the terminal whether to run a workspace server's
+// command, or is nil when kws does not run on one.
+func terminalAsk(out io.Writer) func(string, string) bool {
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil
+	}
+	in := bufio.NewReader(os.Stdin)
+	return func(name, line string) bool {
+		return confirm(out, in, fmt.Sprintf("kws: the workspace's .kws/config.toml adds the MCP server %s, which runs:\n  %s\nrun it (approved for this workspace from now on)? [y/N] ", name, termsafe.OneLine(line)))
+	}
+}
+
+// confirm prints question and reads a yes.
+func confirm(out io.Writer, in *bufio.Reader, question string) bool {
+	fmt.Fprint(out, question)
+	answer, _ := in.ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes"
+}
+
+// reportMCP prints, for kws run, each server that did not connect.
+func reportMCP(w io.Writer, m *mcp.Manager) {
+	for _, s := range m.Status() {
+		if s.State != mcp.StateConnected {
+			fmt.Fprintf(w, "kws: MCP server %s %s: %s\n", s.Name, s.State, termsafe.OneLine(s.Error))
+		}
+		for _, sk := range s.Skipped {
+			fmt.Fprintf(w, "kws: MCP server %s: tool skipped: %s\n", s.Name, termsafe.OneLine(sk))
+		}
+	}
+}
