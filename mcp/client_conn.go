@@ -366,24 +366,25 @@ func (c *conn) status() ServerStatus {
 	return s
 }
 
-// WaitState waits until server name is in state s, or ctx ends; tests
-// and kws mcp ls use it to wait for a restart.
-func (m *Manager) WaitState(ctx context.Context, name string, s State) error {
+// Wait waits until cond holds for server name's status, or ctx ends;
+// tests and the palette use it to wait for a restart.
+func (m *Manager) Wait(ctx context.Context, name string, cond func(ServerStatus) bool) error {
 	for _, c := range m.conns {
 		if c.name != name {
 			continue
 		}
 		for {
 			c.mu.Lock()
-			st, ch := c.state, c.changed
+			ch := c.changed
 			c.mu.Unlock()
-			if st == s {
+			st := c.status()
+			if cond(st) {
 				return nil
 			}
 			select {
 			case <-ch:
 			case <-ctx.Done():
-				return fmt.Errorf("mcp server %s is %s, not %s: %w", name, st, s, ctx.Err())
+				return fmt.Errorf("mcp server %s is %s (%s): %w", name, st.State, st.Error, ctx.Err())
 			}
 		}
 	}

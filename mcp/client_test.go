@@ -1,0 +1,242 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/config"
+)
+
+// everything is the reference MCP server (npm's
+// @modelcontextprotocol/server-everything, installed by make setup).
+func everything(t *testing.T) config.MCPServer {
+	t.Helper()
+	js, err := filepath.Abs("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Fatalf("the reference MCP server is not installed (make setup installs it): %v", err)
+	}
+	return config.MCPServer{Command: "node", Args: []string{js, "stdio"}}
+}
+
+func start(t *testing.T, servers map[string]config.MCPServer) (*Manager, string) {
+	t.Helper()
+	logs := t.TempDir()
+	m := StartClient(ClientOptions{Servers: servers, Workspace: t.TempDir(), LogDir: logs})
+	t.Cleanup(m.Close)
+	return m, logs
+}
+
+// tool finds an agent tool by name in the manager's groups.
+func tool(t *testing.T, m *Manager, name string) tools.Tool {
+	t.Helper()
+	for _, g := range m.Groups() {
+		for _, tl := range g.Tools {
+			if tl.Name() == name {
+				return tl
+			}
+		}
+	}
+	t.Fatalf("no tool %s; servers:\n%s", name, m.StatusText())
+	return nil
+}
+
+func runTool(t *testing.T, tl tools.Tool, env *tools.Env, args string) tools.Result {
+	t.Helper()
+	res, err := tl.Run(context.Background(), env, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s: %v", tl.Name(), err)
+	}
+	return res
+}
+
+func statusOf(m *Manager, name string) ServerStatus {
+	for _, s := range m.Status() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return ServerStatus{}
+}
+
+func TestClientEverythingToolsAndPolicy(t *testing.T) {
+	ev := everything(t)
+	ev.Approve = "deny"
+	ev.Tools = map[string]string{"echo": "allow"}
+	m, _ := start(t, map[string]config.MCPServer{"ev": ev})
+	st := statusOf(m, "ev")
+	if st.State != StateConnected || st.PID == 0 {
+		t.Fatalf("status: %+v", st)
+	}
+	echo := tool(t, m, "mcp__ev__echo")
+	if echo.Access() != tools.Network || !strings.Contains(string(echo.Schema()), `"message"`) || strings.Contains(string(echo.Schema()), "$schema") {
+		t.Fatalf("echo: access %v schema %s", echo.Access(), echo.Schema())
+	}
+	if res := runTool(t, echo, nil, `{"message":"hello from kws"}`); res.IsError || !strings.Contains(res.Text, "Echo: hello from kws") {
+		t.Fatalf("echo: %+v", res)
+	}
+	if res := runTool(t, tool(t, m, "mcp__ev__get-sum"), nil, `{"a":2,"b":40}`); res.IsError || !strings.Contains(res.Text, "42") {
+		t.Fatalf("get-sum: %+v", res)
+	}
+	img := runTool(t, tool(t, m, "mcp__ev__get-tiny-image"), nil, `{}`)
+	if !strings.Contains(img.Text, "[image: image/png,") || strings.Contains(img.Text, "iVBOR") {
+		t.Fatalf("the image is not summarized: %q", img.Text)
+	}
+	perms := m.Permissions()
+	if perms["mcp__ev__echo"] != "allow" || perms["mcp__ev__get-sum"] != "deny" {
+		t.Fatalf("permissions: %v", perms)
+	}
+	if p := m.Prompt(); !strings.Contains(p, "MCP server ev: mcp__ev__echo") {
+		t.Fatalf("prompt: %q", p)
+	}
+}
+
+func TestClientRestartsKilledServerAndTellsTheModel(t *testing.T) {
+	m, _ := start(t, map[string]config.MCPServer{"ev": everything(t)})
+	echo := tool(t, m, "mcp__ev__echo")
+	pid := statusOf(m, "ev").PID
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx, "ev", func(s ServerStatus) bool { return s.Restarts == 1 && s.State == StateConnected }); err != nil {
+		t.Fatal(err)
+	}
+	res := runTool(t, echo, nil, `{"message":"again"}`)
+	if !strings.Contains(res.Text, "MCP server ev crashed (signal: killed); kws restarted it") || !strings.Contains(res.Text, "Echo: again") {
+		t.Fatalf("after the restart: %q", res.Text)
+	}
+	if res := runTool(t, echo, nil, `{"message":"third"}`); strings.Contains(res.Text, "crashed") || res.Text != "Echo: third" {
+		t.Fatalf("the crash is told twice: %q", res.Text)
+	}
+	if st := statusOf(m, "ev"); st.PID == pid || st.PID == 0 {
+		t.Fatalf("not a new process: %+v", st)
+	}
+}
+
+func TestClientBadServers(t *testing.T) {
+	m, logs := start(t, map[string]config.MCPServer{
+		"garbage": fakeServer("garbage", "20s"),
+		"silent":  fakeServer("silent", "1500ms"),
+		"fk":      fakeServer("tools", "20s"),
+		"missing": {Command: filepath.Join(t.TempDir(), "no-such-server")},
+	})
+	g := statusOf(m, "garbage")
+	if g.State != StateFailed || !strings.Contains(g.Error, "initialize failed") || !strings.Contains(g.Error, "invalid character") {
+		t.Fatalf("garbage: %+v", g)
+	}
+	if s := statusOf(m, "silent"); s.State != StateFailed || !strings.Contains(s.Error, "did not answer initialize within 1.5s") {
+		t.Fatalf("silent: %+v", s)
+	}
+	if s := statusOf(m, "missing"); s.State != StateFailed || !strings.Contains(s.Error, "cannot start") {
+		t.Fatalf("missing: %+v", s)
+	}
+	fk := statusOf(m, "fk")
+	if fk.State != StateConnected || strings.Join(fk.Tools, " ") != "mcp__fk__big mcp__fk__hang mcp__fk__die" {
+		t.Fatalf("fk: %+v", fk)
+	}
+	skipped := strings.Join(fk.Skipped, "\n")
+	for _, want := range []string{"bad_schema: inputSchema is not a valid JSON Schema", `not_object: inputSchema's type is string, not "object"`, `bad name!: the name "bad name!" cannot be a function name`} {
+		if !strings.Contains(skipped, want) {
+			t.Errorf("skipped lacks %q:\n%s", want, skipped)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(logs, "mcp-fk.log")); !strings.Contains(string(log), "fake server starting in mode tools") {
+		t.Fatalf("stderr log: %q", log)
+	}
+	text := m.StatusText()
+	for _, want := range []string{"garbage: failed", "silent: failed", "fk: connected", "skipped: bad_schema"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("ls lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestClientHungCallTimesOut(t *testing.T) {
+	m, _ := start(t, map[string]config.MCPServer{"fk": fakeServer("tools", "1s")})
+	res := runTool(t, tool(t, m, "mcp__fk__hang"), nil, `{}`)
+	if !res.IsError || !strings.Contains(res.Text, "MCP server fk did not answer hang within 1s") {
+		t.Fatalf("hang: %+v", res)
+	}
+}
+
+func TestClientCrashDuringCall(t *testing.T) {
+	m, _ := start(t, map[string]config.MCPServer{"fk": fakeServer("tools", "20s")})
+	res := runTool(t, tool(t, m, "mcp__fk__die"), nil, `{}`)
+	if !res.IsError || !strings.Contains(res.Text, "MCP server fk crashed: exit status 3 during the call to die") || !strings.Contains(res.Text, "restarting") {
+		t.Fatalf("die: %+v", res)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Wait(ctx, "fk", func(s ServerStatus) bool { return s.Restarts == 1 && s.State == StateConnected }); err != nil {
+		t.Fatal(err)
+	}
+	// The model was told by the failed call; the next is not told again.
+	if res := runTool(t, tool(t, m, "mcp__fk__hang"), nil, `[1]`); !res.IsError || !strings.Contains(res.Text, "not a JSON object") {
+		t.Fatalf("array arguments: %+v", res)
+	}
+}
+
+func TestClientBigResultGoesToTheVault(t *testing.T) {
+	m, _ := start(t, map[string]config.MCPServer{"fk": fakeServer("tools", "60s")})
+	var kept []byte
+	env := &tools.Env{Keep: func(kind string, data []byte) (string, error) {
+		if kind != "tool:mcp__fk__big" {
+			t.Errorf("kind %q", kind)
+		}
+		kept = data
+		return "ctx:0123456789ab", nil
+	}}
+	res := runTool(t, tool(t, m, "mcp__fk__big"), env, `{}`)
+	if len(kept) != 50_000_010 || !strings.HasPrefix(string(kept), "BEGIN\n") || !strings.HasSuffix(string(kept), "END\n") {
+		t.Fatalf("kept %d bytes", len(kept))
+	}
+	if len(res.Text) > resultLimit || !strings.Contains(res.Text, "the result is 50000010 bytes, exact in the vault as ctx:0123456789ab") {
+		t.Fatalf("result: %d bytes: %.300q", len(res.Text), res.Text)
+	}
+	if st := statusOf(m, "fk"); st.State != StateConnected {
+		t.Fatalf("after the big result: %+v", st)
+	}
+}
+
+func TestClientWorkspaceCommandNeedsApproval(t *testing.T) {
+	data, ws := t.TempDir(), t.TempDir()
+	trust := OpenTrust(data)
+	srv := fakeServer("tools", "20s")
+	srv.Workspace = true
+	servers := map[string]config.MCPServer{"fk": srv}
+	open := func(ask func(string, string) bool) *Manager {
+		m := StartClient(ClientOptions{Servers: servers, Workspace: ws, Trust: trust, Ask: ask})
+		t.Cleanup(m.Close)
+		return m
+	}
+	st := statusOf(open(nil), "fk")
+	if st.State != StateRefused || !strings.Contains(st.Error, srv.CommandLine()) || !strings.Contains(st.Error, "kws mcp trust fk") {
+		t.Fatalf("unapproved: %+v", st)
+	}
+	var asked string
+	if st := statusOf(open(func(name, line string) bool { asked = name + ": " + line; return false }), "fk"); st.State != StateRefused || asked != "fk: "+srv.CommandLine() {
+		t.Fatalf("declined: %+v, asked %q", st, asked)
+	}
+	if st := statusOf(open(func(string, string) bool { return true }), "fk"); st.State != StateConnected {
+		t.Fatalf("approved: %+v", st)
+	}
+	if st := statusOf(open(nil), "fk"); st.State != StateConnected {
+		t.Fatalf("the approval was not kept: %+v", st)
+	}
+	srv.Args = append(srv.Args, "-test.v")
+	servers["fk"] = srv
+	if st := statusOf(open(nil), "fk"); st.State != StateRefused {
+		t.Fatalf("a changed command runs without approval: %+v", st)
+	}
+}
