@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -121,6 +122,22 @@ func TestToolExpand(t *testing.T) {
 	if !slices.Equal(asked, []string{"shell", "edit_file"}) {
 		t.Errorf("Expand got %v", asked)
 	}
+	env.External = []Group{{Name: "mcp__ev", Label: "MCP server ev", Tools: []Tool{namedTool{"mcp__ev__echo"}, namedTool{"mcp__ev__add"}}}}
+	checkResult(t, call(t, env, "tool_expand", `{"names":["mcp__ev__add"]}`), false, "offered from the next call on: mcp__ev__add")
+	checkResult(t, call(t, env, "tool_expand", `{"names":["mcp__ev","shell"]}`), false, "mcp__ev__echo, mcp__ev__add, shell")
+	checkResult(t, call(t, env, "tool_expand", `{"names":["mcp__ev__rm"]}`), true,
+		"mcp__ev (all of MCP server ev, or one of: mcp__ev__echo, mcp__ev__add)")
 	env.Expand = nil
 	checkResult(t, call(t, env, "tool_expand", `{"names":["shell"]}`), true, "cannot offer")
+}
+
+// namedTool is an external tool that only has a name.
+type namedTool struct{ name string }
+
+func (n namedTool) Name() string            { return n.name }
+func (n namedTool) Description() string     { return "" }
+func (n namedTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (n namedTool) Access() Access          { return Network }
+func (n namedTool) Run(context.Context, *Env, json.RawMessage) (Result, error) {
+	return Result{}, nil
 }
