@@ -55,6 +55,7 @@ type conn struct {
 	skipped  []string           // tools not offered, with why
 	restarts int                // restarts after crashes
 	notice   string             // a crash the next call's result reports
+	crash    string             // how the last connection ended
 	closed   bool
 	agentTs  []tools.Tool
 }
@@ -128,7 +129,7 @@ func (c *conn) watch(sess *sdk.ClientSession, proc *os.Process, gone chan struct
 	if c.closed || c.sess != sess {
 		return
 	}
-	c.sess, c.proc = nil, nil
+	c.sess, c.proc, c.crash = nil, nil, why
 	c.notice = fmt.Sprintf("MCP server %s crashed (%s); kws restarted it", c.name, why)
 	c.setState(StateRestarting, "crashed: "+why)
 	go c.restart(why)
@@ -457,10 +458,10 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (*sd
 	select {
 	case <-gone:
 		c.mu.Lock()
-		reason := c.reason
+		why := c.crash
 		c.notice = "" // this result tells the model
 		c.mu.Unlock()
-		return nil, "", callError{fmt.Sprintf("MCP server %s %s during the call to %s, which did not complete; kws is restarting the server: call again", c.name, reason, tool)}
+		return nil, "", callError{fmt.Sprintf("MCP server %s crashed (%s) during the call to %s, which did not complete; kws is restarting the server: call again", c.name, why, tool)}
 	case <-timer.C:
 	}
 	return nil, "", callError{fmt.Sprintf("MCP server %s: %s: %v", c.name, tool, err)}

@@ -173,7 +173,7 @@ func TestClientHungCallTimesOut(t *testing.T) {
 func TestClientCrashDuringCall(t *testing.T) {
 	m, _ := start(t, map[string]config.MCPServer{"fk": fakeServer("tools", "20s")})
 	res := runTool(t, tool(t, m, "mcp__fk__die"), nil, `{}`)
-	if !res.IsError || !strings.Contains(res.Text, "MCP server fk crashed: exit status 3 during the call to die") || !strings.Contains(res.Text, "restarting") {
+	if !res.IsError || !strings.Contains(res.Text, "MCP server fk crashed (exit status 3) during the call to die") || !strings.Contains(res.Text, "restarting") {
 		t.Fatalf("die: %+v", res)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
