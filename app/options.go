@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -39,15 +40,17 @@ type Options struct {
 	// MCP, when set, starts the MCP servers a workspace's configuration
 	// names (package mcp's client); the workstation's agents get their
 	// tools.
-	MCP func(cfg config.Config, workspace string) MCPClient
+	MCP func(cfg config.Config, workspace string, log *slog.Logger) MCPClient
 }
 
 // MCPClient is the running MCP servers of one workstation.
 type MCPClient interface {
 	server.External
-	// StatusText describes each server: connected with its tools, or
-	// failed with why.
-	StatusText() string
+	// Summary is every server's state on one line, at once.
+	Summary() string
+	// Problems are the servers that did not start and the tools skipped,
+	// with why, once every server has started or failed.
+	Problems() []string
 	// Close stops the servers.
 	Close()
 }

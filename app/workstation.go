@@ -146,7 +146,12 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 		w.overrides, w.cfgErr = profile.LoadOverrides(ws)
 	}
 	if w.cfgErr == nil && o.MCP != nil && len(w.cfg.MCP.Servers) > 0 {
-		w.mcp = o.MCP(w.cfg, ws)
+		w.mcp = o.MCP(w.cfg, ws, st.log)
+		go func() {
+			if p := w.mcp.Problems(); len(p) > 0 {
+				w.notify(strings.Join(p, "; "))
+			}
+		}()
 	}
 	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
 		w.cfgErr = errors.Join(w.cfgErr, err)
@@ -208,7 +213,8 @@ func (w *Workstation) AppConfig() ui.Config {
 	for _, r := range skill.Roles(w.skills) {
 		roles = append(roles, r.Name)
 	}
-	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles, HasBlock: w.hasBlock}
+	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles, HasBlock: w.hasBlock,
+		MCPStatus: w.mcpStatus}
 }
 
 // Attach starts delivering the swarm's events to app, the application
@@ -236,6 +242,14 @@ func (w *Workstation) notify(msg string) {
 	w.mu.Lock()
 	w.early = append(w.early, msg)
 	w.mu.Unlock()
+}
+
+// mcpStatus is the palette command mcp's line: the MCP servers' state.
+func (w *Workstation) mcpStatus() string {
+	if w.mcp == nil {
+		return "MCP: no servers configured ([mcp.servers.NAME] in ~/.config/kws/config.toml)"
+	}
+	return w.mcp.Summary()
 }
 
 // prefixName is how the configured prefix key is shown.

@@ -263,3 +263,39 @@ func withTimeout(ctx context.Context, c *conn) (context.Context, context.CancelF
 
 // StatusText is FormatStatus of Status.
 func (m *Manager) StatusText() string { return FormatStatus(m.Status()) }
+
+// Summary is every server's state on one line, without waiting for
+// servers still starting: the workstation's palette command mcp shows it.
+func (m *Manager) Summary() string {
+	if m == nil || len(m.conns) == 0 {
+		return "MCP: no servers configured ([mcp.servers.NAME] in ~/.config/kws/config.toml)"
+	}
+	parts := make([]string, len(m.conns))
+	for i, c := range m.conns {
+		s := c.status()
+		switch {
+		case s.State == StateConnected:
+			parts[i] = fmt.Sprintf("%s connected (%d tools)", s.Name, len(s.Tools))
+		case s.Error != "":
+			parts[i] = fmt.Sprintf("%s %s: %s", s.Name, s.State, s.Error)
+		default:
+			parts[i] = fmt.Sprintf("%s %s", s.Name, s.State)
+		}
+	}
+	return "MCP: " + strings.Join(parts, "; ") + " (kws mcp ls for the tools)"
+}
+
+// Problems are the servers that did not connect and the tools skipped,
+// one line each with why, after every server's first start has ended.
+func (m *Manager) Problems() []string {
+	var out []string
+	for _, s := range m.Status() {
+		if s.State != StateConnected {
+			out = append(out, fmt.Sprintf("MCP server %s %s: %s", s.Name, s.State, s.Error))
+		}
+		for _, sk := range s.Skipped {
+			out = append(out, fmt.Sprintf("MCP server %s: tool skipped: %s", s.Name, sk))
+		}
+	}
+	return out
+}

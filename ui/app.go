@@ -46,6 +46,9 @@ type Config struct {
 	// why not. OpenBlock asks it first, so a block that is not there
 	// leaves the focus where it was.
 	HasBlock func(id string) error
+	// MCPStatus, when set, is the MCP servers' state on one line, which
+	// the palette command mcp shows.
+	MCPStatus func() string
 }
 
 // App is the workstation.

@@ -42,7 +42,7 @@ func (a *App) paletteCommands() []paletteCommand {
 	for _, k := range paneKinds {
 		kinds = append(kinds, string(k))
 	}
-	return []paletteCommand{
+	cmds := []paletteCommand{
 		{name: "ctx_get", usage: "ID", run: func(arg string) { a.openBlockOrTell(strings.TrimPrefix(strings.TrimSpace(arg), "id=")) }},
 		{name: "select-layout", usage: "NAME", run: a.layoutCommand, complete: only(layouts)},
 		{name: "select-pane", usage: "N|AGENT", run: a.selectPaneCommand, complete: func(i int) []string {
@@ -59,6 +59,10 @@ func (a *App) paletteCommands() []paletteCommand {
 			return nil
 		}},
 	}
+	if a.cfg.MCPStatus != nil {
+		cmds = append(cmds, paletteCommand{name: "mcp", usage: "(no arguments: the MCP servers' state)", run: func(string) { a.Notify(a.cfg.MCPStatus()) }})
+	}
+	return cmds
 }
 
 // commands are the palette's command names, sorted: every prefix action

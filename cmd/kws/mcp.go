@@ -41,7 +41,7 @@ func newMcpLsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m := startMCP(g, cfg, ws, nil, nil)
+			m := startMCP(g, cfg, ws, nil, nil, nil)
 			defer m.Close()
 			fmt.Fprint(cmd.OutOrStdout(), termsafe.Strip(mcp.FormatStatus(m.Status())))
 			return nil
@@ -116,11 +116,12 @@ func mcpConfig(g *globals, workspace string) (string, config.Config, error) {
 }
 
 // startMCP starts the configured MCP servers for workspace ws; ask, when
-// set, approves a workspace server's command not approved yet.
-func startMCP(g *globals, cfg config.Config, ws string, hideEnv []string, ask func(string, string) bool) *mcp.Manager {
+// set, approves a workspace server's command not approved yet; log, when
+// set, receives their state changes.
+func startMCP(g *globals, cfg config.Config, ws string, hideEnv []string, ask func(string, string) bool, log *slog.Logger) *mcp.Manager {
 	return mcp.StartClient(mcp.ClientOptions{Servers: cfg.MCP.Servers, Workspace: ws, LogDir: mcp.LogDir(g.dataDir),
 		Trust: mcp.OpenTrust(g.dataDir), Ask: ask, HideEnv: append([]string{cfg.APIKeyEnv}, hideEnv...),
-		Log: slog.New(slog.DiscardHandler)})
+		Log: log})
 }
 
 // terminalAsk asks on the terminal whether to run a workspace server's
@@ -143,14 +144,10 @@ func confirm(out io.Writer, in *bufio.Reader, question string) bool {
 	return a == "y" || a == "yes"
 }
 
-// reportMCP prints, for kws run, each server that did not connect.
+// reportMCP prints, for kws run, each server that did not connect and
+// each tool skipped.
 func reportMCP(w io.Writer, m *mcp.Manager) {
-	for _, s := range m.Status() {
-		if s.State != mcp.StateConnected {
-			fmt.Fprintf(w, "kws: MCP server %s %s: %s\n", s.Name, s.State, termsafe.OneLine(s.Error))
-		}
-		for _, sk := range s.Skipped {
-			fmt.Fprintf(w, "kws: MCP server %s: tool skipped: %s\n", s.Name, termsafe.OneLine(sk))
-		}
+	for _, p := range m.Problems() {
+		fmt.Fprintln(w, "kws: "+termsafe.OneLine(p))
 	}
 }

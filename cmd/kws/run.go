@@ -157,7 +157,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
 	if !isCommand && len(cfg.MCP.Servers) > 0 {
-		servers := startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(cmd.ErrOrStderr()))
+		servers := startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(cmd.ErrOrStderr()), nil)
 		defer servers.Close()
 		reportMCP(cmd.ErrOrStderr(), servers)
 		spec.External = servers

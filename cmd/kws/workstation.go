@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -45,5 +46,7 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 func (g *globals) storeOptions(cfg config.Config, logName string) app.Options {
 	return app.Options{DataDir: g.dataDir, LogName: logName, Config: cfg, SidecarModel: g.sidecarModel,
 		SidecarLoader: sidecarLoader, Socket: g.socket, ConfigHome: configHome(), Getenv: getenv,
-		MCP: func(cfg config.Config, ws string) app.MCPClient { return startMCP(g, cfg, ws, nil, nil) }}
+		MCP: func(cfg config.Config, ws string, log *slog.Logger) app.MCPClient {
+			return startMCP(g, cfg, ws, nil, nil, log)
+		}}
 }

@@ -1,0 +1,31 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/kwsdev/kws/themes"
+)
+
+// TestPaletteMcpShowsServerState: the palette command mcp shows the
+// MCP servers' state line the workstation gives it.
+func TestPaletteMcpShowsServerState(t *testing.T) {
+	ff := &fakeFactory{}
+	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Status: func() Status { return Status{} },
+		Layout: nil, MCPStatus: func() string { return "MCP: ev connected (13 tools); bad failed: boom" }}, 120, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop() })
+	if err := d.Press("Ctrl-b", ":"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Type("mcp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Press("Enter"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WaitFor("MCP: ev connected (13 tools); bad failed: boom"); err != nil {
+		t.Fatal(err)
+	}
+}
