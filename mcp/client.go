@@ -6,7 +6,6 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -252,14 +251,6 @@ func toolName(server, tool string) string { return "mcp__" + server + "__" + too
 
 // LogDir is where kws keeps the MCP servers' stderr logs under dataDir.
 func LogDir(dataDir string) string { return filepath.Join(dataDir, "logs") }
-
-// withTimeout is context.WithTimeout on background when ctx is nil.
-func withTimeout(ctx context.Context, c *conn) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithTimeout(ctx, c.timeout)
-}
 
 // StatusText is FormatStatus of Status.
 func (m *Manager) StatusText() string { return FormatStatus(m.Status()) }

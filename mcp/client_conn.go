@@ -76,7 +76,7 @@ func (c *conn) setState(s State, reason string) {
 // start runs the first start: the trust check for a workspace command,
 // then the connection and the tool listing.
 func (c *conn) start() {
-	if c.cfg.Workspace && c.cfg.Command != "" {
+	if NeedsTrust(c.cfg) {
 		if err := c.m.trusted(c.name, c.cfg); err != nil {
 			c.mu.Lock()
 			c.setState(StateRefused, err.Error())
@@ -169,7 +169,7 @@ func (c *conn) restart(why string) {
 // connect starts the server (or reaches its URL) and initializes the
 // session within the timeout.
 func (c *conn) connect() (*sdk.ClientSession, *os.Process, error) {
-	ctx, cancel := withTimeout(nil, c)
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "kws", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	if c.cfg.URL != "" {
@@ -305,7 +305,7 @@ func (c *conn) kill(sess *sdk.ClientSession, proc *os.Process) string {
 // tool whose name cannot be a function name or whose input schema is not
 // a valid JSON Schema object is skipped, with the reason logged.
 func (c *conn) listTools(sess *sdk.ClientSession) error {
-	ctx, cancel := withTimeout(nil, c)
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	var kept []*sdk.Tool
 	var skipped []string
@@ -431,7 +431,7 @@ func (c *conn) session(ctx context.Context) (*sdk.ClientSession, chan struct{}, 
 // crash, a timeout or a refusal is a Result the model reads; only the
 // caller's own cancellation is an error.
 func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (*sdk.CallToolResult, string, error) {
-	cctx, cancel := withTimeout(ctx, c)
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	sess, gone, notice, err := c.session(cctx)
 	if err != nil {
