@@ -47,7 +47,7 @@ type conn struct {
 	state    State
 	reason   string             // why failed, refused or last crashed
 	sess     *sdk.ClientSession // nil unless connected
-	proc     *os.Process        // the stdio server while it runs
+	proc     *child             // the stdio server while it runs
 	gone     chan struct{}      // closed when the current connection ended
 	changed  chan struct{}      // closed and replaced on every state change
 	tools    []*sdk.Tool        // the tools offered, from the first listing
@@ -57,11 +57,13 @@ type conn struct {
 	notice   string             // a crash the next call's result reports
 	crash    string             // how the last connection ended
 	closed   bool
+	stop     chan struct{} // closed by close
 	agentTs  []tools.Tool
 }
 
 func newConn(m *Manager, name string, cfg config.MCPServer) *conn {
-	return &conn{m: m, name: name, cfg: cfg, timeout: cfg.CallTimeout(), state: StateStarting, changed: make(chan struct{})}
+	return &conn{m: m, name: name, cfg: cfg, timeout: cfg.CallTimeout(), state: StateStarting, changed: make(chan struct{}),
+		stop: make(chan struct{})}
 }
 
 // setState records a new state and wakes whoever waits for one; c.mu is
@@ -102,7 +104,7 @@ func (c *conn) start() {
 
 // attach makes sess the current connection and watches it end; c.mu is
 // held.
-func (c *conn) attach(sess *sdk.ClientSession, proc *os.Process) {
+func (c *conn) attach(sess *sdk.ClientSession, proc *child) {
 	if c.closed {
 		go c.kill(sess, proc)
 		return
@@ -114,7 +116,7 @@ func (c *conn) attach(sess *sdk.ClientSession, proc *os.Process) {
 
 // watch waits for the connection to end. Unless kws closed it, that is a
 // crash: the next call is told, and the server is restarted with backoff.
-func (c *conn) watch(sess *sdk.ClientSession, proc *os.Process, gone chan struct{}) {
+func (c *conn) watch(sess *sdk.ClientSession, proc *child, gone chan struct{}) {
 	waitErr := sess.Wait()
 	why := c.kill(sess, proc)
 	if why == "" && waitErr != nil {
@@ -140,11 +142,10 @@ func (c *conn) restart(why string) {
 	delay := restartBase
 	for attempt := 1; ; attempt++ {
 		timer := time.NewTimer(delay)
-		<-timer.C
-		c.mu.Lock()
-		closed := c.closed
-		c.mu.Unlock()
-		if closed {
+		select {
+		case <-timer.C:
+		case <-c.stop:
+			timer.Stop()
 			return
 		}
 		sess, proc, err := c.connect()
@@ -168,7 +169,7 @@ func (c *conn) restart(why string) {
 
 // connect starts the server (or reaches its URL) and initializes the
 // session within the timeout.
-func (c *conn) connect() (*sdk.ClientSession, *os.Process, error) {
+func (c *conn) connect() (*sdk.ClientSession, *child, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "kws", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
@@ -213,7 +214,7 @@ func (c *conn) startError(ctx context.Context, err error) error {
 // in the log, and returns the transport over its stdin and stdout. The
 // pipes are kws's own, so that the process's exit never closes them under
 // a read of its last message.
-func (c *conn) spawn() (*os.Process, sdk.Transport, error) {
+func (c *conn) spawn() (*child, sdk.Transport, error) {
 	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
 	cmd.Dir = c.m.opts.Workspace
 	cmd.Env = c.env()
@@ -249,7 +250,7 @@ func (c *conn) spawn() (*os.Process, sdk.Transport, error) {
 		outR.Close()
 		return nil, nil, fmt.Errorf("cannot start %s: %w", c.cfg.CommandLine(), err)
 	}
-	return cmd.Process, &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxFrame}, nil
+	return &child{p: cmd.Process, pipes: []*os.File{outR, inW}}, &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxFrame}, nil
 }
 
 // env is kws's environment without the API keys, plus the server's env.
@@ -269,36 +270,56 @@ func (c *conn) env() []string {
 	return out
 }
 
-// kill closes sess and ends the process group of proc, and reports how
-// the process ended ("" without a process).
-func (c *conn) kill(sess *sdk.ClientSession, proc *os.Process) string {
+// child is a stdio server's process and kws's ends of its pipes.
+type child struct {
+	p     *os.Process
+	pipes []*os.File
+	once  sync.Once
+	how   string
+}
+
+// end ends the process (idempotent): closing its stdin asks a
+// well-behaved server to exit, one that does not is killed with its
+// process group after two seconds. It reports how the process ended.
+func (ch *child) end() string {
+	if ch == nil {
+		return ""
+	}
+	ch.once.Do(func() {
+		for _, f := range ch.pipes {
+			_ = f.Close()
+		}
+		exited := make(chan string, 1)
+		go func() {
+			st, err := ch.p.Wait()
+			if err != nil {
+				exited <- err.Error()
+				return
+			}
+			exited <- st.String()
+		}()
+		timer := time.NewTimer(2 * time.Second)
+		defer timer.Stop()
+		select {
+		case ch.how = <-exited:
+			// Children the server left behind go with its group.
+			_ = syscall.Kill(-ch.p.Pid, syscall.SIGKILL)
+			return
+		case <-timer.C:
+		}
+		_ = syscall.Kill(-ch.p.Pid, syscall.SIGKILL)
+		ch.how = <-exited
+	})
+	return ch.how
+}
+
+// kill closes sess and ends proc, and reports how the process ended (""
+// without a process).
+func (c *conn) kill(sess *sdk.ClientSession, proc *child) string {
 	if sess != nil {
 		_ = sess.Close()
 	}
-	if proc == nil {
-		return ""
-	}
-	exited := make(chan string, 1)
-	go func() {
-		st, err := proc.Wait()
-		if err != nil {
-			exited <- err.Error()
-			return
-		}
-		exited <- st.String()
-	}()
-	// Closing stdin asks a well-behaved server to exit; one that does not
-	// is killed with its children.
-	timer := time.NewTimer(2 * time.Second)
-	defer timer.Stop()
-	select {
-	case why := <-exited:
-		_ = syscall.Kill(-proc.Pid, syscall.SIGKILL)
-		return why
-	case <-timer.C:
-	}
-	_ = syscall.Kill(-proc.Pid, syscall.SIGKILL)
-	return <-exited
+	return proc.end()
 }
 
 // listTools lists the server's tools and keeps those kws can offer: a
@@ -362,7 +383,7 @@ func (c *conn) status() ServerStatus {
 		s.Tools = append(s.Tools, toolName(c.name, t.Name))
 	}
 	if c.proc != nil {
-		s.PID = c.proc.Pid
+		s.PID = c.proc.p.Pid
 	}
 	return s
 }
@@ -394,6 +415,9 @@ func (m *Manager) Wait(ctx context.Context, name string, cond func(ServerStatus)
 
 func (c *conn) close() {
 	c.mu.Lock()
+	if !c.closed {
+		close(c.stop)
+	}
 	c.closed = true
 	sess, proc := c.sess, c.proc
 	c.sess, c.proc = nil, nil
