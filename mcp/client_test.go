@@ -100,6 +100,22 @@ func TestClientEverythingToolsAndPolicy(t *testing.T) {
 	}
 }
 
+// TestClientServerEnvHidesAPIKeys: a server's process gets its env but
+// not the API keys (server-everything's get-env prints its environment).
+func TestClientServerEnvHidesAPIKeys(t *testing.T) {
+	t.Setenv("KWS_API_KEY", "sk-kws-secret")
+	t.Setenv("MY_MODEL_KEY", "sk-named-secret")
+	t.Setenv("KWS_TEST_VISIBLE", "inherited")
+	ev := everything(t)
+	ev.Env = map[string]string{"KWS_TEST_SET": "configured"}
+	m := StartClient(ClientOptions{Servers: map[string]config.MCPServer{"ev": ev}, Workspace: t.TempDir(), HideEnv: []string{"MY_MODEL_KEY"}})
+	t.Cleanup(m.Close)
+	res := runTool(t, tool(t, m, "mcp__ev__get-env"), nil, `{}`)
+	if strings.Contains(res.Text, "sk-kws-secret") || strings.Contains(res.Text, "sk-named-secret") || !strings.Contains(res.Text, "configured") || !strings.Contains(res.Text, "inherited") {
+		t.Fatalf("env: %.2000s", res.Text)
+	}
+}
+
 func TestClientRestartsKilledServerAndTellsTheModel(t *testing.T) {
 	m, _ := start(t, map[string]config.MCPServer{"ev": everything(t)})
 	echo := tool(t, m, "mcp__ev__echo")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -131,7 +132,11 @@ func terminalAsk(out io.Writer) func(string, string) bool {
 		return nil
 	}
 	in := bufio.NewReader(os.Stdin)
+	// Servers start concurrently; one question at a time.
+	var mu sync.Mutex
 	return func(name, line string) bool {
+		mu.Lock()
+		defer mu.Unlock()
 		return confirm(out, in, fmt.Sprintf("kws: the workspace's .kws/config.toml adds the MCP server %s, which runs:\n  %s\nrun it (approved for this workspace from now on)? [y/N] ", name, termsafe.OneLine(line)))
 	}
 }
