@@ -38,6 +38,13 @@ func newWSRig(t *testing.T, width, height int, withModel bool) *wsRig {
 // flags before the workstation opens.
 func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws string, f *Flags)) *wsRig {
 	t.Helper()
+	return newWSRigOpts(t, width, height, withModel, setup, Options{})
+}
+
+// newWSRigOpts is newWSRigWith opening the workstation with o (its data
+// dir and config home are the rig's).
+func newWSRigOpts(t *testing.T, width, height int, withModel bool, setup func(ws string, f *Flags), o Options) *wsRig {
+	t.Helper()
 	home := t.TempDir()
 	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "KWS_THEME"} {
 		t.Setenv(k, "")
@@ -59,7 +66,8 @@ func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws
 	if setup != nil {
 		setup(r.ws, &f)
 	}
-	w, err := OpenWorkstation(Options{DataDir: t.TempDir(), ConfigHome: filepath.Join(home, ".config")}, f)
+	o.DataDir, o.ConfigHome = t.TempDir(), filepath.Join(home, ".config")
+	w, err := OpenWorkstation(o, f)
 	if err != nil {
 		t.Fatal(err)
 	}
