@@ -93,10 +93,12 @@ type Config struct {
 	// Tools are the tools offered; nil means every tool, and the skill
 	// tool when Skills holds a skill the model may invoke.
 	Tools []tools.Tool
-	// External are tools from outside kws (the MCP servers' tools), by
-	// group: they are offered besides Tools, tool_expand offers them on a
-	// direct-answer turn, and a model may call one by name.
-	External []tools.Group
+	// External, when set, returns the tools from outside kws as they are
+	// now (the MCP servers' tools, which appear once their server has
+	// connected), by group: they are offered besides Tools, tool_expand
+	// offers them on a direct-answer turn, and a model may call one by
+	// name.
+	External func() []tools.Group
 	// Skills are the skills the skill tool offers; read_file may also
 	// open the files of the folder skills among them.
 	Skills []skill.Skill
@@ -220,9 +222,6 @@ func New(cfg Config) (*Agent, error) {
 		if t, ok := tools.Skill(cfg.Skills); ok {
 			cfg.Tools = append(cfg.Tools, t)
 		}
-	}
-	for _, g := range cfg.External {
-		cfg.Tools = append(cfg.Tools[:len(cfg.Tools):len(cfg.Tools)], g.Tools...)
 	}
 	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...),
 		argRefs: map[[32]byte]argsRef{}, specTok: map[string]int{}}

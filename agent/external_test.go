@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/agent/tools"
 )
@@ -27,18 +28,27 @@ func (e extTool) Run(context.Context, *tools.Env, json.RawMessage) (tools.Result
 	return tools.Result{Text: "ran " + e.name}, nil
 }
 
-// TestExternalToolsByNameExpandAndPolicy: on a direct-answer turn an
-// external tool is not offered but runs when called by name;
+// TestExternalToolsByNameExpandAndPolicy: external tools that appear
+// after the agent was built (a server that connected late) are used; on a
+// direct-answer turn an external tool is not offered but runs when called
+// by name;
 // tool_expand with its group's name offers the group; a denied one does
 // not run.
 func TestExternalToolsByNameExpandAndPolicy(t *testing.T) {
 	var pings, rms atomic.Int32
+	var connected atomic.Bool
 	group := tools.Group{Name: "mcp__x", Label: "MCP server x", Tools: []tools.Tool{extTool{"mcp__x__ping", &pings}, extTool{"mcp__x__rm", &rms}}}
 	r := newRig(t, func(c *Config) {
-		c.External = []tools.Group{group}
+		c.External = func() []tools.Group {
+			if !connected.Load() {
+				return nil
+			}
+			return []tools.Group{group}
+		}
 		c.Policy = &permission.Policy{Tools: map[string]permission.Decision{"mcp__x__rm": permission.Deny}}
 	},
-		providertest.ToolStep(call("c1", "mcp__x__ping", map[string]any{})),
+		providertest.Step{ToolCalls: []provider.ToolCall{call("c1", "mcp__x__ping", map[string]any{})},
+			Match: func(providertest.RecordedRequest) error { connected.Store(true); return nil }},
 		providertest.ToolStep(call("c2", "tool_expand", map[string]any{"names": []string{"mcp__x"}})),
 		providertest.ToolStep(call("c3", "mcp__x__rm", map[string]any{})),
 		providertest.TextStep("ok"))

@@ -216,7 +216,7 @@ func (a *Agent) toolSpecs(direct bool) []provider.ToolSpec {
 		core[n] = true
 	}
 	var specs []provider.ToolSpec
-	for _, t := range a.cfg.Tools {
+	for _, t := range a.allTools() {
 		if direct && !core[t.Name()] && !a.expanded[t.Name()] {
 			continue
 		}
@@ -225,12 +225,42 @@ func (a *Agent) toolSpecs(direct bool) []provider.ToolSpec {
 	return specs
 }
 
+// allTools are the agent's own tools, then the external ones as they are
+// now.
+func (a *Agent) allTools() []tools.Tool {
+	if a.cfg.External == nil {
+		return a.cfg.Tools
+	}
+	all := a.cfg.Tools[:len(a.cfg.Tools):len(a.cfg.Tools)]
+	for _, g := range a.cfg.External() {
+		all = append(all, g.Tools...)
+	}
+	return all
+}
+
+// tool finds a tool of the agent's own or an external one by name.
+func (a *Agent) tool(name string) (tools.Tool, bool) {
+	if t, ok := a.tools[name]; ok {
+		return t, true
+	}
+	if a.cfg.External != nil {
+		for _, g := range a.cfg.External() {
+			for _, t := range g.Tools {
+				if t.Name() == name {
+					return t, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
 // expand is tool_expand's hook: it offers the named tools from the next
 // call of this turn on.
 func (a *Agent) expand(names []string) []string {
 	var ok []string
 	for _, n := range names {
-		if _, known := a.tools[n]; known {
+		if _, known := a.tool(n); known {
 			a.expanded[n] = true
 			ok = append(ok, n)
 		}
@@ -273,11 +303,11 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		ans := a.pageFault(ctx, f)
 		return tools.Result{Text: ans, IsError: strings.HasPrefix(ans, "<ctx_error")}, nil
 	}
-	t, ok := a.tools[tc.Name]
+	t, ok := a.tool(tc.Name)
 	if !ok {
-		names := make([]string, 0, len(a.tools))
-		for n := range a.tools {
-			names = append(names, n)
+		var names []string
+		for _, t := range a.allTools() {
+			names = append(names, t.Name())
 		}
 		sort.Strings(names)
 		return tools.Result{Text: fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), IsError: true}, nil

@@ -6,6 +6,7 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -45,18 +46,24 @@ type ClientOptions struct {
 // Manager runs the configured MCP servers and offers their tools. It is
 // safe for concurrent use.
 type Manager struct {
-	opts  ClientOptions
-	conns []*conn // sorted by name
-	wg    sync.WaitGroup
+	opts ClientOptions
+	// ctx bounds every start and restart; Close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	conns  []*conn // sorted by name
+	wg     sync.WaitGroup
 }
 
-// StartClient starts every configured server in the background; Groups
-// and Status wait until each has connected or failed once.
+// StartClient starts every configured server in the background. Groups,
+// Permissions and Prompt answer at once with what is connected now;
+// Started, Status and Problems wait until each server has connected or
+// failed once.
 func StartClient(opts ClientOptions) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	m := &Manager{opts: opts}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		c := newConn(m, name, opts.Servers[name])
 		m.conns = append(m.conns, c)
@@ -69,17 +76,20 @@ func StartClient(opts ClientOptions) *Manager {
 	return m
 }
 
-// wait waits until every server's first start has ended.
-func (m *Manager) wait() { m.wg.Wait() }
+// Started waits until every server's first start has ended (kws run
+// waits, so that its one task sees every tool).
+func (m *Manager) Started() {
+	if m != nil {
+		m.wg.Wait()
+	}
+}
 
 // Groups returns each connected server's tools as one group named
-// mcp__SERVER, after every server's first start has ended. A server that
-// failed to start has no group.
+// mcp__SERVER, as they are now: a server still starting has none yet.
 func (m *Manager) Groups() []tools.Group {
 	if m == nil {
 		return nil
 	}
-	m.wait()
 	var out []tools.Group
 	for _, c := range m.conns {
 		ts := c.agentTools()
@@ -91,23 +101,20 @@ func (m *Manager) Groups() []tools.Group {
 	return out
 }
 
-// Permissions returns the configured policy ("ask", "allow" or "deny") of
-// every tool whose server or own table sets one, by its agent tool name.
+// Permissions returns the configured policies ("ask", "allow" or "deny")
+// in the form of the permissions table: each server's approve as
+// "mcp__SERVER__*", each tool's own as its agent tool name.
 func (m *Manager) Permissions() map[string]string {
 	if m == nil {
 		return nil
 	}
-	m.wait()
 	out := map[string]string{}
 	for _, c := range m.conns {
-		for _, t := range c.toolList() {
-			p := strings.TrimSpace(c.cfg.Approve)
-			if tp := strings.TrimSpace(c.cfg.Tools[t.Name]); tp != "" {
-				p = tp
-			}
-			if p != "" {
-				out[toolName(c.name, t.Name)] = p
-			}
+		if p := strings.TrimSpace(c.cfg.Approve); p != "" {
+			out[toolName(c.name, "*")] = p
+		}
+		for tool, p := range c.cfg.Tools {
+			out[toolName(c.name, tool)] = strings.TrimSpace(p)
 		}
 	}
 	return out
@@ -115,7 +122,7 @@ func (m *Manager) Permissions() map[string]string {
 
 // Prompt is the system prompt section that tells the model which MCP
 // tools exist, so that it can ask for them with tool_expand on a turn
-// where they are not offered; "" without any.
+// where they are not offered; "" while none is connected.
 func (m *Manager) Prompt() string {
 	groups := m.Groups()
 	if len(groups) == 0 {
@@ -179,7 +186,7 @@ func (m *Manager) Status() []ServerStatus {
 	if m == nil {
 		return nil
 	}
-	m.wait()
+	m.Started()
 	out := make([]ServerStatus, len(m.conns))
 	for i, c := range m.conns {
 		out[i] = c.status()
@@ -192,7 +199,8 @@ func (m *Manager) Close() {
 	if m == nil {
 		return
 	}
-	m.wait()
+	m.cancel()
+	m.Started()
 	var wg sync.WaitGroup
 	for _, c := range m.conns {
 		wg.Add(1)

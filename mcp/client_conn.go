@@ -170,7 +170,7 @@ func (c *conn) restart(why string) {
 // connect starts the server (or reaches its URL) and initializes the
 // session within the timeout.
 func (c *conn) connect() (*sdk.ClientSession, *child, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(c.m.ctx, c.timeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "kws", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	if c.cfg.URL != "" {
@@ -203,6 +203,9 @@ func (c *conn) startError(ctx context.Context, err error) error {
 	log := ""
 	if p := c.m.logPath(c.name); p != "" && c.cfg.Command != "" {
 		log = "; its stderr is in " + p
+	}
+	if c.m.ctx.Err() != nil {
+		return fmt.Errorf("kws stopped before it answered initialize")
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("did not answer initialize within %s%s", c.timeout, log)
@@ -326,7 +329,7 @@ func (c *conn) kill(sess *sdk.ClientSession, proc *child) string {
 // tool whose name cannot be a function name or whose input schema is not
 // a valid JSON Schema object is skipped, with the reason logged.
 func (c *conn) listTools(sess *sdk.ClientSession) error {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	ctx, cancel := context.WithTimeout(c.m.ctx, c.timeout)
 	defer cancel()
 	var kept []*sdk.Tool
 	var skipped []string
@@ -361,12 +364,6 @@ func (c *conn) agentTools() []tools.Tool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.agentTs
-}
-
-func (c *conn) toolList() []*sdk.Tool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tools
 }
 
 func (c *conn) status() ServerStatus {

@@ -95,10 +95,12 @@ type AgentSpec struct {
 // External is a source of tools from outside kws, such as the MCP
 // servers' tools.
 type External interface {
-	// Groups are the tools, by source.
+	// Groups are the tools as they are now, by source; the agent asks
+	// again before each model call, so tools that appear later are used.
 	Groups() []tools.Group
-	// Permissions are their configured policies by tool name; the
-	// config's own permissions table wins over them.
+	// Permissions are their configured policies in the form of the
+	// permissions table (a name, or a prefix ending in "*"); the config's
+	// own permissions table wins over them.
 	Permissions() map[string]string
 	// Prompt is the system prompt section that names them, or "".
 	Prompt() string
@@ -139,12 +141,12 @@ func Build(spec AgentSpec) (*Agent, error) {
 	// A prefix is only as safe as the sandbox behind it: unconfined,
 	// every shell command asks.
 	policy.Workspace, policy.Unsandboxed = dir, spec.Sandbox == nil
-	var external []tools.Group
+	var external func() []tools.Group
 	if spec.External != nil {
 		if err := policy.Apply(spec.External.Permissions(), nil); err != nil {
 			return nil, err
 		}
-		external = spec.External.Groups()
+		external = spec.External.Groups
 		sections = append(sections, spec.External.Prompt())
 	}
 	if err := policy.Apply(spec.Config.Permissions, spec.Config.ShellAllow); err != nil {

@@ -85,6 +85,11 @@ func ParseDecision(s string) (Decision, error) {
 type Policy struct {
 	// Tools maps a tool name to Ask, Allow or Deny.
 	Tools map[string]Decision
+	// Prefixes maps a tool name prefix (such as an MCP server's
+	// "mcp__github__") to the decision of the tools Tools does not name;
+	// the longest matching prefix wins. Apply fills it from names ending
+	// in "*".
+	Prefixes map[string]Decision
 	// ShellAllow lists command prefixes that run without asking when the
 	// tool would otherwise Ask; see ShellCheck.
 	ShellAllow []string
@@ -103,7 +108,8 @@ func DefaultPolicy() *Policy {
 }
 
 // Apply sets the per-tool decisions named in perms ("ask", "allow" or
-// "deny" by tool name) and appends shellAllow to the allowed prefixes.
+// "deny" by tool name, or by a name prefix ending in "*", such as
+// "mcp__github__*") and appends shellAllow to the allowed prefixes.
 // Invalid entries are skipped and reported together in the error; the
 // valid ones are applied regardless.
 func (p *Policy) Apply(perms map[string]string, shellAllow []string) error {
@@ -115,6 +121,13 @@ func (p *Policy) Apply(perms map[string]string, shellAllow []string) error {
 		d, err := ParseDecision(name)
 		if err != nil || (d != Ask && d != Allow && d != Deny) {
 			bad = append(bad, fmt.Sprintf("%s = %q", tool, name))
+			continue
+		}
+		if prefix, ok := strings.CutSuffix(tool, "*"); ok {
+			if p.Prefixes == nil {
+				p.Prefixes = map[string]Decision{}
+			}
+			p.Prefixes[prefix] = d
 			continue
 		}
 		p.Tools[tool] = d
@@ -140,6 +153,9 @@ func (p *Policy) Decide(tool string, access tools.Access, preview string) Decisi
 	d, ok := Decision(0), false
 	if p != nil {
 		d, ok = p.Tools[tool]
+		if !ok {
+			d, ok = p.prefixDecision(tool)
+		}
 	}
 	if !ok {
 		d = defaultFor(access)
@@ -156,6 +172,18 @@ func (p *Policy) Decide(tool string, access tools.Access, preview string) Decisi
 		return Allow
 	}
 	return d
+}
+
+// prefixDecision is the decision of the longest prefix of tool in
+// Prefixes.
+func (p *Policy) prefixDecision(tool string) (Decision, bool) {
+	best, d, ok := -1, Decision(0), false
+	for prefix, pd := range p.Prefixes {
+		if strings.HasPrefix(tool, prefix) && len(prefix) > best {
+			best, d, ok = len(prefix), pd, true
+		}
+	}
+	return d, ok
 }
 
 // defaultFor is the decision for a tool nobody configured.

@@ -99,3 +99,20 @@ func TestDecisionText(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// TestPrefixDecisions: a name ending in "*" sets the decision of every
+// tool it begins (an MCP server's tools); the longest prefix wins, and a
+// tool's own entry wins over any prefix.
+func TestPrefixDecisions(t *testing.T) {
+	p := DefaultPolicy()
+	if err := p.Apply(map[string]string{"mcp__gh__*": "allow", "mcp__gh__delete*": "deny", "mcp__gh__delete_label": "ask"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for tool, want := range map[string]Decision{
+		"mcp__gh__list_issues": Allow, "mcp__gh__delete_repo": Deny, "mcp__gh__delete_label": Ask, "mcp__other__x": Ask,
+	} {
+		if got := p.Decide(tool, tools.Network, ""); got != want {
+			t.Errorf("%s: %v, want %v", tool, got, want)
+		}
+	}
+}

@@ -88,9 +88,10 @@ type Env struct {
 	Board Board
 	// Mailbox carries agent_send's messages; nil means there is no swarm.
 	Mailbox Mailbox
-	// External are the tools from outside kws (each MCP server's), by
-	// group; tool_expand offers them by name, or a whole group by its name.
-	External []Group
+	// External, when set, returns the tools from outside kws (each MCP
+	// server's) as they are now, by group; tool_expand offers them by
+	// name, or a whole group by its name.
+	External func() []Group
 	// Expand is called by tool_expand with the tool names the model asks
 	// for; it returns the names that will be offered from the next call.
 	Expand func(names []string) []string

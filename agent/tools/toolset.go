@@ -98,8 +98,8 @@ func (t toolExpandTool) Run(_ context.Context, env *Env, raw json.RawMessage) (R
 		return errResult("tool_expand: %v", err), nil
 	}
 	var groups []Group
-	if env != nil {
-		groups = env.External
+	if env != nil && env.External != nil {
+		groups = env.External()
 	}
 	valid := validExpandNames(groups)
 	if len(a.Names) == 0 {

@@ -103,6 +103,7 @@ func TestDecodeArgs(t *testing.T) {
 
 func TestToolExpand(t *testing.T) {
 	var asked []string
+	var ext []Group
 	env := newEnv(t, nil)
 	env.Expand = func(n []string) []string { asked = n; return n }
 	tests := []struct {
@@ -122,7 +123,8 @@ func TestToolExpand(t *testing.T) {
 	if !slices.Equal(asked, []string{"shell", "edit_file"}) {
 		t.Errorf("Expand got %v", asked)
 	}
-	env.External = []Group{{Name: "mcp__ev", Label: "MCP server ev", Tools: []Tool{namedTool{"mcp__ev__echo"}, namedTool{"mcp__ev__add"}}}}
+	env.External = func() []Group { return ext }
+	ext = []Group{{Name: "mcp__ev", Label: "MCP server ev", Tools: []Tool{namedTool{"mcp__ev__echo"}, namedTool{"mcp__ev__add"}}}}
 	checkResult(t, call(t, env, "tool_expand", `{"names":["mcp__ev__add"]}`), false, "offered from the next call on: mcp__ev__add")
 	checkResult(t, call(t, env, "tool_expand", `{"names":["mcp__ev","shell"]}`), false, "mcp__ev__echo, mcp__ev__add, shell")
 	checkResult(t, call(t, env, "tool_expand", `{"names":["mcp__ev__rm"]}`), true,

@@ -159,6 +159,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if !isCommand && len(cfg.MCP.Servers) > 0 {
 		servers := startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(cmd.ErrOrStderr()), nil)
 		defer servers.Close()
+		servers.Started()
 		reportMCP(cmd.ErrOrStderr(), servers)
 		spec.External = servers
 	}
