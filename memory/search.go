@@ -44,8 +44,8 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 	var vec []float32
 	var hits []Hit
 	for _, scope := range scopes {
-		c, _ := s.collection(scope, false)
-		if c == nil || c.Count() == 0 {
+		c := s.collection(scope)
+		if c == nil {
 			continue
 		}
 		if vec == nil {
@@ -56,7 +56,7 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 		}
 		res, err := c.QueryEmbedding(ctx, vec, min(k, c.Count()), nil, nil)
 		if err != nil {
-			return nil, queryError(scope, err)
+			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
 		}
 		for _, r := range res {
 			hits = append(hits, Hit{Memory: decode(r.ID, r.Content, r.Metadata), Score: float64(r.Similarity)})
@@ -81,47 +81,18 @@ func (s *Store) List(ctx context.Context, scope string) ([]Memory, error) {
 	return s.list(ctx, scope)
 }
 
-func (s *Store) list(ctx context.Context, scope string) ([]Memory, error) {
-	c, _ := s.collection(scope, false)
-	if c == nil || c.Count() == 0 {
-		return nil, nil
+func (s *Store) list(_ context.Context, scope string) ([]Memory, error) {
+	out := make([]Memory, 0, len(s.docs[scope]))
+	for _, d := range s.docs[scope] {
+		out = append(out, decode(d.ID, d.Content, d.Metadata))
 	}
-	// chromem cannot enumerate a collection, but an exhaustive query for
-	// all of its documents can.
-	probe, err := s.probeVector(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.QueryEmbedding(ctx, probe, c.Count(), nil, nil)
-	if err != nil {
-		return nil, queryError(scope, err)
-	}
-	out := make([]Memory, len(res))
-	for i, r := range res {
-		out[i] = decode(r.ID, r.Content, r.Metadata)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
+	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Updated.Equal(out[j].Updated) {
 			return out[i].Updated.After(out[j].Updated)
 		}
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
-}
-
-// probeVector returns a vector of the embedder's size, embedding a fixed
-// word once.
-func (s *Store) probeVector(ctx context.Context) ([]float32, error) {
-	s.probeMu.Lock()
-	defer s.probeMu.Unlock()
-	if s.probe == nil {
-		vec, err := s.embed(ctx, "memory")
-		if err != nil {
-			return nil, err
-		}
-		s.probe = vec
-	}
-	return s.probe, nil
 }
 
 // Recall returns the memories of scopes relevant to query as a <memory>
