@@ -18,7 +18,8 @@ import (
 // (an atomic write, as every memory's), then the pending candidates, and
 // only then renames the old folder with MigratedSuffix. A crash before
 // the rename leaves the old folder in place and the next Open merges it
-// again; what was copied already is recognized and not copied twice.
+// again; what was copied already is recognized, by its text in its scope
+// (and a candidate by its id), and not copied twice.
 
 // MigratedSuffix ends the name of an older store once Open has merged it.
 const MigratedSuffix = ".migrated"
@@ -28,7 +29,7 @@ const migrateLock = "migrate.lock"
 
 // Legacy is an older store to merge into the one Open opens.
 type Legacy struct {
-	// Dir is its folder.
+	// Dir is its folder; a missing one is skipped.
 	Dir string
 	// Embedder is the EmbedderID its memories' vectors are recorded
 	// with when they record none and are not HashEmbedder's; a name no
@@ -72,8 +73,8 @@ func loadMerging(dir string, legacy []Legacy) ([]chromem.Document, []Damage, err
 
 // merge copies the memories and pending candidates of the older store l
 // into the store dir, which holds docs, renames l's folder, and returns
-// docs with the copies added. A memory whose id or text its scope holds
-// already is not copied.
+// docs with the copies added. A memory whose text its scope holds already
+// is not copied; one whose id or file name is taken gets a new id.
 func merge(dir string, l Legacy, docs []chromem.Document) ([]chromem.Document, []Damage, error) {
 	if _, err := os.Stat(l.Dir); errors.Is(err, os.ErrNotExist) {
 		return docs, nil, nil // another process merged it while this one waited
@@ -92,11 +93,11 @@ func merge(dir string, l Legacy, docs []chromem.Document) ([]chromem.Document, [
 	}
 	for _, d := range old {
 		sc := d.Metadata[keyScope]
-		if have[key{sc, d.ID}] || have[key{sc, "\x00" + d.Content}] {
-			continue
+		if have[key{sc, "\x00" + d.Content}] {
+			continue // copied by an earlier, interrupted merge, or the same memory
 		}
-		for slots[key{sc, slot(d.ID)}] {
-			d.ID = newID("mem:") // another memory's file has its name
+		for have[key{sc, d.ID}] || slots[key{sc, slot(d.ID)}] {
+			d.ID = newID("mem:") // another memory has its id or its file's name
 		}
 		if d.Metadata[keyEmbedder] == UnrecordedEmbedder {
 			d.Metadata[keyEmbedder] = l.Embedder

@@ -1,10 +1,14 @@
 package memory
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -261,5 +265,102 @@ func TestVectorSizeNeverReachesChromem(t *testing.T) {
 	}
 	if got, err := s.Get(m.ID); s.Count() != 1 || err != nil || got.Text != m.Text {
 		t.Fatalf("after the refusals: %d memories, %+v %v", s.Count(), got, err)
+	}
+}
+
+// helperReembed is TestHelperProcess's "reembed": it opens the store in
+// dir with a hash:256 embedder, which re-embeds it, prints "ready" once
+// the first progress event (hold "1": the first memory) or reembedNotifyEvery
+// memories are done, and waits to be killed. With hold "1" the embedder
+// holds every memory after the first reembedNotifyEvery, so the kill finds
+// it embedding; else it finds it writing.
+func helperReembed(dir, hold string) {
+	g := newGated(256, 1<<30)
+	need := 1
+	if hold == "1" {
+		g.free, need = reembedNotifyEvery, reembedNotifyEvery
+	}
+	s, err := Open(dir, g.opts("hash:256"))
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	ready := make(chan struct{})
+	var once sync.Once
+	s.Watch(func() {
+		if s.Reembedding().Done >= need {
+			once.Do(func() { close(ready) })
+		}
+	})
+	<-ready
+	fmt.Println("ready")
+	select {}
+}
+
+// TestKillDuringReembedding kills (SIGKILL) a process in the middle of
+// re-embedding a store, once while it waits for the embedder and once
+// while it writes: every memory is still there and readable, nothing is
+// damaged, the memories it finished are found by similarity, and the
+// next open re-embeds only the rest and ends with every vector the new
+// embedder's.
+func TestKillDuringReembedding(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		hold string
+	}{{"while embedding", "1"}, {"while writing", "0"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mems := fillStore(t, dir, 200)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+			cmd.Env = append(os.Environ(), helperEnv+"=reembed", "KWS_MEMORY_TEST_DIR="+dir, "KWS_MEMORY_TEST_ARG="+tt.hold)
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if line != "ready\n" {
+				cmd.Process.Kill()
+				t.Fatalf("helper said %q, %v", line, err)
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+
+			// Reading needs no embedder at all.
+			s := mustOpen(t, dir, Options{Embedder: func(context.Context, string) ([]float32, error) {
+				return nil, errors.New("no embedder")
+			}, EmbedderID: "none"})
+			if d := s.Damaged(); len(d) != 0 {
+				t.Fatalf("the kill damaged %v", d)
+			}
+			done := 0
+			for _, m := range mems {
+				got, err := s.Get(m.ID)
+				if err != nil || got.Text != m.Text {
+					t.Fatalf("memory %s after the kill: %+v %v", m.ID, got, err)
+				}
+				if got.Embedder == "hash:256" {
+					done++
+				}
+			}
+			if done == 0 || (tt.hold == "1" && done > reembedNotifyEvery) {
+				t.Fatalf("%d memories re-embedded before the kill", done)
+			}
+			s.Close()
+
+			s = mustOpen(t, dir, newGated(256, 1<<30).opts("hash:256"))
+			defer s.Close()
+			if r := s.Reembedding(); r.Total != len(mems)-done {
+				t.Fatalf("the next open re-embeds %d, want the %d left", r.Total, len(mems)-done)
+			}
+			if r := waitReembed(t, s, finished); r.Err != nil || r.Done != r.Total {
+				t.Fatalf("resumed re-embedding: %+v", r)
+			}
+			checkAllFound(t, s, mems, "hash:256")
+		})
 	}
 }
