@@ -155,23 +155,33 @@ func BenchmarkRecall(b *testing.B) {
 }
 
 // BenchmarkOpen measures opening a store of 10k memories, as a kws
-// command without a server does on every call.
+// command without a server does on every call: from the snapshot, and
+// from the memory files (which then writes the snapshot).
 func BenchmarkOpen(b *testing.B) {
 	for _, n := range []int{10_000} {
-		b.Run(fmt.Sprintf("memories=%d", n), func(b *testing.B) {
-			dir := benchMemories(b, n).Dir()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				s, err := Open(dir, Options{})
-				if err != nil {
-					b.Fatal(err)
+		dir := benchMemories(b, n).Dir()
+		quiet(b, dir)
+		for _, from := range []string{"snapshot", "files"} {
+			b.Run(fmt.Sprintf("memories=%d/%s", n, from), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if from == "files" {
+						b.StopTimer()
+						if err := os.Remove(filepath.Join(dir, snapshotFile)); err != nil && !os.IsNotExist(err) {
+							b.Fatal(err)
+						}
+						b.StartTimer()
+					}
+					s, err := Open(dir, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if s.Count() != n || len(s.Damaged()) != 0 {
+						b.Fatalf("opened %d memories, %d damaged; want %d", s.Count(), len(s.Damaged()), n)
+					}
+					s.Close()
 				}
-				if s.Count() != n || len(s.Damaged()) != 0 {
-					b.Fatalf("opened %d memories, %d damaged; want %d", s.Count(), len(s.Damaged()), n)
-				}
-				s.Close()
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
-		})
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+			})
+		}
 	}
 }

@@ -61,39 +61,6 @@ func (d Damage) String() string {
 	return fmt.Sprintf("memory: damaged file %s (%v) moved to %s; the other memories are unaffected", d.File, d.Err, d.MovedTo)
 }
 
-// load reads the memories of the scope folders of dir, removing the
-// leftovers of cut-short writes and quarantining damaged files. A memory
-// that records no embedder (one written before memories recorded theirs)
-// gets the one recognizeEmbedder finds.
-func load(dir string) ([]chromem.Document, []Damage, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("memory: %w", err)
-	}
-	var (
-		docs   []chromem.Document
-		damage []Damage
-	)
-	for _, e := range entries {
-		switch {
-		case strings.HasPrefix(e.Name(), tmpPrefix):
-			os.Remove(filepath.Join(dir, e.Name()))
-		case e.IsDir() && e.Name() != QuarantineDir:
-			d, dmg, err := loadScope(dir, e.Name())
-			if err != nil {
-				return nil, nil, err
-			}
-			docs, damage = append(docs, d...), append(damage, dmg...)
-		}
-	}
-	for i := range docs {
-		if docs[i].Metadata[keyEmbedder] == "" {
-			docs[i].Metadata[keyEmbedder] = recognizeEmbedder(docs[i])
-		}
-	}
-	return docs, damage, nil
-}
-
 // loadScope reads the memories of the scope folder name of dir. A damaged
 // or missing name file is rewritten from the scope the memories record.
 func loadScope(dir, name string) ([]chromem.Document, []Damage, error) {

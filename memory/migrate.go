@@ -47,7 +47,7 @@ func loadMerging(dir string, legacy []Legacy) ([]chromem.Document, []Damage, err
 		}
 	}
 	if len(todo) == 0 {
-		return load(dir)
+		return load(dir, true)
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, migrateLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -57,7 +57,7 @@ func loadMerging(dir string, legacy []Legacy) ([]chromem.Document, []Damage, err
 	if err := flock(lock); err != nil {
 		return nil, nil, fmt.Errorf("memory: merge older stores: %w", err)
 	}
-	docs, damage, err := load(dir)
+	docs, damage, err := load(dir, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -79,7 +79,7 @@ func merge(dir string, l Legacy, docs []chromem.Document) ([]chromem.Document, [
 	if _, err := os.Stat(l.Dir); errors.Is(err, os.ErrNotExist) {
 		return docs, nil, nil // another process merged it while this one waited
 	}
-	old, damage, err := load(l.Dir)
+	old, damage, err := load(l.Dir, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("memory: merge %s: %w", l.Dir, err)
 	}
