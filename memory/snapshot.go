@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/philippgille/chromem-go"
 )
@@ -120,8 +122,9 @@ func load(dir string, cache bool) ([]chromem.Document, []Damage, error) {
 
 // encodeSnapshot encodes folders: snapshotMagic, then per folder its
 // name, time and memories, each memory its id, text, metadata and vector
-// (float32 bits, little-endian), strings and counts as uvarint-prefixed
-// or uvarints, and last the CRC-32C of all that.
+// (float32 bits, little-endian, from an offset divisible by 4), strings
+// and counts as uvarint-prefixed or uvarints, and last the CRC-32C of all
+// that.
 func encodeSnapshot(folders map[string]snapFolder) []byte {
 	var b []byte
 	str := func(s string) { b = append(binary.AppendUvarint(b, uint64(len(s))), s...) }
@@ -140,6 +143,9 @@ func encodeSnapshot(folders map[string]snapFolder) []byte {
 				str(v)
 			}
 			b = binary.AppendUvarint(b, uint64(len(d.Embedding)))
+			for len(b)%4 != 0 {
+				b = append(b, 0) // vectors start 4-aligned, so a mapped one is a []float32
+			}
 			for _, x := range d.Embedding {
 				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 			}
@@ -151,12 +157,44 @@ func encodeSnapshot(folders map[string]snapFolder) []byte {
 // errSnapshot is what a snapshot that does not decode is.
 var errSnapshot = errors.New("memory: damaged snapshot")
 
-// readSnapshot reads the snapshot at path, by folder name.
+// readSnapshot reads the snapshot at path, by folder name. The file is
+// mapped rather than read, and on a little-endian machine the vectors
+// point into the mapping instead of being copied: a snapshot of 10k
+// memories is 20 MB of vectors, and copying them was most of the time
+// Open took. The mapping is never unmapped, since the store's memories
+// point into it; a later snapshot replaces the file by a rename, which
+// leaves the mapped one intact.
 func readSnapshot(path string) (map[string]snapFolder, error) {
-	data, err := os.ReadFile(path)
+	data, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
+	out, err := decodeSnapshot(data)
+	if err != nil {
+		syscall.Munmap(data) // nothing points into it yet
+	}
+	return out, err
+}
+
+// mapFile maps the file at path read-only.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < int64(len(snapshotMagic)+4) || fi.Size() > math.MaxInt32 {
+		return nil, errSnapshot
+	}
+	return syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+}
+
+// decodeSnapshot decodes the snapshot data, checking its magic and CRC.
+func decodeSnapshot(data []byte) (map[string]snapFolder, error) {
 	if len(data) < len(snapshotMagic)+4 || !bytes.HasPrefix(data, []byte(snapshotMagic)) {
 		return nil, errSnapshot
 	}
@@ -164,7 +202,7 @@ func readSnapshot(path string) (map[string]snapFolder, error) {
 	if crc32.Checksum(body, castagnoli) != sum {
 		return nil, errSnapshot
 	}
-	r := snapReader{b: body[len(snapshotMagic):]}
+	r := snapReader{b: body, pos: len(snapshotMagic)}
 	n := r.count()
 	out := make(map[string]snapFolder, n)
 	for range n {
@@ -184,38 +222,43 @@ func readSnapshot(path string) (map[string]snapFolder, error) {
 		}
 		out[name] = f
 	}
-	if r.err != nil || len(r.b) != 0 {
+	if r.err != nil || r.pos != len(r.b) {
 		return nil, errSnapshot
 	}
 	return out, nil
 }
 
-// snapReader decodes a snapshot's body; the first error sticks and makes
-// every later read return zero values.
+// littleEndian reports whether the machine stores numbers as the
+// snapshot does, so its vectors can be used in place.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// snapReader decodes a snapshot's body from pos; the first error sticks
+// and makes every later read return zero values.
 type snapReader struct {
 	b   []byte
+	pos int
 	err error
 }
 
-func (r *snapReader) fail() { r.err, r.b = errSnapshot, nil }
+func (r *snapReader) fail() { r.err, r.pos = errSnapshot, len(r.b) }
 
 func (r *snapReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
+	v, n := binary.Uvarint(r.b[r.pos:])
 	if n <= 0 {
 		r.fail()
 		return 0
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	return v
 }
 
 func (r *snapReader) varint() int64 {
-	v, n := binary.Varint(r.b)
+	v, n := binary.Varint(r.b[r.pos:])
 	if n <= 0 {
 		r.fail()
 		return 0
 	}
-	r.b = r.b[n:]
+	r.pos += n
 	return v
 }
 
@@ -223,7 +266,7 @@ func (r *snapReader) varint() int64 {
 // item takes at least one), so a damaged one allocates nothing huge.
 func (r *snapReader) count() int {
 	v := r.uvarint()
-	if v > uint64(len(r.b)) {
+	if v > uint64(len(r.b)-r.pos) {
 		r.fail()
 		return 0
 	}
@@ -232,21 +275,28 @@ func (r *snapReader) count() int {
 
 func (r *snapReader) str() string {
 	n := r.count()
-	s := string(r.b[:n])
-	r.b = r.b[n:]
+	s := string(r.b[r.pos : r.pos+n])
+	r.pos += n
 	return s
 }
 
+// vector reads a vector: in place on a little-endian machine, else
+// copied.
 func (r *snapReader) vector() []float32 {
 	n := r.count()
-	if 4*n > len(r.b) {
+	start := (r.pos + 3) &^ 3
+	if n == 0 || start+4*n > len(r.b) {
 		r.fail()
 		return nil
 	}
+	r.pos = start + 4*n
+	raw := r.b[start:r.pos]
+	if littleEndian {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), n)
+	}
 	v := make([]float32, n)
 	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(r.b[4*i:]))
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
-	r.b = r.b[4*n:]
 	return v
 }
