@@ -67,7 +67,7 @@ func TestMergeOlderStores(t *testing.T) {
 		want = append(want, m)
 	}
 	for _, m := range []Memory{
-		mem("mem:00000000000a", proj, "the API server listens on port 8080"), // in the store already
+		mem("mem:00000000000a", proj, "the API server listens on port 8080"),   // in the store already
 		mem("mem:000000000002", proj, "integration tests need docker running"), // its id is taken
 		mem("mem:00000000000b", GlobalScope, "commit messages say why"),
 	} {

@@ -24,7 +24,8 @@ const (
 
 // Search returns the k memories of scopes most similar to query, best
 // first; no scopes means every scope. Scores are chromem's cosine
-// similarities.
+// similarities. Only vectors of the store's embedder are compared: a
+// memory waiting to be re-embedded (see Reembedding) is not among them.
 func (s *Store) Search(ctx context.Context, query string, scopes []string, k int) ([]Hit, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -201,6 +201,7 @@ func newMemoryLs(g *globals, f *memFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			warnReembedding(cmd.ErrOrStderr(), s)
 			var hits []memory.Hit
 			for _, sc := range scopes {
 				list, err := s.List(cmd.Context(), sc)
