@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,14 +106,25 @@ func waitReembed(t *testing.T, s *Store, until func(Reembedding) bool) Reembeddi
 func finished(r Reembedding) bool { return !r.Running }
 
 // checkAllFound checks that every memory of want is in s, recorded as made
-// by embedder, and is the best hit of its own topic.
+// by embedder ("hash:N") and holding that embedder's vector of its text,
+// and is the best hit of its own topic.
 func checkAllFound(t *testing.T, s *Store, want []Memory, embedder string) {
 	t.Helper()
 	ctx := context.Background()
+	dims, err := strconv.Atoi(strings.TrimPrefix(embedder, "hash:"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, m := range want {
 		got, err := s.Get(m.ID)
 		if err != nil || got.Text != m.Text || got.Embedder != embedder {
 			t.Fatalf("memory %s: %+v %v; want %q by %s", m.ID, got, err, m.Text, embedder)
+		}
+		s.mu.RLock()
+		vec := s.docs[got.Scope][got.ID].Embedding
+		s.mu.RUnlock()
+		if !slices.Equal(vec, hashEmbed(m.Text, dims)) {
+			t.Fatalf("memory %s holds a vector that is not %s's", m.ID, embedder)
 		}
 		hits, err := s.Search(ctx, topicQuery(i), nil, 1)
 		if err != nil || len(hits) != 1 || hits[0].ID != m.ID {

@@ -40,7 +40,7 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 		return nil, nil
 	}
 	if len(scopes) == 0 {
-		scopes = s.Scopes()
+		scopes = s.scopes()
 	}
 	var vec []float32
 	var hits []Hit
