@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// Write writes a GGUF v3 llama model shaped by cfg to path.
+// Write writes a GGUF v3 model shaped by cfg to path.
 func Write(path string, cfg Config) error {
 	data, err := Encode(cfg)
 	if err != nil {
@@ -22,6 +22,9 @@ func Encode(cfg Config) ([]byte, error) {
 	c := cfg.withDefaults()
 	if c.Embedding%c.Heads != 0 || c.Heads%c.HeadsKV != 0 {
 		return nil, fmt.Errorf("ggufgen: %d heads (%d for keys and values) do not divide an embedding of %d", c.Heads, c.HeadsKV, c.Embedding)
+	}
+	if c.Architecture != ArchLlama {
+		return encodeBERT(c)
 	}
 	tokens, scores, types := vocabulary()
 	if c.EOS < 0 || c.EOS >= len(tokens) {
@@ -54,6 +57,9 @@ func Encode(cfg Config) ([]byte, error) {
 	}
 	if c.ChatTemplate != "" {
 		kv = append(kv, KV{"tokenizer.chat_template", c.ChatTemplate})
+	}
+	if c.Pooling != PoolingNone {
+		kv = append(kv, KV{"llama.pooling_type", uint32(c.Pooling)})
 	}
 	return encode(kv, c.tensors(len(tokens)))
 }
