@@ -199,4 +199,3 @@ func TestBERT(t *testing.T) {
 		t.Error("bert has no grouped-query attention")
 	}
 }
-
