@@ -131,9 +131,16 @@ func (w *worker) admit() {
 func (w *worker) step() {
 	w.batch.Clear()
 	for _, s := range w.slots {
-		if s != nil {
-			s.fill(w.batch)
+		if s == nil {
+			continue
 		}
+		s.inBatch = false
+		// An embedding model's text goes into one step whole (Embed cut
+		// it to fit); one that no longer fits waits for the next step.
+		if w.m.embedder && w.batch.NumTokens()+len(s.pending) > batchSize {
+			continue
+		}
+		s.fill(w.batch)
 	}
 	if w.batch.NumTokens() == 0 {
 		return
@@ -143,10 +150,10 @@ func (w *worker) step() {
 		return
 	}
 	for _, s := range w.slots {
-		if s == nil {
+		if s == nil || !s.inBatch {
 			continue
 		}
-		if done, r := s.decoded(w.m.model, w.m.lc, w.m.opts.ContextSize); done {
+		if done, r := s.decoded(w.m, w.m.opts.ContextSize); done {
 			w.finish(s, r)
 		}
 	}

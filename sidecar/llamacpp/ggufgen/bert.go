@@ -120,7 +120,7 @@ func wordPieceVocabulary() (tokens []string, types []int32) {
 // encodeBERT lays out a BERT-architecture embedding model.
 func encodeBERT(c Config) ([]byte, error) {
 	if c.Architecture != ArchBERT && c.Architecture != ArchNomicBERT {
-		return nil, fmt.Errorf("ggufgen: unknown architecture %q (want %s, %s or %s)", c.Architecture, ArchLlama, ArchBERT, ArchNomicBERT)
+		return nil, fmt.Errorf("ggufgen: unknown architecture %q (want %s, %s, %s or %s)", c.Architecture, ArchLlama, ArchQwen3, ArchBERT, ArchNomicBERT)
 	}
 	if c.HeadsKV != c.Heads {
 		return nil, fmt.Errorf("ggufgen: %s has no grouped-query attention (%d heads, %d for keys and values)", c.Architecture, c.Heads, c.HeadsKV)

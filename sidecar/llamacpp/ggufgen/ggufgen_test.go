@@ -152,7 +152,7 @@ func TestBERT(t *testing.T) {
 		{Config{Architecture: ArchBERT, Pooling: PoolingCLS}, 5 + 16*2, PoolingCLS, true, true},
 		{Config{Architecture: ArchBERT}, 5 + 16*2, PoolingNone, false, true},
 		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean, Blocks: 3}, 4 + 9*3, PoolingMean, true, false},
-		{Config{Pooling: PoolingLast}, 3 + 9*2, PoolingLast, true, false},
+		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, 3 + 11*2, PoolingLast, true, false},
 		{Config{}, 3 + 9*2, PoolingNone, false, false},
 	} {
 		data, err := Encode(tc.cfg)
@@ -180,7 +180,7 @@ func TestBERT(t *testing.T) {
 		if hasPos != tc.position {
 			t.Errorf("%s: position embeddings %v, want %v", arch, hasPos, tc.position)
 		}
-		if arch == ArchLlama {
+		if arch == ArchLlama || arch == ArchQwen3 {
 			continue
 		}
 		tokens, _ := f.Get("tokenizer.ggml.tokens")
@@ -194,6 +194,9 @@ func TestBERT(t *testing.T) {
 	}
 	if _, err := Encode(Config{Architecture: "gpt9"}); err == nil {
 		t.Error("an unknown architecture must be refused")
+	}
+	if _, err := Encode(Config{Pooling: PoolingMean}); err == nil {
+		t.Error("llama.cpp reads no pooling type for llama")
 	}
 	if _, err := Encode(Config{Architecture: ArchBERT, HeadsKV: 2}); err == nil {
 		t.Error("bert has no grouped-query attention")

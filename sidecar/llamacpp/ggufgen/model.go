@@ -12,6 +12,10 @@ import (
 const (
 	// ArchLlama is a causal generation model (llama, the default).
 	ArchLlama = "llama"
+	// ArchQwen3 is llama with RMS norms of the queries and keys; llama.cpp
+	// reads a pooling type for it, which makes it a decoder embedding
+	// model (Qwen3-Embedding pools the last token).
+	ArchQwen3 = "qwen3"
 	// ArchBERT is the encoder of the bge and MiniLM embedding models:
 	// learned position embeddings, biases everywhere, a GELU
 	// feed-forward.
@@ -26,14 +30,15 @@ type Config struct {
 	// Seed seeds the weights (default 1); the same Config gives the same
 	// file.
 	Seed uint64
-	// Architecture is ArchLlama (the default), ArchBERT or
+	// Architecture is ArchLlama (the default), ArchQwen3, ArchBERT or
 	// ArchNomicBERT. The BERT architectures get a WordPiece vocabulary
 	// (tokenizer.ggml.model "bert") and are embedding models: llama.cpp
 	// runs them as encoders and pools their output as Pooling says.
 	Architecture string
 	// Pooling is written as <arch>.pooling_type for the BERT
 	// architectures (PoolingNone leaves bert's out, as llama.cpp then
-	// takes none), and for llama when it is not PoolingNone.
+	// takes none), and for qwen3 when it is not PoolingNone; llama has
+	// none.
 	Pooling Pooling
 	// Name is general.name (default "kws-tiny").
 	Name string
@@ -128,7 +133,12 @@ func (w *weights) bias(name string, n uint64) tensor {
 
 // ones is a norm's weight: the embedding width of 1s.
 func (w *weights) ones(name string) tensor {
-	t := tensor{name: name, dims: []uint64{w.e}, data: make([]float32, w.e)}
+	return w.onesOf(name, w.e)
+}
+
+// onesOf is a norm's weight of n 1s.
+func (w *weights) onesOf(name string, n uint64) tensor {
+	t := tensor{name: name, dims: []uint64{n}, data: make([]float32, n)}
 	for i := range t.data {
 		t.data[i] = 1
 	}
@@ -143,7 +153,7 @@ func (w *weights) zeros(name string) tensor {
 // tensors returns the model's weights: normal weights at 1, the others
 // uniform with unit variance of each output at initialisation.
 func (c Config) tensors(nVocab int) []tensor {
-	if c.Architecture != ArchLlama {
+	if c.Architecture != ArchLlama && c.Architecture != ArchQwen3 {
 		return c.bertTensors(nVocab)
 	}
 	w := c.weights()
@@ -159,6 +169,11 @@ func (c Config) tensors(nVocab int) []tensor {
 			random(b+"attn_k.weight", e, kvDim),
 			random(b+"attn_v.weight", e, kvDim),
 			random(b+"attn_output.weight", e, e),
+		)
+		if c.Architecture == ArchQwen3 {
+			ts = append(ts, w.onesOf(b+"attn_q_norm.weight", hd), w.onesOf(b+"attn_k_norm.weight", hd))
+		}
+		ts = append(ts,
 			ones(b+"ffn_norm.weight"),
 			random(b+"ffn_gate.weight", e, ff),
 			random(b+"ffn_up.weight", e, ff),
