@@ -14,9 +14,9 @@ import (
 
 // OpenMemory opens the data dir's memory store for the embedder cfg
 // names: DATA/memory for the hashing embedder (the default),
-// DATA/memory-sidecar or DATA/memory-openai-MODEL for the others, since
-// a store must be read with the embedder that filled it. engine embeds
-// for "sidecar".
+// DATA/memory-sidecar, DATA/memory-openai-MODEL or DATA/memory-gguf-NAME
+// for the others, since a store must be read with the embedder that
+// filled it. engine embeds for "sidecar".
 func OpenMemory(dataDir string, cfg config.Config, engine sidecar.Engine) (*memory.Store, error) {
 	// Candidates under the promotion threshold wait in the memory pane's
 	// approval queue.
@@ -38,8 +38,15 @@ func OpenMemory(dataDir string, cfg config.Config, engine sidecar.Engine) (*memo
 			}
 			return r
 		}, model)
+	case strings.HasPrefix(e, "gguf:"):
+		emb, err := NewEmbedder(dataDir, cfg, engine)
+		if err != nil {
+			return nil, err
+		}
+		opts.Embedder = emb.Document
+		dir = memory.DirName + "-gguf-" + strings.TrimSuffix(filepath.Base(GGUFEmbedderPath(dataDir, e)), ".gguf")
 	default:
-		return nil, fmt.Errorf("memory_embedder = %q: want hash, sidecar or openai:MODEL", e)
+		return nil, fmt.Errorf("memory_embedder = %q: want hash, sidecar, openai:MODEL or gguf:PATH", e)
 	}
 	return memory.Open(filepath.Join(dataDir, dir), opts)
 }
