@@ -135,7 +135,7 @@ func newGGUFEmbedder(path, setting string) (Embedder, error) {
 		return fail(err)
 	}
 	arch := f.String("general.architecture")
-	if _, pools := f.Pooling(); !pools && arch != ggufgen.ArchBERT {
+	if !f.EmbeddingModel() {
 		return fail(fmt.Errorf("%s has no %s.pooling_type: a generation model, not an embedding model (memory_embedder = \"sidecar\" embeds with the sidecar's model)", arch, arch))
 	}
 	dims, ok := f.Get(arch + ".embedding_length")

@@ -72,6 +72,22 @@ func (f *File) Pooling() (Pooling, bool) {
 	return 0, false
 }
 
+// encoders are the embedding architectures llama.cpp runs as encoders,
+// without a key/value cache (llama_model::create_memory): they embed but
+// cannot generate, with or without a pooling type.
+var encoders = map[string]bool{
+	ArchBERT: true, ArchNomicBERT: true, "nomic-bert-moe": true, "jina-bert-v2": true,
+	"jina-bert-v3": true, "neo-bert": true, "gemma-embedding": true,
+}
+
+// EmbeddingModel says, from the header, whether the file is an embedding
+// model: it names a pooling type, or its architecture is one of
+// llama.cpp's embedding encoders (bert, nomic-bert…).
+func (f *File) EmbeddingModel() bool {
+	_, pools := f.Pooling()
+	return pools || encoders[f.String("general.architecture")]
+}
+
 // Token ids of the special tokens of the generated WordPiece vocabulary.
 const (
 	PadID = iota

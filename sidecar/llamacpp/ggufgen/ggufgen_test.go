@@ -202,3 +202,29 @@ func TestBERT(t *testing.T) {
 		t.Error("bert has no grouped-query attention")
 	}
 }
+
+func TestEmbeddingModel(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{}, false},
+		{Config{Architecture: ArchQwen3}, false},
+		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, true},
+		{Config{Architecture: ArchBERT}, true},
+		{Config{Architecture: ArchBERT, Pooling: PoolingMean}, true},
+		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean}, true},
+	} {
+		data, err := Encode(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.EmbeddingModel(); got != tc.want {
+			t.Errorf("%s pooling %v: embedding model %v, want %v", tc.cfg.Architecture, tc.cfg.Pooling, got, tc.want)
+		}
+	}
+}
