@@ -15,7 +15,8 @@ import (
 // Locate returns the GGUF file to load: path when given (the
 // --sidecar-model flag or sidecar_model in config.toml), else the first
 // .gguf file in dataDir/models by name that is not an embedding model
-// (memory_embedder = "gguf:NAME" keeps those there too). It returns ErrNoModel when there is
+// (memory_embedder = "gguf:NAME" keeps those there too). A given embedding
+// model is an error. It returns ErrNoModel when there is
 // none, and an error naming the file when the given one is unusable.
 func Locate(path, dataDir string) (string, error) {
 	if path != "" {
@@ -25,6 +26,8 @@ func Locate(path, dataDir string) (string, error) {
 			return "", fmt.Errorf("%w: %s: %v", ErrBadModel, path, err)
 		case !st.Mode().IsRegular():
 			return "", fmt.Errorf("%w: %s is not a regular file", ErrBadModel, path)
+		case embeddingModel(path):
+			return "", fmt.Errorf("%w: %s is an embedding model, which cannot generate (memory_embedder = \"gguf:%s\" embeds with it)", ErrBadModel, path, path)
 		}
 		return path, nil
 	}

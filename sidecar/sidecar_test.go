@@ -115,6 +115,10 @@ func TestLocateAndOpen(t *testing.T) {
 	if got, err := Locate("", data); err != nil || filepath.Base(got) != "a.GGUF" {
 		t.Fatalf("Locate with an embedding model = %q, %v", got, err)
 	}
+	bge := filepath.Join(models, "0-bge.gguf")
+	if _, err := Locate(bge, data); !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), "embedding model") {
+		t.Fatalf("an embedding model as the sidecar's: %v", err)
+	}
 	e, err := Open("", data, nil, nil, nil, nil)
 	if !errors.Is(err, ErrBadModel) || !e.Info().Heuristic {
 		t.Fatalf("Open without a loader: %v %+v", err, e.Info())
