@@ -106,6 +106,7 @@ type weights struct {
 	e   uint64
 }
 
+// weights starts drawing c's weights from its seed.
 func (c Config) weights() *weights {
 	return &weights{rng: rand.New(rand.NewPCG(c.Seed, 0x6b7773)), e: uint64(c.Embedding)}
 }
