@@ -133,8 +133,12 @@ func TestGGUFEmbedder(t *testing.T) {
 	if !strings.HasSuffix(nomic.ID, ":32") {
 		t.Errorf("nomic ID %q", nomic.ID)
 	}
-	nomic.Document(context.Background(), "kws uses pnpm")
-	nomic.Query(context.Background(), "package manager?")
+	if _, err := nomic.Document(context.Background(), "kws uses pnpm"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nomic.Query(context.Background(), "package manager?"); err != nil {
+		t.Fatal(err)
+	}
 	got := model.embedded()
 	if want := []string{"hello", "hello", "hello", "hello", "search_document: kws uses pnpm", "search_query: package manager?"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("texts embedded %q, want %q", got, want)
