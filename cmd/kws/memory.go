@@ -32,7 +32,7 @@ func newMemoryCmd(g *globals) *cobra.Command {
 	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
 	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
 	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g),
-		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g))
+		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g), newMemoryEval(g))
 	return cmd
 }
 

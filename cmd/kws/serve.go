@@ -129,13 +129,17 @@ func topName(c *cobra.Command) string {
 	return c.Name()
 }
 
+// runsHere annotates a command of a forwarded group that never touches
+// the shared stores, so it runs in the calling process.
+const runsHere = "kws.runs-here"
+
 // forwardable makes the commands a server can run go to the running
 // server of the data dir, so they see its vault and memory instead of
 // failing on their locks; without a server they run here.
 func forwardable(root *cobra.Command, g *globals) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if run := c.RunE; run != nil {
+		if run := c.RunE; run != nil && c.Annotations[runsHere] == "" {
 			c.RunE = g.viaServer(run)
 		}
 		for _, sub := range c.Commands() {

@@ -20,8 +20,10 @@ type Retriever func(c Conversation) (SearchFunc, func(), error)
 
 // Recall is recall at 1, 5 and 10, in percent, over N questions.
 type Recall struct {
-	N                 int
-	At1, At5, At10    float64
+	N                 int     `json:"n"`
+	At1               float64 `json:"r1"`
+	At5               float64 `json:"r5"`
+	At10              float64 `json:"r10"`
 	hit1, hit5, hit10 int
 }
 
@@ -42,10 +44,10 @@ func (r *Recall) add(rank int) {
 
 // Report is a retriever's recall on a set, in all and per category.
 type Report struct {
-	Name       string
-	Split      Split
-	All        Recall
-	ByCategory map[string]*Recall
+	Name       string             `json:"name"`
+	Split      Split              `json:"split"`
+	All        Recall             `json:"all"`
+	ByCategory map[string]*Recall `json:"by_category"`
 }
 
 // Categories are the question categories in report order.
