@@ -95,8 +95,8 @@ type Options struct {
 	// DeleteSimilarity is the similarity from which "forget …" deletes a
 	// memory; 0 means 0.5.
 	DeleteSimilarity float64
-	// RecallMinScore is the least similarity a recalled memory needs; 0
-	// means 0.15.
+	// RecallMinScore is the least similarity a recalled memory that
+	// shares no word with the query needs; 0 means 0.15.
 	RecallMinScore float64
 }
 
@@ -161,7 +161,10 @@ type Memory struct {
 // Hit is a memory found by Search with its cosine similarity to the query.
 type Hit struct {
 	Memory
-	// Score is the cosine similarity, from -1 to 1.
+	// Score is the relevance Search ranked by: reciprocal rank fusion of
+	// the memory's rank by words (BM25) and by meaning (the embedder),
+	// scaled so that 1 is first in both; 0.5 is about first in one and
+	// absent from the other.
 	Score float64 `json:"score"`
 }
 

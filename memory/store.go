@@ -34,6 +34,8 @@ type Store struct {
 	probeMu sync.Mutex
 	probe   []float32 // any vector of the embedder's size, for listing
 
+	lex lexicon // word index of every memory's text (lexical.go)
+
 	watchMu  sync.Mutex // guards the watchers of the pending queue
 	watchers map[int]func()
 	watchID  int
@@ -128,6 +130,7 @@ func (s *Store) put(ctx context.Context, m Memory) error {
 	if err := c.AddDocument(ctx, doc); err != nil {
 		return fmt.Errorf("memory: store %s: %w", m.ID, err)
 	}
+	s.lexPut(m)
 	return nil
 }
 
@@ -186,6 +189,7 @@ func (s *Store) delete(m Memory) error {
 	if err := c.Delete(context.Background(), nil, nil, m.ID); err != nil {
 		return fmt.Errorf("memory: delete %s: %w", m.ID, err)
 	}
+	s.lexRemove(m)
 	return nil
 }
 
