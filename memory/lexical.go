@@ -16,6 +16,7 @@ type lexicon struct {
 	mu    sync.RWMutex
 	ix    *lexical.Index
 	built bool
+	fuse  *fusion // how Search fuses the two rankings; nil: defaultFusion
 }
 
 // lexKey is a memory's document name in the lexicon: an id can be in two

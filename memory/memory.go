@@ -161,10 +161,10 @@ type Memory struct {
 // Hit is a memory found by Search with its cosine similarity to the query.
 type Hit struct {
 	Memory
-	// Score is the relevance Search ranked by: reciprocal rank fusion of
-	// the memory's rank by words (BM25) and by meaning (the embedder),
-	// scaled so that 1 is first in both; 0.5 is about first in one and
-	// absent from the other.
+	// Score is the relevance Search ranked by: the weighted reciprocal
+	// rank fusion of the memory's rank by words (BM25) and by meaning (the
+	// embedder's similarity), scaled so that 1 is first in both, 0.75 first
+	// by words alone and 0.25 first by meaning alone.
 	Score float64 `json:"score"`
 }
 
