@@ -239,3 +239,58 @@ func TestRecallKeepsWordMatches(t *testing.T) {
 		t.Fatalf("the test needs a low similarity: %+v", hits)
 	}
 }
+
+// TestSearchDuringChanges runs searches while memories are added,
+// updated and deleted (run with -race): the word index is shared.
+func TestSearchDuringChanges(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t, t.TempDir(), Options{})
+	fill(t, s, proj)
+	done := make(chan error, 1)
+	go func() {
+		for i := range 40 {
+			m, err := s.Add(ctx, Memory{Text: fmt.Sprintf("release %d ships from the mainline branch", i), Scope: proj})
+			if err == nil {
+				m.Text = fmt.Sprintf("release %d ships from the stable branch", i)
+				m, err = s.Update(ctx, m)
+			}
+			if err == nil && i%2 == 0 {
+				err = s.Delete(m.ID)
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for searching := true; searching; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			searching = false
+		default:
+			if _, err := s.Search(ctx, "which branch do releases ship from", nil, 5); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	hits, err := s.Search(ctx, "stable branch release", []string{proj}, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stable := 0
+	for _, h := range hits {
+		if strings.Contains(h.Text, "mainline") {
+			t.Errorf("an updated memory's old text: %+v", h)
+		}
+		if strings.Contains(h.Text, "stable") {
+			stable++
+		}
+	}
+	if stable != 20 {
+		t.Errorf("%d stable-branch memories found, want the 20 kept", stable)
+	}
+}

@@ -148,6 +148,9 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 			if f, err = s.lookup(ctx, w.ID, vec); err != nil {
 				return nil, err
 			}
+			if f == nil {
+				continue
+			}
 			all[w.ID] = f
 		}
 		f.words = true
@@ -172,16 +175,17 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 }
 
 // lookup reads the memory of lexicon key and its similarity to vec, a
-// normalized query vector.
+// normalized query vector; nil when the memory is gone (the word index is
+// derived from the collections, which are the truth).
 func (s *Store) lookup(ctx context.Context, key string, vec []float32) (*found, error) {
 	scope, id := scopeOfKey(key), idOfKey(key)
 	c, _ := s.collection(scope, false)
 	if c == nil {
-		return nil, fmt.Errorf("memory: word index names scope %s, which holds no memories", scope)
+		return nil, nil
 	}
 	doc, err := c.GetByID(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("memory: word index names %s: %w", id, err)
+		return nil, nil
 	}
 	if len(doc.Embedding) != len(vec) {
 		return nil, fmt.Errorf("%w (scope %s)", ErrEmbedder, scope)
