@@ -158,7 +158,7 @@ type Memory struct {
 	Provenance Provenance `json:"provenance"`
 }
 
-// Hit is a memory found by Search with its cosine similarity to the query.
+// Hit is a memory found by Search with its relevance to the query.
 type Hit struct {
 	Memory
 	// Score is the relevance Search ranked by: the weighted reciprocal
