@@ -142,9 +142,28 @@ func (ix *Index) newSlot(id string, n uint32) uint32 {
 
 // AddEncoded indexes document id from its encoded vector (Vector.Encode)
 // without materializing it: a term string is allocated only the first
-// time the index sees the term. A document of the same id is replaced.
+// time the index sees the term. A document of the same id is replaced; a
+// damaged vector changes nothing.
 func (ix *Index) AddEncoded(id string, raw []byte) error {
-	b := raw
+	dl, err := walkEncoded(raw, nil)
+	if err != nil {
+		return err
+	}
+	ix.Remove(id)
+	s := ix.newSlot(id, dl)
+	walkEncoded(raw, func(term []byte, tf uint32) {
+		if ps, ok := ix.postings[string(term)]; ok {
+			ix.postings[string(term)] = append(ps, posting{s, tf})
+		} else {
+			ix.postings[string(term)] = []posting{{s, tf}}
+		}
+	})
+	return nil
+}
+
+// walkEncoded decodes an encoded vector, calling fn (when not nil) with
+// each term and frequency, and returns its length.
+func walkEncoded(b []byte, fn func(term []byte, tf uint32)) (uint32, error) {
 	next := func() (uint64, bool) {
 		x, n := binary.Uvarint(b)
 		if n <= 0 {
@@ -156,38 +175,24 @@ func (ix *Index) AddEncoded(id string, raw []byte) error {
 	dl, ok1 := next()
 	cnt, ok2 := next()
 	if !ok1 || !ok2 || cnt > uint64(len(b)) || dl > math.MaxUint32 {
-		return fmt.Errorf("%w: header", ErrCorrupt)
+		return 0, fmt.Errorf("%w: header", ErrCorrupt)
 	}
-	// Decode fully before changing the index, so a damaged vector adds
-	// nothing.
-	type span struct {
-		term []byte
-		tf   uint32
-	}
-	terms := make([]span, 0, cnt)
 	for i := uint64(0); i < cnt; i++ {
 		l, ok := next()
 		if !ok || l > uint64(len(b)) {
-			return fmt.Errorf("%w: term", ErrCorrupt)
+			return 0, fmt.Errorf("%w: term", ErrCorrupt)
 		}
 		term := b[:l]
 		b = b[l:]
 		tf, ok := next()
 		if !ok || tf > math.MaxUint32 {
-			return fmt.Errorf("%w: frequency", ErrCorrupt)
+			return 0, fmt.Errorf("%w: frequency", ErrCorrupt)
 		}
-		terms = append(terms, span{term, uint32(tf)})
-	}
-	ix.Remove(id)
-	s := ix.newSlot(id, uint32(dl))
-	for _, t := range terms {
-		if ps, ok := ix.postings[string(t.term)]; ok {
-			ix.postings[string(t.term)] = append(ps, posting{s, t.tf})
-		} else {
-			ix.postings[string(t.term)] = []posting{{s, t.tf}}
+		if fn != nil {
+			fn(term, uint32(tf))
 		}
 	}
-	return nil
+	return uint32(dl), nil
 }
 
 // Remove drops document id; it reports whether the index held it.
