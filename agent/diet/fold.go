@@ -84,17 +84,24 @@ func ParseFold(data []byte) ([]FoldPart, error) {
 		if !bytes.HasPrefix(data, []byte(foldHeader)) || nl < 0 || data[nl-1] != '>' {
 			return nil, fmt.Errorf("%w: part %d has no header", ErrFoldMalformed, len(parts))
 		}
-		f := strings.Fields(string(data[len(foldHeader) : nl-1]))
+		f := strings.Split(string(data[len(foldHeader):nl-1]), " ")
 		if len(f) != 3 || !strings.HasPrefix(f[1], "n=") || !strings.HasPrefix(f[2], "role=") {
 			return nil, fmt.Errorf("%w: part %d: bad header", ErrFoldMalformed, len(parts))
 		}
 		i, err1 := strconv.Atoi(f[0])
 		n, err2 := strconv.Atoi(f[1][2:])
-		data = data[nl+1:]
-		if err1 != nil || err2 != nil || n < 0 || n >= len(data) || data[n] != '\n' {
+		role := f[2][5:]
+		// Only the header EncodeFold writes is accepted, so a block has one
+		// reading and the same parts always make the same block.
+		canonical := fmt.Sprintf("%s%d n=%d role=%s>", foldHeader, i, n, cleanRole(role))
+		if err1 != nil || err2 != nil || n < 0 || string(data[:nl]) != canonical {
 			return nil, fmt.Errorf("%w: part %d: bad index or length", ErrFoldMalformed, len(parts))
 		}
-		parts = append(parts, FoldPart{Index: i, Role: f[2][5:], Text: string(data[:n])})
+		data = data[nl+1:]
+		if n >= len(data) || data[n] != '\n' {
+			return nil, fmt.Errorf("%w: part %d: text shorter than its length", ErrFoldMalformed, len(parts))
+		}
+		parts = append(parts, FoldPart{Index: i, Role: role, Text: string(data[:n])})
 		data = data[n+1:]
 	}
 	if len(parts) == 0 {
@@ -147,7 +154,7 @@ func (s *Session) foldSavings(end, cur int) int {
 // over the low-water mark, the hysteresis gap no longer fits below the
 // trigger.
 func (s *Session) foldWanted(floor int) bool {
-	return floor > s.p.TriggerTokens-s.hysteresis()
+	return s.p.Fold && floor > s.p.TriggerTokens-s.hysteresis()
 }
 
 // fold folds the old messages before end, from where the last fold ended,
@@ -209,6 +216,11 @@ func (s *Session) fold(end, cur int) error {
 	}
 	for k, r := range kept {
 		b := blocks[k]
+		if s.p.Verify {
+			if got, err := s.store.Get(ids[k]); err != nil || !bytes.Equal(got, b.Data) {
+				return fmt.Errorf("diet: verify run %s: vault bytes differ from the messages (%v)", ids[k], err)
+			}
+		}
 		d := Description{Command: b.Meta.Command, Files: b.Meta.Files, Sensitive: b.Meta.Sensitive}
 		summary := runSummary(r, d, max(minSummary, min(maxSummary, len(b.Data)/s.p.RefDivisor)))
 		ref := vault.Ref{Tag: vault.TagCtx, Kind: KindRun, ID: ids[k], Chars: len(b.Data), Sensitive: d.Sensitive, Summary: summary}

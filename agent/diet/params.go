@@ -31,6 +31,7 @@ type Params struct {
 	IngestLines   int    // ... or above this many lines
 	RefDivisor    int    // a ref's summary gets block bytes / RefDivisor
 	Spans         bool   // once active, long repeats of earlier blocks go as <il:seg/>
+	Fold          bool   // old refs and small messages fold into runs when they fill the low-water mark
 }
 
 // Modes lists the preset names from most careful to most thrifty.
@@ -41,13 +42,13 @@ const DefaultMode = "ultra"
 
 var presets = map[string]Params{
 	"safe": {TriggerTokens: 64000, Recent: 16, MinBlockChars: 2000, Seen: true,
-		Verify: true, AutoRestore: true, RestoreChars: 2400, RefDivisor: 16},
+		Verify: true, AutoRestore: true, RestoreChars: 2400, RefDivisor: 16, Fold: true},
 	"verified": {TriggerTokens: 48000, Recent: 12, MinBlockChars: 1200, Seen: true,
-		Verify: true, AutoRestore: true, RestoreChars: 1600, RefDivisor: 24},
+		Verify: true, AutoRestore: true, RestoreChars: 1600, RefDivisor: 24, Fold: true},
 	"aggressive": {TriggerTokens: 32000, Recent: 10, MinBlockChars: 800, Seen: true,
-		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 32},
+		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 32, Fold: true},
 	"ultra": {TriggerTokens: 24000, Recent: 8, MinBlockChars: 420, Seen: true,
-		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 40},
+		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 40, Fold: true},
 }
 
 // Preset returns the named mode's parameters.

@@ -84,6 +84,7 @@ func TestMonotoneAndPrefixStable(t *testing.T) {
 	// The decoder prompt (about 450 tokens) joins the prompt at the first
 	// epoch: a trigger well above it keeps this test about batching.
 	p.TriggerTokens = 2000
+	p.Fold = false // a fold rewrites refs once more; TestFold covers it
 	s, v := newSession(t, p)
 	msgs := conversation(20)
 	var prev Result
@@ -145,7 +146,9 @@ func TestSameInputSameBytes(t *testing.T) {
 }
 
 func TestExactRepeatBecomesSeen(t *testing.T) {
-	s, _ := newSession(t, smallParams())
+	p := smallParams()
+	p.Fold = false // the repeat's own form is under test
+	s, _ := newSession(t, p)
 	msgs := conversation(8)
 	dup := msgs[3]
 	msgs = append(msgs[:6], append([]Message{dup}, msgs[6:]...)...)
