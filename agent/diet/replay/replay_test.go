@@ -134,3 +134,4 @@ func TestReplayIsDeterministic(t *testing.T) {
 		t.Fatal("same input produced different prompts")
 	}
 }
+
