@@ -134,4 +134,3 @@ func TestReplayIsDeterministic(t *testing.T) {
 		t.Fatal("same input produced different prompts")
 	}
 }
-
