@@ -116,21 +116,45 @@ func TestFoldBoundsThePromptAndLosesNothing(t *testing.T) {
 	}
 }
 
-// TestFoldOnlyWhenTheFloorIsHigh checks that a session whose refs and
-// small messages stay under the low-water mark is not folded.
-func TestFoldOnlyWhenTheFloorIsHigh(t *testing.T) {
+// TestFoldWithholdsSecrets folds a short credentials read (below the
+// minimum block, so its exact text goes into the run's block) and a
+// bulky .env dump: the run is marked sensitive, its ref and vault
+// summary quote nothing of it, no secret reaches the prompt, and nothing
+// sensitive is auto-restored.
+func TestFoldWithholdsSecrets(t *testing.T) {
 	p := smallParams()
-	p.TriggerTokens = 6000
-	s, _ := newSession(t, p)
-	s.Add(conversation(12)...)
-	r := build(t, s)
-	if !r.Event.Epoch {
-		t.Fatal("expected an epoch")
+	p.TriggerTokens = 2500
+	s, v := newSession(t, p)
+	secret, pass := "AKIAIOSFODNN7EXAMPLE", "Wq9vTz2LkP4x"
+	env := "$ cat .env\nAWS_ACCESS_KEY_ID=" + secret + "\n" + strings.Repeat("DEBUG=1\n", 60) + "error: aws credentials failed\n"
+	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "check the logins"},
+		Message{Role: "assistant", Content: "reading it"}, Message{Role: "tool", Content: "db:5432:app:app:" + pass + "\n", Sensitive: true},
+		Message{Role: "assistant", Content: "```\ncat .env\n```"}, Message{Role: "tool", Content: env})
+	for i := range 6 {
+		s.Add(Message{Role: "assistant", Content: "next"}, Message{Role: "tool", Content: toolOutput(i, 1500)})
 	}
-	for i, m := range r.Messages {
-		if m.Content == FoldMarker || strings.HasPrefix(m.Content, `<ctx k="run"`) {
-			t.Fatalf("message %d folded though the floor is low: %.80q", i, m.Content)
+	s.Add(Message{Role: "user", Content: "show me the exact aws credentials error from .env and the db login, why did it fail?"})
+	r := build(t, s)
+	k := 3
+	for k > 0 && r.Messages[k].Content == FoldMarker {
+		k--
+	}
+	head := r.Messages[k].Content
+	refs := vault.ParseRefs(head)
+	if len(refs) != 1 || refs[0].Kind != KindRun || !refs[0].Sensitive || r.Messages[3].Content != FoldMarker {
+		t.Fatalf("credentials not folded into a sensitive run: %q, %q", head, r.Messages[3].Content)
+	}
+	for _, m := range r.Messages {
+		if strings.Contains(m.Content, secret) || strings.Contains(m.Content, pass) {
+			t.Fatalf("secret reached the prompt: %q", m.Content)
 		}
+	}
+	meta, err := v.Meta(refs[0].ID)
+	if err != nil || !meta.Sensitive || strings.Contains(meta.Summary+meta.Command, pass) || strings.Contains(refs[0].Summary, "db:") {
+		t.Fatalf("run meta %+v, ref summary %q (%v)", meta, refs[0].Summary, err)
+	}
+	if r.Event.AutoRestores != 0 {
+		t.Fatal("a sensitive block was auto-restored")
 	}
 }
 

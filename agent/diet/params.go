@@ -31,7 +31,7 @@ type Params struct {
 	IngestLines   int    // ... or above this many lines
 	RefDivisor    int    // a ref's summary gets block bytes / RefDivisor
 	Spans         bool   // once active, long repeats of earlier blocks go as <il:seg/>
-	Fold          bool   // old refs and small messages fold into runs when they fill the low-water mark
+	Fold          bool   // each epoch folds the old messages into runs, one ref each
 }
 
 // Modes lists the preset names from most careful to most thrifty.

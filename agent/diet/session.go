@@ -324,7 +324,7 @@ func (s *Session) epoch(cur int) error {
 		s.setSent(e, formRef, s.ref(e, false).String())
 	}
 	s.cut = end
-	if s.foldWanted(s.promptTokens() - s.recentTokens(end)) {
+	if s.p.Fold {
 		if err := s.fold(end, cur); err != nil {
 			return err
 		}
@@ -385,10 +385,7 @@ func (s *Session) epochDue(cur int) bool {
 	}
 	end := max(s.cut, len(s.entries)-s.p.Recent)
 	recent := s.recentTokens(end)
-	free := s.freeable(end, cur)
-	if s.foldWanted(p - recent - free) {
-		free += s.foldSavings(end, cur)
-	}
+	free := s.freeable(end, cur) + s.foldSavings(end, cur)
 	over := p - recent - s.p.TriggerTokens
 	return free >= s.hysteresis() || over > 0 && (free >= over || free >= s.p.TriggerTokens*minFreePct/100)
 }

@@ -20,8 +20,8 @@ type Getter interface {
 // original content (and an <il:v1> body decodes to it); a segmented one's
 // own id and its literal parts and segments all resolve to it; a run's ref
 // opens a run whose block holds, for it and for each following message
-// sent as diet.FoldMarker, a text that resolves to that message by these
-// same rules.
+// sent as diet.FoldMarker (or auto-restored, resolving on its own), a text
+// that resolves to that message by these same rules.
 func Verify(v Getter, orig []diet.Message, prompt []diet.Message) error {
 	if len(prompt) != len(orig) {
 		return fmt.Errorf("prompt has %d messages, want %d", len(prompt), len(orig))
@@ -66,7 +66,9 @@ func verifyRun(v Getter, id string, i int, orig, prompt []diet.Message) (int, er
 		case j >= len(orig) || p.Index != j:
 			return 0, fmt.Errorf("message %d: run %s: part %d is message %d", i, id, k, p.Index)
 		case k > 0 && prompt[j].Content != diet.FoldMarker:
-			return 0, fmt.Errorf("message %d: run %s: message %d is not sent folded", i, id, j)
+			if err := verifyOne(v, prompt[j].Content, orig[j].Content); err != nil {
+				return 0, fmt.Errorf("message %d: run %s: message %d is neither folded nor exact: %w", i, id, j, err)
+			}
 		case prompt[j].Role != orig[j].Role:
 			return 0, fmt.Errorf("message %d: role %q, want %q", j, prompt[j].Role, orig[j].Role)
 		}
