@@ -3,8 +3,9 @@
 // Below a trigger size a prompt is sent exact. Above it, older messages of
 // at least MinBlockChars move into the vault and a compact, accountable
 // reference takes their place (<ctx …/>, or <il:seen …/> for an exact
-// repeat). The newest Recent messages, the pinned system prompt and the
-// current user turn are never touched. The diet is deterministic and
+// repeat); with Fold, each epoch also folds the old messages into runs,
+// one ref per run. The newest Recent messages, the pinned system prompt
+// and the current user turn are never touched. The diet is deterministic and
 // monotone: once a message is externalized it stays so, and new
 // externalizations happen in epochs, so consecutive prompts share a long
 // exact prefix and provider prompt caching keeps working.
