@@ -140,7 +140,7 @@ func (s *Session) foldSavings(end, cur int) int {
 	if !s.p.Fold {
 		return 0
 	}
-	n, member := 0, s.foldTokens()
+	n, size, member := 0, 0, s.foldTokens()
 	for i := s.foldEnd; i < end; i++ {
 		if !s.foldable(i, cur) {
 			continue
@@ -151,8 +151,10 @@ func (s *Session) foldSavings(end, cur int) int {
 			t = refTokensEstimate
 		}
 		n += max(0, t-member)
+		size += 4*t + foldHeaderBytes // about 4 bytes a token
 	}
-	return max(0, n-refTokensEstimate*(1+n*4/foldRunBytes))
+	// Each run's ref is sent instead of its first message's marker.
+	return max(0, n-refTokensEstimate*(1+size/foldRunBytes))
 }
 
 // fold folds the old messages before end, from where the last fold ended,
@@ -215,8 +217,12 @@ func (s *Session) fold(end, cur int) error {
 	for k, r := range kept {
 		b := blocks[k]
 		if s.p.Verify {
-			if got, err := s.store.Get(ids[k]); err != nil || !bytes.Equal(got, b.Data) {
-				return fmt.Errorf("diet: verify run %s: vault bytes differ from the messages (%v)", ids[k], err)
+			got, err := s.store.Get(ids[k])
+			if err != nil {
+				return fmt.Errorf("diet: verify run %s: %w", ids[k], err)
+			}
+			if !bytes.Equal(got, b.Data) {
+				return fmt.Errorf("diet: verify run %s: vault bytes differ from the messages", ids[k])
 			}
 		}
 		d := Description{Command: b.Meta.Command, Files: b.Meta.Files, Sensitive: b.Meta.Sensitive}
