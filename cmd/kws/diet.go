@@ -46,7 +46,9 @@ once after the last message (the final prompt). Blocks stay in the vault.
 The cost columns weigh each call's prompt as providers bill it: uncached
 tokens in full, the prefix shared with the previous call's prompt at
 --cache-discount; naive resend is append-only, so it always reuses the whole
-previous prompt.`,
+previous prompt. peak_over_bound is the most any call's prompt went over the
+trigger plus its recent window (the tokens of the newest --recent messages at
+that call), calls_over_bound how many calls did; 0 means the bound held.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, g, f, args)
