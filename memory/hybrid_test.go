@@ -14,48 +14,28 @@ import (
 // storeCache fills one store per conversation once; searches use the
 // fusion fu points to at the time.
 type storeCache struct {
-	fu     *fusion
-	dirs   []string
-	stores map[string]*Store
-	turns  map[string]map[string][]int
+	fu       *fusion
+	releases []func()
+	stores   map[string]*Store
+	turns    map[string]map[string][]int
 }
 
 func (sc *storeCache) retrieve(c recallset.Conversation) (recallset.SearchFunc, func(), error) {
-	ctx := context.Background()
 	s := sc.stores[c.Name]
 	if s == nil {
-		dir, err := os.MkdirTemp("", "kws-hybrid-")
-		if err != nil {
+		var (
+			turns   map[string][]int
+			release func()
+			err     error
+		)
+		if s, turns, release, err = recallStore(c, Options{}); err != nil {
 			return nil, nil, err
 		}
-		sc.dirs = append(sc.dirs, dir)
-		if s, err = Open(dir, Options{}); err != nil {
-			return nil, nil, err
-		}
-		turns := map[string][]int{}
-		for _, t := range c.Turns {
-			_, m, err := s.Promote(ctx, Candidate{Text: t.Line(), Confidence: 1}, GlobalScope, Provenance{Source: SourceManual})
-			if err != nil {
-				return nil, nil, err
-			}
-			turns[m.ID] = append(turns[m.ID], t.ID)
-		}
+		sc.releases = append(sc.releases, release)
 		sc.stores[c.Name], sc.turns[c.Name] = s, turns
 	}
 	s.lex.fuse = sc.fu
-	turns := sc.turns[c.Name]
-	search := func(q string, k int) ([]int, error) {
-		hits, err := s.Search(ctx, q, nil, k)
-		if err != nil {
-			return nil, err
-		}
-		var ids []int
-		for _, h := range hits {
-			ids = append(ids, turns[h.ID]...)
-		}
-		return ids[:min(k, len(ids))], nil
-	}
-	return search, func() {}, nil
+	return recallSearch(s, sc.turns[c.Name]), func() {}, nil
 }
 
 // TestTuneFusion prints recall on one split of recallset (KWS_TUNE_SPLIT,
@@ -74,8 +54,8 @@ func TestTuneFusion(t *testing.T) {
 	set := recallset.Generate(split, recallset.Options{})
 	sc := &storeCache{fu: &fusion{}, stores: map[string]*Store{}, turns: map[string]map[string][]int{}}
 	defer func() {
-		for _, d := range sc.dirs {
-			os.RemoveAll(d)
+		for _, release := range sc.releases {
+			release()
 		}
 	}()
 	base, err := recallset.Evaluate("bm25", set, recallset.BM25)
