@@ -103,8 +103,8 @@ func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root.SetIn(r.Stdin)
 	root.SetOut(r.Stdout)
 	root.SetErr(r.Stderr)
-	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] {
-		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions and run")
+	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] && c.CommandPath() != "kws mcp serve" {
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions, run and mcp serve")
 		return 2
 	}
 	err := root.ExecuteContext(r.Ctx)
