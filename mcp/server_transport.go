@@ -29,23 +29,33 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// ListenLoopback listens on addr for ServeHTTP. The server has no
-// authentication, so addr must name a loopback address (127.0.0.1, ::1 or
-// localhost) and a port: any other host, or none (every interface), is
-// refused.
-func ListenLoopback(addr string) (net.Listener, error) {
+// LoopbackAddr checks an address for ListenLoopback and returns it with
+// localhost spelled 127.0.0.1. The server has no authentication, so addr
+// must name a loopback address (127.0.0.1, ::1 or localhost) and a port:
+// any other host, or none (every interface), is refused.
+func LoopbackAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--http %q: want HOST:PORT on loopback, e.g. 127.0.0.1:7077: %v", addr, err)
+		return "", fmt.Errorf("--http %q: want HOST:PORT on loopback, e.g. 127.0.0.1:7077: %v", addr, err)
 	}
 	if host == "localhost" {
 		host = "127.0.0.1"
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("--http %q: kws serves MCP over HTTP on loopback only (127.0.0.1, ::1 or localhost), since anyone who reaches it reads the vault and memory", addr)
+		return "", fmt.Errorf("--http %q: kws serves MCP over HTTP on loopback only (127.0.0.1, ::1 or localhost), since anyone who reaches it reads the vault and memory", addr)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), port))
+	return net.JoinHostPort(ip.String(), port), nil
+}
+
+// ListenLoopback listens on addr for ServeHTTP; see LoopbackAddr for the
+// addresses it takes.
+func ListenLoopback(addr string) (net.Listener, error) {
+	a, err := LoopbackAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", a)
 	if err != nil {
 		return nil, fmt.Errorf("--http %q: %w", addr, err)
 	}

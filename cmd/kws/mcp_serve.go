@@ -52,7 +52,17 @@ memory every workstation session shares; otherwise kws mcp serve opens them itse
 	cmd.Flags().StringVar(&f.http, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT) instead of stdio")
 	cmd.Flags().StringVar(&f.agent, "agent", "", `name the board and the vault know the client by (default "mcp:" and the client's own name)`)
 	cmd.Flags().StringVar(&f.workspace, "workspace", ".", "project directory: names memory's project scope")
-	cmd.RunE = g.viaServer(func(cmd *cobra.Command, _ []string) error { return runMcpServe(cmd, g, f) })
+	serve := g.viaServer(func(cmd *cobra.Command, _ []string) error { return runMcpServe(cmd, g, f) })
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		// A bad address is refused before the vault is opened or the
+		// command goes to the server.
+		if f.http != "" {
+			if _, err := mcp.LoopbackAddr(f.http); err != nil {
+				return err
+			}
+		}
+		return serve(cmd, args)
+	}
 	return cmd
 }
 
@@ -93,7 +103,7 @@ func runMcpServe(cmd *cobra.Command, g *globals, f *mcpServeFlags) error {
 func (g *globals) mcpStores(warn io.Writer, ws, agent string) (mcp.ServerConfig, func(), error) {
 	v, release, err := g.openVault()
 	if errors.Is(err, vault.ErrLocked) {
-		return mcp.ServerConfig{}, nil, fmt.Errorf("%w\nkws mcp serve shares the vault through a kws server: start kws (its server then serves every MCP client), or stop that process", err)
+		return mcp.ServerConfig{}, nil, fmt.Errorf("%w\nwithout a kws server, kws mcp serve opens the vault itself; with one (start kws), every MCP client shares it", err)
 	}
 	if err != nil {
 		return mcp.ServerConfig{}, nil, err
