@@ -398,3 +398,33 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServeStreamRefusesAHugePut: over the stdio transport, a put one byte
+// over DefaultMaxPut is a tool error and the session goes on; at the end
+// of its input the session ends without an error.
+func TestServeStreamRefusesAHugePut(t *testing.T) {
+	f := newFixture(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- ServeStream(context.Background(), NewServer(f.cfg), inR, outW)
+		outW.Close()
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "stdio", Version: "1"}, nil).
+		Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Repeat("x", DefaultMaxPut+1)
+	want(t, call(t, cs, "vault_put", jsonOf(map[string]string{"text": huge})), true, "33554433 bytes", "at most 33554432 (32 MiB)")
+	p := put(t, cs, `{"text":"still serving"}`)
+	want(t, call(t, cs, "ctx_get", jsonOf(map[string]string{"id": p.ID})), false, "still serving")
+	cs.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("ServeStream after the client closed: %v", err)
+	}
+	if n, _ := f.v.Len(); n != 1 {
+		t.Fatalf("the vault holds %d blocks, want 1", n)
+	}
+}
