@@ -374,8 +374,9 @@ func TestListenLoopbackOnly(t *testing.T) {
 	}
 }
 
-// TestServeHTTP: a go-sdk client reaches the server over streamable HTTP
-// and the server stops with its context.
+// TestServeHTTP: a go-sdk client reaches the server over streamable HTTP;
+// the server stops with its context and closes the session the client
+// left open.
 func TestServeHTTP(t *testing.T) {
 	f := newFixture(t)
 	ln, err := ListenLoopback("127.0.0.1:0")
@@ -384,7 +385,8 @@ func TestServeHTTP(t *testing.T) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- ServeHTTP(ctx, NewServer(f.cfg), ln) }()
+	s := NewServer(f.cfg)
+	go func() { served <- ServeHTTP(ctx, s, ln) }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http", Version: "1"}, nil).
 		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/"}, nil)
 	if err != nil {
@@ -392,11 +394,17 @@ func TestServeHTTP(t *testing.T) {
 	}
 	p := put(t, cs, `{"text":"over http"}`)
 	want(t, call(t, cs, "ctx_get", jsonOf(map[string]string{"id": p.ID})), false, "over http")
-	cs.Close()
 	stop()
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
+	for range s.Sessions() {
+		t.Fatal("a session outlived ServeHTTP")
+	}
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "board_list", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("the client still reaches the stopped server")
+	}
+	cs.Close()
 }
 
 // TestServeStreamRefusesAHugePut: over the stdio transport, a put one byte

@@ -71,18 +71,23 @@ func HTTPHandler(s *sdk.Server) http.Handler {
 }
 
 // ServeHTTP serves s on ln until ctx ends, then closes the listener and
-// the clients' sessions.
+// the clients' sessions: in a kws server, which goes on running, nothing
+// of them is left behind.
 func ServeHTTP(ctx context.Context, s *sdk.Server, ln net.Listener) error {
 	hs := &http.Server{Handler: HTTPHandler(s), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
+	var err error
 	select {
-	case err := <-done:
-		return fmt.Errorf("mcp: http: %w", err)
+	case err = <-done:
+		err = fmt.Errorf("mcp: http: %w", err)
 	case <-ctx.Done():
+		// Streams held open by clients do not delay the exit.
+		_ = hs.Close()
+		<-done
 	}
-	// Streams held open by clients do not delay the exit.
-	_ = hs.Close()
-	<-done
-	return nil
+	for ss := range s.Sessions() {
+		_ = ss.Close()
+	}
+	return err
 }
