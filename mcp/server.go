@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,13 +117,33 @@ func (h handlers) agent(req *sdk.CallToolRequest) string {
 	name := ""
 	if req != nil && req.Session != nil {
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			name = strings.Join(strings.Fields(p.ClientInfo.Name), "-")
+			name = clientName(p.ClientInfo.Name)
 		}
 	}
 	if name == "" {
 		return "mcp"
 	}
 	return "mcp:" + name
+}
+
+// maxClientName bounds the client's name in an agent name.
+const maxClientName = 40
+
+// clientName makes the name a client gives itself fit for the board pane
+// and the vault's records: one word (spaces become dashes), no control
+// characters or escape sequences, at most maxClientName bytes.
+func clientName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if !unicode.IsGraphic(r) {
+			return -1
+		}
+		return r
+	}, strings.Join(strings.Fields(s), "-"))
+	for len(s) > maxClientName {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
 }
 
 // addAgentTool serves the agent's own tool called name as it is: its

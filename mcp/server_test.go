@@ -346,6 +346,10 @@ func TestBoardTools(t *testing.T) {
 	if f.changes.Load() != 3 {
 		t.Fatalf("three board changes told the workstation %d times", f.changes.Load())
 	}
+	odd := f.connect(t, "evil\x1b[31m\tclient\u0007"+strings.Repeat("é", 40))
+	if task = taskOf(t, call(t, odd, "board_add", `{"title":"odd"}`)); task.CreatedBy != "mcp:evil[31m-client"+strings.Repeat("é", 12) {
+		t.Fatalf("a client's odd name: %q", task.CreatedBy)
+	}
 	f.cfg.Agent = "reviewer"
 	c := f.connect(t, "codex")
 	if task = taskOf(t, call(t, c, "board_add", `{"title":"review"}`)); task.CreatedBy != "reviewer" {
