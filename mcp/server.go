@@ -58,7 +58,8 @@ type ServerConfig struct {
 	MaxPut int
 	// Version is kws's version, told to clients in initialize.
 	Version string
-	// Log receives the server's protocol errors; nil discards them.
+	// Log receives the SDK's record of sessions and protocol errors; nil
+	// discards it.
 	Log *slog.Logger
 }
 
@@ -77,7 +78,7 @@ func NewServer(c ServerConfig) *sdk.Server {
 	h := handlers{c: c, env: &tools.Env{Workspace: c.Workspace, Vault: c.Vault, Memory: c.Memory}}
 	s.AddTool(h.ctxGetTool(), h.ctxGet)
 	h.addAgentTool(s, "ctx_search", false)
-	sdk.AddTool(s, &sdk.Tool{Name: "vault_put", Description: vaultPutDoc, Annotations: additive("Store exact bytes in the vault")}, h.vaultPut)
+	sdk.AddTool(s, &sdk.Tool{Name: "vault_put", Description: fmt.Sprintf(vaultPutDoc, c.MaxPut), Annotations: additive("Store exact bytes in the vault")}, h.vaultPut)
 	h.addAgentTool(s, "memory_search", false)
 	h.addAgentTool(s, "memory_save", true)
 	sdk.AddTool(s, &sdk.Tool{Name: "board_list", Description: boardListDoc, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, Title: "List the task board"}}, h.boardList)
@@ -219,9 +220,11 @@ func (h handlers) ctxGet(_ context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	return res, nil
 }
 
+// vaultPutDoc is vault_put's description; %d is the most bytes one call
+// stores.
 const vaultPutDoc = `Store exact bytes in kws's context vault, where every kws agent and the user can find them (ctx_search) and read them back exactly (ctx_get): a build log, a test run, a file's version, evidence another agent will need. Storing the same bytes again returns the same id.
 
-Give exactly one of ` + "`text`" + ` (UTF-8 text, stored as is) or ` + "`base64`" + ` (any bytes, base64-encoded), up to 32 MiB. Returns the block's id and size; "sensitive" is true when the block looks like it holds a secret, and then ctx_get will not serve it.`
+Give exactly one of ` + "`text`" + ` (UTF-8 text, stored as is) or ` + "`base64`" + ` (any bytes, base64-encoded), up to %d bytes. Returns the block's id and size; "sensitive" is true when the block looks like it holds a secret, and then ctx_get will not serve it.`
 
 // putArgs are vault_put's arguments.
 type putArgs struct {
