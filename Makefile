@@ -15,6 +15,8 @@ TOOLS    := tmux vim
 CHEADERS  := nlohmann/json.hpp:nlohmann-json3-dev stb/stb_image.h:libstb-dev
 CINCLUDE  ?= $(HOME)/.cache/kws/include
 MINIAUDIO := $(CINCLUDE)/miniaudio/miniaudio.h
+NPMDIR    := mcp/npm
+NPMSTAMP  := $(NPMDIR)/node_modules/.package-lock.json
 export PATH := $(PATH):/usr/local/go/bin
 export CGO_CPPFLAGS := $(strip $(filter-out -I$(CINCLUDE),$(CGO_CPPFLAGS)) -I$(CINCLUDE))
 
@@ -22,7 +24,7 @@ export CGO_CPPFLAGS := $(strip $(filter-out -I$(CINCLUDE),$(CGO_CPPFLAGS)) -I$(C
 
 all: build
 
-setup: $(MINIAUDIO)
+setup: $(MINIAUDIO) $(NPMSTAMP)
 	@command -v $(GO) >/dev/null 2>&1 || { echo "kws: Go 1.26 or later is required (https://go.dev/dl)"; exit 1; }
 	@missing=; for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then :; \
@@ -52,6 +54,17 @@ $(MINIAUDIO): go.mod
 	@mkdir -p $(@D)
 	@$(GO) mod download github.com/gen2brain/malgo
 	@install -m 644 "$$($(GO) list -m -f '{{.Dir}}' github.com/gen2brain/malgo)/miniaudio.h" $@
+
+# The MCP tests run against real MCP software from npm, pinned in
+# $(NPMDIR)/package-lock.json and installed next to it (an ignored folder):
+# Node and npm come from Debian when missing.
+$(NPMSTAMP): $(NPMDIR)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+			echo "kws: installing nodejs npm (apt-get)"; \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; } >/dev/null; \
+		else echo "kws: the MCP tests need Node.js and npm: install them (apt-get install nodejs npm as root on Debian)"; exit 1; fi; }
+	@cd $(NPMDIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
 
 # The cgo flags make exports, for go commands run by hand: eval "$$(make -s env)".
 env:

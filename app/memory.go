@@ -1,13 +1,9 @@
 package app
 
 import (
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/philippgille/chromem-go"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/config"
@@ -16,44 +12,22 @@ import (
 )
 
 // OpenMemory opens the data dir's memory store, DATA/memory, with the
-// embedder cfg names; engine embeds for "sidecar". Every memory records
-// the embedder of its vector, so one store serves every embedder: after
-// a switch the store re-embeds its memories in the background. The
-// stores older versions kept per embedder (DATA/memory-sidecar,
-// DATA/memory-openai-MODEL) are merged into it on the first open.
+// embedder cfg names (NewEmbedder); engine embeds for "sidecar". Every
+// memory records the embedder of its vector, so one store serves every
+// embedder: after a switch the store re-embeds its memories in the
+// background. The stores older versions kept per embedder
+// (DATA/memory-sidecar, DATA/memory-openai-MODEL) are merged into it on
+// the first open.
 func OpenMemory(dataDir string, cfg config.Config, engine sidecar.Engine) (*memory.Store, error) {
-	embed, id, err := memoryEmbedder(cfg, engine)
+	emb, err := NewEmbedder(dataDir, cfg, engine)
 	if err != nil {
 		return nil, err
 	}
 	// Candidates under the promotion threshold wait in the memory pane's
 	// approval queue.
-	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true, Embedder: embed, EmbedderID: id,
-		Migrate: legacyMemoryDirs(dataDir)}
+	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true, Embedder: emb.Document, QueryEmbedder: emb.Query,
+		EmbedderID: emb.ID, Migrate: legacyMemoryDirs(dataDir)}
 	return memory.Open(filepath.Join(dataDir, memory.DirName), opts)
-}
-
-// memoryEmbedder returns the embedding function cfg.MemoryEmbedder names
-// and its EmbedderID, which changes whenever its vectors would: the
-// model, and the server that runs it.
-func memoryEmbedder(cfg config.Config, engine sidecar.Engine) (chromem.EmbeddingFunc, string, error) {
-	switch e := cfg.MemoryEmbedder; {
-	case e == "" || e == "hash":
-		return memory.HashEmbedder(memory.DefaultDims), memory.HashEmbedderID(memory.DefaultDims), nil
-	case e == "sidecar" && engine != nil:
-		return memory.FuncEmbedder(engine.Embed), "sidecar:" + engine.Info().Name, nil
-	case strings.HasPrefix(e, "openai:") && len(e) > len("openai:"):
-		model := strings.TrimPrefix(e, "openai:")
-		if cfg.BaseURL == "" {
-			return nil, "", fmt.Errorf("memory_embedder = %q needs base_url (or KWS_BASE_URL)", e)
-		}
-		host := cfg.BaseURL
-		if u, err := url.Parse(cfg.BaseURL); err == nil && u.Host != "" {
-			host = u.Host
-		}
-		return memory.OpenAIEmbedder(cfg.BaseURL, cfg.APIKey, model, nil), "openai:" + model + "@" + host, nil
-	}
-	return nil, "", fmt.Errorf("memory_embedder = %q: want hash, sidecar or openai:MODEL", cfg.MemoryEmbedder)
 }
 
 // legacyMemoryDirs are the stores older versions kept per embedder in

@@ -69,6 +69,12 @@ func benchMemories(b *testing.B, n int) *Store {
 		}
 		bs.store, bs.err = Open(bs.dir, Options{})
 		b.Logf("built %d memories in %v", n, time.Since(start).Round(time.Millisecond))
+		// The first search builds the word index from the loaded memories.
+		start = time.Now()
+		if _, bs.err = bs.store.Search(context.Background(), "parser", nil, 1); bs.err != nil {
+			return
+		}
+		b.Logf("indexed their words in %v", time.Since(start).Round(time.Millisecond))
 	})
 	if bs.err != nil {
 		b.Fatal(bs.err)
@@ -179,6 +185,48 @@ func BenchmarkOpen(b *testing.B) {
 						b.Fatalf("opened %d memories, %d damaged; want %d", s.Count(), len(s.Damaged()), n)
 					}
 					s.Close()
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+			})
+		}
+	}
+}
+
+// BenchmarkSearch measures one hybrid search for the top 10 (embedding
+// the query, the word and the similarity rankings over both scopes, fusing
+// them) at 10k and 50k memories, and each ranking alone: words (the BM25
+// index) and similarity (the embedder and chromem-go's scan).
+func BenchmarkSearch(b *testing.B) {
+	queries := []string{"where does the parser live", "which database does the vault use",
+		"how do we run tests with the race detector", "the sidecar embedder config"}
+	ctx := context.Background()
+	scopes := []string{proj, GlobalScope}
+	for _, n := range []int{10_000, 50_000} {
+		for _, part := range []struct {
+			name string
+			run  func(s *Store, q string) (int, error)
+		}{
+			{"hybrid", func(s *Store, q string) (int, error) {
+				hits, err := s.Search(ctx, q, scopes, 10)
+				return len(hits), err
+			}},
+			{"words", func(s *Store, q string) (int, error) {
+				s.mu.RLock()
+				defer s.mu.RUnlock()
+				return len(s.lexRank(q, scopes, 10)), nil
+			}},
+			{"similarity", func(s *Store, q string) (int, error) {
+				hits, err := s.search(ctx, q, scopes, 10)
+				return len(hits), err
+			}},
+		} {
+			b.Run(fmt.Sprintf("memories=%d/%s", n, part.name), func(b *testing.B) {
+				s := benchMemories(b, n)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if got, err := part.run(s, queries[i%len(queries)]); err != nil || got != 10 {
+						b.Fatalf("%d hits, %v", got, err)
+					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
 			})

@@ -75,6 +75,10 @@ var (
 type Options struct {
 	// Embedder turns text into vectors; nil means HashEmbedder(512).
 	Embedder chromem.EmbeddingFunc
+	// QueryEmbedder embeds search queries, for a model trained to embed
+	// queries and documents differently (nomic-embed's task prefixes);
+	// nil means Embedder. It must make vectors comparable with Embedder's.
+	QueryEmbedder chromem.EmbeddingFunc
 	// EmbedderID names Embedder, model and all, such as "hash:512" or
 	// "openai:text-embedding-3-small@api.openai.com": vectors are only
 	// compared with vectors of the same EmbedderID. Each memory records
@@ -109,15 +113,18 @@ type Options struct {
 	// DeleteSimilarity is the similarity from which "forget …" deletes a
 	// memory; 0 means 0.5.
 	DeleteSimilarity float64
-	// RecallMinScore is the least similarity a recalled memory needs; 0
-	// means 0.15.
+	// RecallMinScore is the least similarity a recalled memory that
+	// shares no word with the query needs; 0 means 0.15.
 	RecallMinScore float64
 }
 
 // withDefaults fills the zero fields of o.
 func (o Options) withDefaults() Options {
 	if o.Embedder == nil {
-		o.Embedder, o.EmbedderID = HashEmbedder(DefaultDims), HashEmbedderID(DefaultDims)
+		o.Embedder, o.EmbedderID, o.QueryEmbedder = HashEmbedder(DefaultDims), HashEmbedderID(DefaultDims), nil
+	}
+	if o.QueryEmbedder == nil {
+		o.QueryEmbedder = o.Embedder
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -177,10 +184,13 @@ type Memory struct {
 	Embedder string `json:"embedder,omitempty"`
 }
 
-// Hit is a memory found by Search with its cosine similarity to the query.
+// Hit is a memory found by Search with its relevance to the query.
 type Hit struct {
 	Memory
-	// Score is the cosine similarity, from -1 to 1.
+	// Score is the relevance Search ranked by: the weighted reciprocal
+	// rank fusion of the memory's rank by words (BM25) and by meaning (the
+	// embedder's similarity), scaled so that 1 is first in both, 0.75 first
+	// by words alone and 0.25 first by meaning alone.
 	Score float64 `json:"score"`
 }
 

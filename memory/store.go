@@ -40,6 +40,8 @@ type Store struct {
 	cacheFile os.FileInfo // the queue file it was read from
 	cache     []Pending
 
+	lex lexicon // word index of every memory's text (lexical.go)
+
 	watchMu  sync.Mutex // guards the watchers of the pending queue
 	watchers map[int]func()
 	watchID  int
@@ -100,6 +102,7 @@ func (s *Store) place(doc chromem.Document) {
 		s.docs[scope] = map[string]*chromem.Document{}
 	}
 	s.docs[scope][doc.ID] = &doc
+	s.lexPut(scope, doc.ID, doc.Content)
 	c, _ := s.db.GetOrCreateCollection(scope, nil, s.opts.Embedder) // fails only without an embedder
 	if !s.current(doc) {
 		c.Delete(context.Background(), nil, nil, doc.ID) // fails only without ids
@@ -114,6 +117,7 @@ func (s *Store) place(doc chromem.Document) {
 // unplace forgets memory id of scope in memory; the one path a removal
 // takes (see place).
 func (s *Store) unplace(scope, id string) {
+	s.lexRemove(scope, id)
 	delete(s.docs[scope], id)
 	if len(s.docs[scope]) == 0 {
 		delete(s.docs, scope)
@@ -301,7 +305,17 @@ func (s *Store) Count(scopes ...string) int {
 // embed runs the embedder on text, refusing a vector of another size
 // than the store's (see dims), so no such vector reaches chromem.
 func (s *Store) embed(ctx context.Context, text string) ([]float32, error) {
-	vec, err := s.opts.Embedder(ctx, text)
+	return s.embedWith(ctx, s.opts.Embedder, text)
+}
+
+// embedQuery embeds a search query with Options.QueryEmbedder.
+func (s *Store) embedQuery(ctx context.Context, query string) ([]float32, error) {
+	return s.embedWith(ctx, s.opts.QueryEmbedder, query)
+}
+
+// embedWith embeds text with f, checking the vector's size.
+func (s *Store) embedWith(ctx context.Context, f chromem.EmbeddingFunc, text string) ([]float32, error) {
+	vec, err := f(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("memory: embed: %w", err)
 	}

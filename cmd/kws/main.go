@@ -103,7 +103,7 @@ func newRoot() rootCmd {
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g))
-	root.AddCommand(newMemoryCmd(g))
+	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
 	root.AddCommand(newServerCmds(g)...)
 	forwardable(root, g)
 	return rootCmd{Command: root, g: g}

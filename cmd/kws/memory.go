@@ -32,7 +32,8 @@ func newMemoryCmd(g *globals) *cobra.Command {
 	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
 	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
 	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g),
-		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g), newMemoryStatus(g), newMemoryReembed(g))
+		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g), newMemoryStatus(g), newMemoryReembed(g),
+		newMemoryEval(g))
 	// A store a command opened itself is closed when it ends, which stops
 	// its re-embedding: the next command goes on where it stopped.
 	for _, c := range cmd.Commands() {

@@ -118,7 +118,7 @@ func TestMemoryEmbedderFromConfig(t *testing.T) {
 	}
 	dir := t.TempDir()
 	write(`memory_embedder = "bogus"`)
-	if _, err := run(t, dir, nil, "memory", "ls"); err == nil || !strings.Contains(err.Error(), "want hash, sidecar or openai:MODEL") {
+	if _, err := run(t, dir, nil, "memory", "ls"); err == nil || !strings.Contains(err.Error(), "want hash, sidecar, openai:MODEL or gguf:PATH") {
 		t.Fatalf("a bad embedder: %v", err)
 	}
 	write(`memory_embedder = "sidecar"`)
