@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -136,7 +137,10 @@ func NewSession(p Params, store Store, counter *tokens.Counter, agent, session s
 	}
 	s := &Session{p: p, store: store, tok: counter, agent: agent, session: session,
 		first: map[[32]byte]int{}, restore: stickyRestore{turn: -2, index: -1}}
+	// The tokenizer and the secret rules load now, with the session,
+	// rather than in its first call.
 	s.decoderTok = counter.Count(DecoderPrompt()).Tokens
+	secrets.Load()
 	return s, nil
 }
 
