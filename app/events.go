@@ -108,8 +108,9 @@ func (w *Workstation) refreshVault() {
 	})
 }
 
-// storesChanged re-reads the vault and memory panes after a kws command
-// (typed in a shell pane, or anywhere) changed the vault or the memory.
+// storesChanged re-reads the vault, memory and board panes after a kws
+// command (typed in a shell pane, or anywhere) or an MCP client (kws mcp
+// serve) changed the vault, the memory or the task board.
 func (w *Workstation) storesChanged() {
 	a := w.appP.Load()
 	if a == nil {
@@ -119,6 +120,11 @@ func (w *Workstation) storesChanged() {
 		w.vaultAt = time.Time{}
 		w.refreshVault()
 		w.refreshMemory()
+		w.app.EachPane(func(p pane.Pane) {
+			if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindBoard {
+				r.Refresh()
+			}
+		})
 	})
 }
 

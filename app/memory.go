@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,34 +11,40 @@ import (
 	"github.com/kwsdev/kws/sidecar"
 )
 
-// OpenMemory opens the data dir's memory store for the embedder cfg
-// names: DATA/memory for the hashing embedder (the default),
-// DATA/memory-sidecar or DATA/memory-openai-MODEL for the others, since
-// a store must be read with the embedder that filled it. engine embeds
-// for "sidecar".
+// OpenMemory opens the data dir's memory store, DATA/memory, with the
+// embedder cfg names (NewEmbedder); engine embeds for "sidecar". Every
+// memory records the embedder of its vector, so one store serves every
+// embedder: after a switch the store re-embeds its memories in the
+// background. The stores older versions kept per embedder
+// (DATA/memory-sidecar, DATA/memory-openai-MODEL) are merged into it on
+// the first open.
 func OpenMemory(dataDir string, cfg config.Config, engine sidecar.Engine) (*memory.Store, error) {
+	emb, err := NewEmbedder(dataDir, cfg, engine)
+	if err != nil {
+		return nil, err
+	}
 	// Candidates under the promotion threshold wait in the memory pane's
 	// approval queue.
-	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true}
-	dir := memory.DirName
-	switch e := cfg.MemoryEmbedder; {
-	case e == "" || e == "hash":
-	case e == "sidecar" && engine != nil:
-		opts.Embedder, dir = memory.FuncEmbedder(engine.Embed), memory.DirName+"-sidecar"
-	case strings.HasPrefix(e, "openai:") && len(e) > len("openai:"):
-		model := strings.TrimPrefix(e, "openai:")
-		if cfg.BaseURL == "" {
-			return nil, fmt.Errorf("memory_embedder = %q needs base_url (or KWS_BASE_URL)", e)
+	opts := memory.Options{Sensitive: diet.IsSensitive, Review: true, Embedder: emb.Document, QueryEmbedder: emb.Query,
+		EmbedderID: emb.ID, Migrate: legacyMemoryDirs(dataDir)}
+	return memory.Open(filepath.Join(dataDir, memory.DirName), opts)
+}
+
+// legacyMemoryDirs are the stores older versions kept per embedder in
+// dataDir, not merged yet, with the name their unrecorded vectors get: no
+// embedder's, so they are re-embedded.
+func legacyMemoryDirs(dataDir string) []memory.Legacy {
+	var out []memory.Legacy
+	entries, _ := os.ReadDir(dataDir) // an unreadable data dir fails Open itself
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || strings.Contains(name, memory.MigratedSuffix) {
+			continue
 		}
-		opts.Embedder = memory.OpenAIEmbedder(cfg.BaseURL, cfg.APIKey, model, nil)
-		dir = memory.DirName + "-openai-" + strings.Map(func(r rune) rune {
-			if r == '/' || r == os.PathSeparator || r == ':' {
-				return '_'
-			}
-			return r
-		}, model)
-	default:
-		return nil, fmt.Errorf("memory_embedder = %q: want hash, sidecar or openai:MODEL", e)
+		if name == memory.DirName+"-sidecar" || strings.HasPrefix(name, memory.DirName+"-openai-") {
+			out = append(out, memory.Legacy{Dir: filepath.Join(dataDir, name),
+				Embedder: "unrecorded:" + strings.TrimPrefix(name, memory.DirName+"-")})
+		}
 	}
-	return memory.Open(filepath.Join(dataDir, dir), opts)
+	return out
 }

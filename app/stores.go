@@ -91,10 +91,13 @@ func OpenStores(o Options) (*Stores, error) {
 	return st, nil
 }
 
-// Close closes the vault, the sidecar and the log, once the blocks being
-// described are.
+// Close closes the memory, the vault, the sidecar and the log, once the
+// blocks being described are.
 func (st *Stores) Close() {
 	st.bg.Wait()
+	if st.memory != nil {
+		_ = st.memory.Close() // stops its re-embedding; the next open goes on
+	}
 	if st.vault != nil {
 		_ = st.vault.Close()
 	}

@@ -45,7 +45,11 @@ type Config struct {
 	// Theme is the workstation's skin.
 	Theme string `toml:"theme" json:"theme,omitempty"`
 	// MemoryEmbedder chooses memory's embedder: "hash" (the default),
-	// "sidecar", or "openai:MODEL" (the /embeddings endpoint of base_url).
+	// "sidecar" (the sidecar's generation model), "openai:MODEL" (the
+	// /embeddings endpoint of base_url), or "gguf:PATH", an embedding GGUF
+	// (bge, MiniLM, nomic-embed: llama.cpp's bert and nomic-bert, or a
+	// decoder naming a pooling type) run in process with its own pooling;
+	// a relative PATH is under DATA/models.
 	MemoryEmbedder string `toml:"memory_embedder" json:"memory_embedder,omitempty"`
 	// Notify is how the server tells an attached terminal that an agent
 	// waits for approval: "osc9" (the default), "osc777", "bell" or

@@ -1,8 +1,3 @@
-// Package mcp connects kws to the Model Context Protocol both ways: the
-// client side (this file and the other client*.go files) runs the MCP
-// servers the config names and offers their tools to kws agents as
-// mcp__SERVER__TOOL; the server side offers kws's vault, memory and board
-// to other agents.
 package mcp
 
 import (

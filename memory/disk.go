@@ -2,7 +2,6 @@ package memory
 
 import (
 	"bytes"
-	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -19,8 +18,7 @@ import (
 // chromem.Document. chromem-go's persistent DB writes those files in
 // place (create, truncate, write), so a kill mid-write leaves a torn file,
 // and its loader then refuses the whole directory. The store therefore
-// keeps its collections in an in-memory chromem DB and writes the files
-// itself: a temporary file, fsync, rename over the old file, fsync of the
+// keeps its memories in memory and writes the files itself: a temporary file, fsync, rename over the old file, fsync of the
 // folder. On Open a file that does not decode is moved to QuarantineDir
 // and reported by Store.Damaged; the rest loads.
 
@@ -63,37 +61,13 @@ func (d Damage) String() string {
 	return fmt.Sprintf("memory: damaged file %s (%v) moved to %s; the other memories are unaffected", d.File, d.Err, d.MovedTo)
 }
 
-// load reads the scope folders of dir into a new in-memory DB, removing
-// the leftovers of cut-short writes and quarantining damaged files.
-func load(dir string, embed chromem.EmbeddingFunc) (*chromem.DB, []Damage, error) {
-	db := chromem.NewDB()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("memory: %w", err)
-	}
-	var damage []Damage
-	for _, e := range entries {
-		switch {
-		case strings.HasPrefix(e.Name(), tmpPrefix):
-			os.Remove(filepath.Join(dir, e.Name()))
-		case e.IsDir() && e.Name() != QuarantineDir:
-			d, err := loadScope(db, dir, e.Name(), embed)
-			if err != nil {
-				return nil, nil, err
-			}
-			damage = append(damage, d...)
-		}
-	}
-	return db, damage, nil
-}
-
-// loadScope reads the scope folder name of dir into db. A damaged or
-// missing name file is rewritten from the scope the memories record.
-func loadScope(db *chromem.DB, dir, name string, embed chromem.EmbeddingFunc) ([]Damage, error) {
+// loadScope reads the memories of the scope folder name of dir. A damaged
+// or missing name file is rewritten from the scope the memories record.
+func loadScope(dir, name string) ([]chromem.Document, []Damage, error) {
 	folder := filepath.Join(dir, name)
 	files, err := os.ReadDir(folder)
 	if err != nil {
-		return nil, fmt.Errorf("memory: %w", err)
+		return nil, nil, fmt.Errorf("memory: %w", err)
 	}
 	var (
 		damage  []Damage
@@ -127,25 +101,13 @@ func loadScope(db *chromem.DB, dir, name string, embed chromem.EmbeddingFunc) ([
 			docs = append(docs, d)
 		}
 	}
-	if metaErr != nil {
-		if len(docs) == 0 {
-			return damage, nil
-		}
+	if metaErr != nil && len(docs) > 0 {
 		meta = collectionMeta{Name: docs[0].Metadata[keyScope]}
 		if err := writeGob(filepath.Join(folder, metaFile), meta); err != nil {
-			return nil, fmt.Errorf("memory: restore the name of scope %s: %w", meta.Name, err)
+			return nil, nil, fmt.Errorf("memory: restore the name of scope %s: %w", meta.Name, err)
 		}
 	}
-	c, err := db.CreateCollection(meta.Name, meta.Metadata, embed)
-	if err != nil {
-		return nil, fmt.Errorf("memory: scope %s: %w", meta.Name, err)
-	}
-	for _, d := range docs {
-		if err := c.AddDocument(context.Background(), d); err != nil {
-			return nil, fmt.Errorf("memory: load %s: %w", d.ID, err)
-		}
-	}
-	return damage, nil
+	return docs, damage, nil
 }
 
 // checkDoc reports what is wrong with a decoded memory file: it must be
@@ -156,7 +118,7 @@ func checkDoc(d chromem.Document, folder, file string) error {
 		return errors.New("no id")
 	case slot(d.ID)+docExt != file:
 		return fmt.Errorf("holds %s, which belongs in %s", d.ID, slot(d.ID)+docExt)
-	case slot(d.Metadata[keyScope]) != folder:
+	case d.Metadata == nil || slot(d.Metadata[keyScope]) != folder:
 		return fmt.Errorf("holds a memory of scope %q, which belongs in folder %s", d.Metadata[keyScope], slot(d.Metadata[keyScope]))
 	case len(d.Embedding) == 0:
 		return errors.New("no vector")

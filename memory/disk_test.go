@@ -167,6 +167,9 @@ func TestHelperProcess(t *testing.T) {
 	}
 	dir := os.Getenv("KWS_MEMORY_TEST_DIR")
 	args := strings.Split(os.Getenv("KWS_MEMORY_TEST_ARG"), "\x1f")
+	if what == "reembed" {
+		helperReembed(dir, args[0])
+	}
 	s, err := Open(dir, Options{Review: true})
 	if err != nil {
 		fmt.Println(err)

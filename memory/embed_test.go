@@ -114,7 +114,7 @@ func TestOpenAIEmbedder(t *testing.T) {
 	}
 
 	// A store over the endpoint works end to end.
-	s := mustOpen(t, t.TempDir(), Options{Embedder: OpenAIEmbedder(srv.URL+"/v1", "k3y", "embed-small", nil)})
+	s := mustOpen(t, t.TempDir(), Options{Embedder: OpenAIEmbedder(srv.URL+"/v1", "k3y", "embed-small", nil), EmbedderID: "openai:embed-small"})
 	mustAdd(t, s, GlobalScope, "note", "short")
 	if hits, err := s.Search(ctx, "a much longer query", nil, 1); err != nil || len(hits) != 1 {
 		t.Fatalf("search over the endpoint: %v %v", hits, err)

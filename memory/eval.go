@@ -7,44 +7,63 @@ import (
 	"github.com/kwsdev/kws/memory/recallset"
 )
 
-// RecallRetriever returns a recallset.Retriever that fills a new store with every turn of a conversation as
-// `kws memory add` would ("SPEAKER: TEXT", promoted as a manual note, so
-// near-duplicates merge) in a temporary directory, and searches it as
-// `kws memory search` does. kws memory eval and the memory benchmarks
-// measure the store with it.
+// RecallRetriever returns a recallset.Retriever that fills a new store
+// with every turn of a conversation as `kws memory add` would ("SPEAKER:
+// TEXT", promoted as a manual note, so near-duplicates merge) in a
+// temporary directory, and searches it as `kws memory search` does: a
+// result is a memory, holding every turn merged into it. kws memory eval
+// and the memory benchmarks measure the store with it.
 func RecallRetriever(opts Options) recallset.Retriever {
 	return func(c recallset.Conversation) (recallset.SearchFunc, func(), error) {
-		dir, err := os.MkdirTemp("", "kws-recallset-")
+		s, turns, release, err := recallStore(c, opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		release := func() { os.RemoveAll(dir) }
-		s, err := Open(dir, opts)
+		return recallSearch(s, turns), release, nil
+	}
+}
+
+// recallStore opens a store in a temporary directory, adds c's turns to
+// it and returns the turns each memory holds, by memory ID; release
+// removes the directory.
+func recallStore(c recallset.Conversation, opts Options) (*Store, map[string][]int, func(), error) {
+	dir, err := os.MkdirTemp("", "kws-recallset-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := Open(dir, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, nil, err
+	}
+	release := func() {
+		s.Close()
+		os.RemoveAll(dir)
+	}
+	ctx := context.Background()
+	turns := map[string][]int{}
+	for _, t := range c.Turns {
+		_, m, err := s.Promote(ctx, Candidate{Text: t.Line(), Confidence: 1}, GlobalScope, Provenance{Source: SourceManual})
 		if err != nil {
 			release()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		ctx := context.Background()
-		turns := map[string][]int{}
-		for _, t := range c.Turns {
-			_, m, err := s.Promote(ctx, Candidate{Text: t.Line(), Confidence: 1}, GlobalScope, Provenance{Source: SourceManual})
-			if err != nil {
-				release()
-				return nil, nil, err
-			}
-			turns[m.ID] = append(turns[m.ID], t.ID)
+		turns[m.ID] = append(turns[m.ID], t.ID)
+	}
+	return s, turns, release, nil
+}
+
+// recallSearch searches s in every scope; a result is the turns a hit holds.
+func recallSearch(s *Store, turns map[string][]int) recallset.SearchFunc {
+	return func(q string, k int) ([][]int, error) {
+		hits, err := s.Search(context.Background(), q, nil, k)
+		if err != nil {
+			return nil, err
 		}
-		search := func(q string, k int) ([]int, error) {
-			hits, err := s.Search(ctx, q, nil, k)
-			if err != nil {
-				return nil, err
-			}
-			var ids []int
-			for _, h := range hits {
-				ids = append(ids, turns[h.ID]...)
-			}
-			return ids[:min(k, len(ids))], nil
+		results := make([][]int, len(hits))
+		for i, h := range hits {
+			results[i] = turns[h.ID]
 		}
-		return search, release, nil
+		return results, nil
 	}
 }

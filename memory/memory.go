@@ -63,16 +63,34 @@ var (
 	// ErrBadKind is returned for a kind that is not one of Kinds (or
 	// KindForget, for a candidate).
 	ErrBadKind = errors.New("memory: unknown kind")
-	// ErrEmbedder is returned when the embedder's vectors do not match the
-	// stored ones (the store was filled with another embedder).
-	ErrEmbedder = errors.New("memory: the embedder does not match the stored vectors (different size); open the store with the embedder that filled it")
+	// ErrEmbedder is returned when the embedder makes a vector of another
+	// size than its earlier ones, which cannot be compared with them.
+	ErrEmbedder = errors.New("memory: the embedder's vectors changed size")
+	// ErrNoEmbedderID is returned by Open for Options that give an
+	// Embedder without its EmbedderID.
+	ErrNoEmbedderID = errors.New("memory: Options.Embedder needs Options.EmbedderID, the name of the embedder")
 )
 
 // Options tune Open. The zero value is usable.
 type Options struct {
-	// Embedder turns text into vectors; nil means HashEmbedder(512). A
-	// store must be reopened with the embedder that filled it.
+	// Embedder turns text into vectors; nil means HashEmbedder(512).
 	Embedder chromem.EmbeddingFunc
+	// QueryEmbedder embeds search queries, for a model trained to embed
+	// queries and documents differently (nomic-embed's task prefixes);
+	// nil means Embedder. It must make vectors comparable with Embedder's.
+	QueryEmbedder chromem.EmbeddingFunc
+	// EmbedderID names Embedder, model and all, such as "hash:512" or
+	// "openai:text-embedding-3-small@api.openai.com": vectors are only
+	// compared with vectors of the same EmbedderID. Each memory records
+	// the EmbedderID of its vector; opening a store with another one
+	// re-embeds its memories in the background (see Store.Reembedding).
+	// Required with Embedder; nil Embedder means HashEmbedderID(512).
+	EmbedderID string
+	// Migrate are older stores to merge into this one on Open, each once:
+	// their memories are copied in (a memory already here, by id or by
+	// text in its scope, is not copied twice) and the folder is renamed
+	// with MigratedSuffix.
+	Migrate []Legacy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Sensitive reports text that holds a secret, which is never stored;
@@ -95,15 +113,18 @@ type Options struct {
 	// DeleteSimilarity is the similarity from which "forget …" deletes a
 	// memory; 0 means 0.5.
 	DeleteSimilarity float64
-	// RecallMinScore is the least similarity a recalled memory needs; 0
-	// means 0.15.
+	// RecallMinScore is the least similarity a recalled memory that
+	// shares no word with the query needs; 0 means 0.15.
 	RecallMinScore float64
 }
 
 // withDefaults fills the zero fields of o.
 func (o Options) withDefaults() Options {
 	if o.Embedder == nil {
-		o.Embedder = HashEmbedder(DefaultDims)
+		o.Embedder, o.EmbedderID, o.QueryEmbedder = HashEmbedder(DefaultDims), HashEmbedderID(DefaultDims), nil
+	}
+	if o.QueryEmbedder == nil {
+		o.QueryEmbedder = o.Embedder
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -156,12 +177,20 @@ type Memory struct {
 	Updated time.Time `json:"updated"`
 	// Provenance says where it came from.
 	Provenance Provenance `json:"provenance"`
+	// Embedder is the EmbedderID of the embedder that made the memory's
+	// vector. The store sets it; a memory whose Embedder is not the
+	// store's waits to be re-embedded, and is meanwhile not found by
+	// similarity.
+	Embedder string `json:"embedder,omitempty"`
 }
 
-// Hit is a memory found by Search with its cosine similarity to the query.
+// Hit is a memory found by Search with its relevance to the query.
 type Hit struct {
 	Memory
-	// Score is the cosine similarity, from -1 to 1.
+	// Score is the relevance Search ranked by: the weighted reciprocal
+	// rank fusion of the memory's rank by words (BM25) and by meaning (the
+	// embedder's similarity), scaled so that 1 is first in both, 0.75 first
+	// by words alone and 0.25 first by meaning alone.
 	Score float64 `json:"score"`
 }
 
@@ -231,6 +260,7 @@ const (
 	keyTurn       = "turn"
 	keyVaultIDs   = "vault_ids"
 	keySource     = "source"
+	keyEmbedder   = "embedder"
 )
 
 // metadata encodes m's fields (all but ID and Text) for chromem, whose
@@ -253,6 +283,9 @@ func (m Memory) metadata() map[string]string {
 	if len(m.Provenance.VaultIDs) > 0 {
 		md[keyVaultIDs] = strings.Join(m.Provenance.VaultIDs, ",")
 	}
+	if m.Embedder != "" {
+		md[keyEmbedder] = m.Embedder
+	}
 	return md
 }
 
@@ -268,6 +301,7 @@ func decode(id, text string, md map[string]string) Memory {
 		m.Provenance.VaultIDs = strings.Split(v, ",")
 	}
 	m.Provenance.Source = md[keySource]
+	m.Embedder = md[keyEmbedder]
 	return m
 }
 

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,21 +17,173 @@ const RecallHeader = `<memory note="hints from earlier sessions, not evidence: t
 const recallFooter = "</memory>"
 
 // Recall ranking: how many memories are considered, and how much a
-// project memory outranks a global one of the same similarity.
+// project memory outranks a global one of the same relevance.
 const (
 	recallCandidates = 32
 	projectBoost     = 0.05
 )
 
-// Search returns the k memories of scopes most similar to query, best
-// first; no scopes means every scope. Scores are chromem's cosine
-// similarities.
+// fusion is how hybrid search combines rankings (weighted reciprocal
+// rank fusion): a memory's relevance is Σ weight/(k + rank) over the word
+// ranking (BM25 over the lexicon) and the meaning ranking (the embedder's
+// cosine similarity), each read depth deep.
+type fusion struct {
+	k              float64
+	words, meaning float64
+	depth          int
+}
+
+// defaultFusion was chosen on recallset's Tune split with the hashing
+// embedder (TestTuneFusion): with the usual k of 60 and equal weights the
+// embedder's ranking, itself a blur of the same words, pulled the words'
+// best answers down (recall@1/5/10 33.8/47.9/49.2% against 36.3/54.6/57.1%
+// for words alone). A small k and three times the weight for words let
+// similarity settle the close calls and bring in what shares no word
+// without overturning a clear word match: 36.7/56.3/57.1%.
+var defaultFusion = fusion{k: 1, words: 3, meaning: 1, depth: 100}
+
+// Search returns the k memories of scopes most relevant to query, best
+// first; no scopes means every scope. Relevance fuses word matching
+// (BM25) with the embedder's similarity; Hit.Score is the fused score
+// (see Hit). Only vectors of the store's embedder are compared: a memory
+// waiting to be re-embedded (see Reembedding) is found by its words alone.
 func (s *Store) Search(ctx context.Context, query string, scopes []string, k int) ([]Hit, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.search(ctx, query, scopes, k)
+	found, err := s.hybrid(ctx, query, scopes, k)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, len(found))
+	for i, f := range found {
+		hits[i] = f.Hit
+	}
+	return hits, nil
 }
 
+// found is one hybrid search result.
+type found struct {
+	Hit
+	cos   float64 // cosine similarity with the query
+	words bool    // shares a term with the query
+	key   string  // lexicon key
+}
+
+// hybrid ranks the memories of scopes for query by fusing their word and
+// meaning ranks, and returns the best k.
+func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int) ([]found, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, ErrEmpty
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	var only []string // nil: every scope
+	if len(scopes) == 0 {
+		scopes = s.scopes()
+	} else {
+		only = scopes
+	}
+	fu := defaultFusion
+	if s.lex.fuse != nil {
+		fu = *s.lex.fuse
+	}
+	depth := max(k, fu.depth)
+	var vec []float32
+	var byMeaning []*found
+	for _, scope := range scopes {
+		c := s.collection(scope)
+		if c == nil {
+			continue
+		}
+		if vec == nil {
+			var err error
+			if vec, err = s.embedQuery(ctx, query); err != nil {
+				return nil, err
+			}
+			vec = normalized(vec)
+		}
+		res, err := c.QueryEmbedding(ctx, vec, min(depth, c.Count()), nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
+		}
+		for _, r := range res {
+			m := decode(r.ID, r.Content, r.Metadata)
+			byMeaning = append(byMeaning, &found{Hit: Hit{Memory: m}, cos: float64(r.Similarity), key: lexKey(scope, r.ID)})
+		}
+	}
+	sort.SliceStable(byMeaning, func(i, j int) bool {
+		if byMeaning[i].cos != byMeaning[j].cos {
+			return byMeaning[i].cos > byMeaning[j].cos
+		}
+		return byMeaning[i].ID < byMeaning[j].ID
+	})
+	byMeaning = byMeaning[:min(depth, len(byMeaning))]
+	byWords := s.lexRank(query, only, depth)
+
+	// Equal scores share a rank (the first of theirs), so two memories
+	// alike by words and meaning stay alike, and the project boost and
+	// recency decide between them.
+	all := make(map[string]*found, len(byMeaning)+len(byWords))
+	rank := 0
+	for i, f := range byMeaning {
+		if i > 0 && f.cos != byMeaning[i-1].cos {
+			rank = i
+		}
+		f.Score = fu.meaning / (fu.k + float64(rank+1))
+		all[f.key] = f
+	}
+	rank = 0
+	for i, w := range byWords {
+		if i > 0 && w.Score != byWords[i-1].Score {
+			rank = i
+		}
+		f := all[w.ID]
+		if f == nil {
+			if f = s.lookup(w.ID, vec); f == nil {
+				continue
+			}
+			all[w.ID] = f
+		}
+		f.words = true
+		f.Score += fu.words / (fu.k + float64(rank+1))
+	}
+	top := (fu.words + fu.meaning) / (fu.k + 1)
+	out := make([]found, 0, len(all))
+	for _, f := range all {
+		f.Score /= top
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated) // the newer says what holds now
+		}
+		return out[i].key < out[j].key
+	})
+	return out[:min(k, len(out))], nil
+}
+
+// lookup reads the memory of lexicon key and its similarity to vec, a
+// normalized query vector (0 when vec is nil or the memory's vector is
+// another embedder's); nil when the memory is gone.
+func (s *Store) lookup(key string, vec []float32) *found {
+	doc := s.docs[scopeOfKey(key)][idOfKey(key)]
+	if doc == nil {
+		return nil
+	}
+	f := &found{Hit: Hit{Memory: decode(doc.ID, doc.Content, doc.Metadata)}, key: key}
+	if vec != nil && s.current(*doc) {
+		f.cos = dot(vec, doc.Embedding)
+	}
+	return f
+}
+
+// search returns the k memories of scopes nearest to query by the
+// embedder alone, best first; Hit.Score is the cosine similarity. Dedupe
+// and update decisions compare it with similarity thresholds.
 func (s *Store) search(ctx context.Context, query string, scopes []string, k int) ([]Hit, error) {
 	if strings.TrimSpace(query) == "" {
 		return nil, ErrEmpty
@@ -39,13 +192,13 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 		return nil, nil
 	}
 	if len(scopes) == 0 {
-		scopes = s.Scopes()
+		scopes = s.scopes()
 	}
 	var vec []float32
 	var hits []Hit
 	for _, scope := range scopes {
-		c, _ := s.collection(scope, false)
-		if c == nil || c.Count() == 0 {
+		c := s.collection(scope)
+		if c == nil {
 			continue
 		}
 		if vec == nil {
@@ -56,7 +209,7 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 		}
 		res, err := c.QueryEmbedding(ctx, vec, min(k, c.Count()), nil, nil)
 		if err != nil {
-			return nil, queryError(scope, err)
+			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
 		}
 		for _, r := range res {
 			hits = append(hits, Hit{Memory: decode(r.ID, r.Content, r.Metadata), Score: float64(r.Similarity)})
@@ -74,6 +227,29 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 	return hits, nil
 }
 
+// normalized returns v scaled to length 1 (chromem-go stores documents'
+// vectors so), or v itself when it is zero or already so.
+func normalized(v []float32) []float32 {
+	n := math.Sqrt(float64(dot(v, v)))
+	if n == 0 || math.Abs(n-1) < 1e-6 {
+		return v
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
+}
+
+// dot is the dot product of two vectors of the same length.
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
 // List returns every memory of scope, most recently updated first.
 func (s *Store) List(ctx context.Context, scope string) ([]Memory, error) {
 	s.mu.RLock()
@@ -81,26 +257,12 @@ func (s *Store) List(ctx context.Context, scope string) ([]Memory, error) {
 	return s.list(ctx, scope)
 }
 
-func (s *Store) list(ctx context.Context, scope string) ([]Memory, error) {
-	c, _ := s.collection(scope, false)
-	if c == nil || c.Count() == 0 {
-		return nil, nil
+func (s *Store) list(_ context.Context, scope string) ([]Memory, error) {
+	out := make([]Memory, 0, len(s.docs[scope]))
+	for _, d := range s.docs[scope] {
+		out = append(out, decode(d.ID, d.Content, d.Metadata))
 	}
-	// chromem cannot enumerate a collection, but an exhaustive query for
-	// all of its documents can.
-	probe, err := s.probeVector(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.QueryEmbedding(ctx, probe, c.Count(), nil, nil)
-	if err != nil {
-		return nil, queryError(scope, err)
-	}
-	out := make([]Memory, len(res))
-	for i, r := range res {
-		out[i] = decode(r.ID, r.Content, r.Metadata)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
+	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Updated.Equal(out[j].Updated) {
 			return out[i].Updated.After(out[j].Updated)
 		}
@@ -109,25 +271,11 @@ func (s *Store) list(ctx context.Context, scope string) ([]Memory, error) {
 	return out, nil
 }
 
-// probeVector returns a vector of the embedder's size, embedding a fixed
-// word once.
-func (s *Store) probeVector(ctx context.Context) ([]float32, error) {
-	s.probeMu.Lock()
-	defer s.probeMu.Unlock()
-	if s.probe == nil {
-		vec, err := s.embed(ctx, "memory")
-		if err != nil {
-			return nil, err
-		}
-		s.probe = vec
-	}
-	return s.probe, nil
-}
-
 // Recall returns the memories of scopes relevant to query as a <memory>
-// hint block for the prompt, and the memories it holds. Memories below
-// Options.RecallMinScore are left out; a project memory outranks a global
-// one of equal similarity. The block's first line is RecallHeader; each
+// hint block for the prompt, and the memories it holds, ranked as Search
+// ranks them. A memory that shares no word with the query and whose
+// similarity is below Options.RecallMinScore is left out; a project
+// memory outranks a global one of equal relevance. The block's first line is RecallHeader; each
 // memory is a line "- [kind] text (id, source)". Lines are added best
 // first until the next would make count(block) exceed budgetTokens. count
 // nil means a chars/4 estimate. With nothing relevant, or no room for one
@@ -139,11 +287,13 @@ func (s *Store) Recall(ctx context.Context, query string, scopes []string, budge
 	if count == nil {
 		count = func(s string) int { return (len(s) + 3) / 4 }
 	}
-	hits, err := s.Search(ctx, query, scopes, recallCandidates)
+	s.mu.RLock()
+	hits, err := s.hybrid(ctx, query, scopes, recallCandidates)
+	s.mu.RUnlock()
 	if err != nil {
 		return "", nil, err
 	}
-	rank := func(h Hit) float64 {
+	rank := func(h found) float64 {
 		if IsProject(h.Scope) {
 			return h.Score + projectBoost
 		}
@@ -151,7 +301,7 @@ func (s *Store) Recall(ctx context.Context, query string, scopes []string, budge
 	}
 	kept := hits[:0]
 	for _, h := range hits {
-		if h.Score >= s.opts.RecallMinScore {
+		if h.words || h.cos >= s.opts.RecallMinScore {
 			kept = append(kept, h)
 		}
 	}

@@ -20,10 +20,19 @@ import (
 // loads the memories on Open, so one does not see memories another adds
 // later.
 type Store struct {
-	dir    string
-	opts   Options
-	db     *chromem.DB // in memory; the store writes the files (disk.go)
-	damage []Damage    // found by Open
+	dir  string
+	opts Options
+	// docs are every memory, by scope and id, whatever embedder made its
+	// vector; they are what the files hold.
+	docs map[string]map[string]*chromem.Document
+	// db holds, per scope, the memories whose vectors the store's own
+	// embedder made, and only those: vectors of different embedders are
+	// never compared. The store writes the files itself (disk.go).
+	db *chromem.DB
+	// dims is the size of the embedder's vectors, 0 until one is seen; a
+	// vector of another size never reaches db.
+	dims   int
+	damage []Damage // found by Open
 
 	mu sync.RWMutex // held for writing by changes, for reading by reads
 
@@ -31,59 +40,121 @@ type Store struct {
 	cacheFile os.FileInfo // the queue file it was read from
 	cache     []Pending
 
-	probeMu sync.Mutex
-	probe   []float32 // any vector of the embedder's size, for listing
+	lex lexicon // word index of every memory's text (lexical.go)
 
 	watchMu  sync.Mutex // guards the watchers of the pending queue
 	watchers map[int]func()
 	watchID  int
+
+	re reembedder // the background re-embedding (reembed.go)
 }
 
-// Open opens (creating if needed) the memory store in dir.
+// Open opens (creating if needed) the memory store in dir, first merging
+// in the stores of Options.Migrate. Memories whose vectors another
+// embedder made are re-embedded in the background until Close.
 func Open(dir string, opts Options) (*Store, error) {
+	if opts.Embedder != nil && opts.EmbedderID == "" {
+		return nil, ErrNoEmbedderID
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
 	opts = opts.withDefaults()
-	db, damage, err := load(dir, opts.Embedder)
+	docs, damage, err := loadMerging(dir, opts.Migrate)
 	if err != nil {
 		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, opts: opts, db: db, damage: damage}
+	s := &Store{dir: dir, opts: opts, db: chromem.NewDB(), docs: map[string]map[string]*chromem.Document{}, damage: damage}
+	for _, d := range docs {
+		s.place(d)
+	}
 	s.checkPending()
+	s.startReembed()
 	return s, nil
+}
+
+// Close stops the background re-embedding and waits for it; what it
+// re-embedded is kept, and the next Open goes on with the rest. The
+// store must not be used after Close.
+func (s *Store) Close() error {
+	s.stopReembed()
+	return nil
 }
 
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
+// Embedder returns the EmbedderID of the store's embedder.
+func (s *Store) Embedder() string { return s.opts.EmbedderID }
+
 // Damaged returns the files Open found damaged and moved aside, in the
 // order of their paths; the caller warns the user with each one's String.
 func (s *Store) Damaged() []Damage { return append([]Damage(nil), s.damage...) }
 
-// collection returns the collection of scope, nil when it does not exist
-// and create is false. Creating one writes its name file first.
-func (s *Store) collection(scope string, create bool) (*chromem.Collection, error) {
-	if c := s.db.GetCollection(scope, s.opts.Embedder); c != nil || !create {
-		return c, nil
+// place makes doc, as its file holds it, the memory of its scope and id
+// in memory: among the scope's memories, and in the scope's vector
+// collection when the store's embedder made its vector, else out of it.
+// Every memory the store loads, writes or re-embeds passes here, with
+// s.mu held for writing (or before Open returns).
+func (s *Store) place(doc chromem.Document) {
+	scope := doc.Metadata[keyScope]
+	if s.docs[scope] == nil {
+		s.docs[scope] = map[string]*chromem.Document{}
 	}
-	if err := writeGob(filepath.Join(s.dir, slot(scope), metaFile), collectionMeta{Name: scope}); err != nil {
-		return nil, fmt.Errorf("memory: scope %s: %w", scope, err)
+	s.docs[scope][doc.ID] = &doc
+	s.lexPut(scope, doc.ID, doc.Content)
+	c, _ := s.db.GetOrCreateCollection(scope, nil, s.opts.Embedder) // fails only without an embedder
+	if !s.current(doc) {
+		c.Delete(context.Background(), nil, nil, doc.ID) // fails only without ids
+		return
 	}
-	c, err := s.db.GetOrCreateCollection(scope, nil, s.opts.Embedder)
-	if err != nil {
-		return nil, fmt.Errorf("memory: scope %s: %w", scope, err)
+	if s.dims == 0 {
+		s.dims = len(doc.Embedding)
 	}
-	return c, nil
+	c.AddDocument(context.Background(), doc) // fails only without an id or a vector
+}
+
+// unplace forgets memory id of scope in memory; the one path a removal
+// takes (see place).
+func (s *Store) unplace(scope, id string) {
+	s.lexRemove(scope, id)
+	delete(s.docs[scope], id)
+	if len(s.docs[scope]) == 0 {
+		delete(s.docs, scope)
+	}
+	if c := s.db.GetCollection(scope, s.opts.Embedder); c != nil {
+		c.Delete(context.Background(), nil, nil, id) // fails only without ids
+	}
+}
+
+// current reports whether the store's embedder made doc's vector, so it
+// can be compared with the store's other vectors and queries.
+func (s *Store) current(doc chromem.Document) bool {
+	return doc.Metadata[keyEmbedder] == s.opts.EmbedderID && len(doc.Embedding) > 0 &&
+		(s.dims == 0 || len(doc.Embedding) == s.dims)
+}
+
+// collection returns the vector collection of scope, nil when it holds
+// no vectors.
+func (s *Store) collection(scope string) *chromem.Collection {
+	c := s.db.GetCollection(scope, s.opts.Embedder)
+	if c == nil || c.Count() == 0 {
+		return nil
+	}
+	return c
 }
 
 // Scopes returns the scopes that hold memories, sorted.
 func (s *Store) Scopes() []string {
-	var out []string
-	for name, c := range s.db.ListCollections() {
-		if c.Count() > 0 {
-			out = append(out, name)
-		}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.scopes()
+}
+
+func (s *Store) scopes() []string {
+	out := make([]string, 0, len(s.docs))
+	for name := range s.docs {
+		out = append(out, name)
 	}
 	sort.Strings(out)
 	return out
@@ -104,30 +175,36 @@ func (s *Store) add(ctx context.Context, m Memory) (Memory, error) {
 	m.ID = s.freeID(m.Scope, "")
 	m.Created = s.opts.Now()
 	m.Updated = m.Created
-	if err := s.put(ctx, m); err != nil {
-		return Memory{}, err
-	}
-	return m, nil
+	return s.put(ctx, m)
 }
 
-// put writes m into its scope's collection, replacing a document with the
-// same id: first its file, atomically, then the collection.
-func (s *Store) put(ctx context.Context, m Memory) error {
-	c, err := s.collection(m.Scope, true)
-	if err != nil {
-		return err
-	}
+// put embeds m's text and stores m, replacing a memory with the same
+// scope and id, and returns it with its Embedder set.
+func (s *Store) put(ctx context.Context, m Memory) (Memory, error) {
 	vec, err := s.embed(ctx, m.Text)
 	if err != nil {
-		return err
+		return Memory{}, err
 	}
-	doc := chromem.Document{ID: m.ID, Metadata: m.metadata(), Embedding: vec, Content: m.Text}
-	if err := writeGob(s.docPath(m.Scope, m.ID), doc); err != nil {
-		return fmt.Errorf("memory: store %s: %w", m.ID, err)
+	if s.dims == 0 {
+		s.dims = len(vec)
 	}
-	if err := c.AddDocument(ctx, doc); err != nil {
-		return fmt.Errorf("memory: store %s: %w", m.ID, err)
+	m.Embedder = s.opts.EmbedderID
+	return m, s.write(chromem.Document{ID: m.ID, Metadata: m.metadata(), Embedding: vec, Content: m.Text})
+}
+
+// write stores doc: first its file, atomically, then in memory (place).
+// A scope's first memory writes the scope's name file first.
+func (s *Store) write(doc chromem.Document) error {
+	scope := doc.Metadata[keyScope]
+	if s.docs[scope] == nil {
+		if err := writeGob(filepath.Join(s.dir, slot(scope), metaFile), collectionMeta{Name: scope}); err != nil {
+			return fmt.Errorf("memory: scope %s: %w", scope, err)
+		}
 	}
+	if err := writeGob(s.docPath(scope, doc.ID), doc); err != nil {
+		return fmt.Errorf("memory: store %s: %w", doc.ID, err)
+	}
+	s.place(doc)
 	return nil
 }
 
@@ -153,7 +230,7 @@ func (s *Store) update(ctx context.Context, m Memory) (Memory, error) {
 	if old.Scope != m.Scope {
 		m.ID = s.freeID(m.Scope, m.ID)
 	}
-	if err := s.put(ctx, m); err != nil {
+	if m, err = s.put(ctx, m); err != nil {
 		return Memory{}, err
 	}
 	if old.Scope != m.Scope {
@@ -175,17 +252,15 @@ func (s *Store) Delete(id string) error {
 	return s.delete(m)
 }
 
+// delete removes memory m: its file, then in memory (unplace).
 func (s *Store) delete(m Memory) error {
-	c, err := s.collection(m.Scope, false)
-	if err != nil || c == nil {
-		return err
+	if s.docs[m.Scope][m.ID] == nil {
+		return nil
 	}
 	if err := removeFile(s.docPath(m.Scope, m.ID)); err != nil {
 		return fmt.Errorf("memory: delete %s: %w", m.ID, err)
 	}
-	if err := c.Delete(context.Background(), nil, nil, m.ID); err != nil {
-		return fmt.Errorf("memory: delete %s: %w", m.ID, err)
-	}
+	s.unplace(m.Scope, m.ID)
 	return nil
 }
 
@@ -203,8 +278,8 @@ func (s *Store) get(id string) (Memory, error) {
 		id = "mem:" + id
 	}
 	if id != "" {
-		for _, c := range s.db.ListCollections() {
-			if doc, err := c.GetByID(context.Background(), id); err == nil {
+		for _, scope := range s.scopes() {
+			if doc := s.docs[scope][id]; doc != nil {
 				return decode(doc.ID, doc.Content, doc.Metadata), nil
 			}
 		}
@@ -215,34 +290,48 @@ func (s *Store) get(id string) (Memory, error) {
 // Count returns the number of memories in scopes, or in every scope when
 // none is given.
 func (s *Store) Count(scopes ...string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if len(scopes) == 0 {
-		scopes = s.Scopes()
+		scopes = s.scopes()
 	}
 	n := 0
 	for _, sc := range scopes {
-		if c, _ := s.collection(sc, false); c != nil {
-			n += c.Count()
-		}
+		n += len(s.docs[sc])
 	}
 	return n
 }
 
-// embed runs the embedder on text.
+// embed runs the embedder on text, refusing a vector of another size
+// than the store's (see dims), so no such vector reaches chromem.
 func (s *Store) embed(ctx context.Context, text string) ([]float32, error) {
-	vec, err := s.opts.Embedder(ctx, text)
+	return s.embedWith(ctx, s.opts.Embedder, text)
+}
+
+// embedQuery embeds a search query with Options.QueryEmbedder.
+func (s *Store) embedQuery(ctx context.Context, query string) ([]float32, error) {
+	return s.embedWith(ctx, s.opts.QueryEmbedder, query)
+}
+
+// embedWith embeds text with f, checking the vector's size.
+func (s *Store) embedWith(ctx context.Context, f chromem.EmbeddingFunc, text string) ([]float32, error) {
+	vec, err := f(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("memory: embed: %w", err)
+	}
+	if err := s.checkDims(vec); err != nil {
+		return nil, err
 	}
 	return vec, nil
 }
 
-// queryError wraps a chromem query error, recognizing a vector-size
-// mismatch as ErrEmbedder.
-func queryError(scope string, err error) error {
-	if strings.Contains(err.Error(), "same length") {
-		return fmt.Errorf("%w (scope %s)", ErrEmbedder, scope)
+// checkDims returns ErrEmbedder when vec is empty or not of the size of
+// the store's vectors.
+func (s *Store) checkDims(vec []float32) error {
+	if len(vec) == 0 || s.dims != 0 && len(vec) != s.dims {
+		return fmt.Errorf("%w: %s made a vector of %d numbers, its others have %d", ErrEmbedder, s.opts.EmbedderID, len(vec), s.dims)
 	}
-	return fmt.Errorf("memory: query %s: %w", scope, err)
+	return nil
 }
 
 // freeID returns id, or a new random id when id is empty or its file

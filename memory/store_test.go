@@ -183,16 +183,11 @@ func TestAddUpdateDeleteErrors(t *testing.T) {
 	}
 }
 
-func TestEmbedderMismatchIsReported(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	mustAdd(t, mustOpen(t, dir, Options{}), GlobalScope, "note", "the CI runs on Go 1.26")
-	s := mustOpen(t, dir, Options{Embedder: HashEmbedder(64)})
-	if _, err := s.Search(ctx, "which Go version", nil, 3); !errors.Is(err, ErrEmbedder) {
-		t.Fatalf("Search with another embedder: %v", err)
-	}
-	if _, err := s.List(ctx, GlobalScope); !errors.Is(err, ErrEmbedder) {
-		t.Fatalf("List with another embedder: %v", err)
+// TestEmbedderIDIsRequired: an embedder without its name could not tell
+// its vectors from another's.
+func TestEmbedderIDIsRequired(t *testing.T) {
+	if _, err := Open(t.TempDir(), Options{Embedder: HashEmbedder(64)}); !errors.Is(err, ErrNoEmbedderID) {
+		t.Fatalf("Open with an unnamed embedder: %v", err)
 	}
 }
 

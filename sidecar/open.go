@@ -8,11 +8,15 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // Locate returns the GGUF file to load: path when given (the
 // --sidecar-model flag or sidecar_model in config.toml), else the first
-// .gguf file in dataDir/models by name. It returns ErrNoModel when there is
+// .gguf file in dataDir/models by name that is not an embedding model
+// (memory_embedder = "gguf:NAME" keeps those there too). A given embedding
+// model is an error. It returns ErrNoModel when there is
 // none, and an error naming the file when the given one is unusable.
 func Locate(path, dataDir string) (string, error) {
 	if path != "" {
@@ -22,6 +26,8 @@ func Locate(path, dataDir string) (string, error) {
 			return "", fmt.Errorf("%w: %s: %v", ErrBadModel, path, err)
 		case !st.Mode().IsRegular():
 			return "", fmt.Errorf("%w: %s is not a regular file", ErrBadModel, path)
+		case embeddingModel(path):
+			return "", fmt.Errorf("%w: %s is an embedding model, which cannot generate (memory_embedder = \"gguf:%s\" embeds with it)", ErrBadModel, path, path)
 		}
 		return path, nil
 	}
@@ -32,7 +38,7 @@ func Locate(path, dataDir string) (string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(e.Name()), ".gguf") {
+		if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(e.Name()), ".gguf") && !embeddingModel(filepath.Join(dir, e.Name())) {
 			names = append(names, e.Name())
 		}
 	}
@@ -41,6 +47,14 @@ func Locate(path, dataDir string) (string, error) {
 	}
 	sort.Strings(names)
 	return filepath.Join(dir, names[0]), nil
+}
+
+// embeddingModel says whether the GGUF file at path is an embedding model,
+// which cannot generate; a file that is no valid GGUF is left for the
+// load to report.
+func embeddingModel(path string) bool {
+	f, err := ggufgen.Read(path)
+	return err == nil && f.EmbeddingModel()
 }
 
 // Loader loads a GGUF file, reporting progress; sidecar/llamacpp provides

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 func TestHeuristicRoute(t *testing.T) {
@@ -105,6 +107,17 @@ func TestLocateAndOpen(t *testing.T) {
 	}
 	if got, err := Locate("", data); err != nil || filepath.Base(got) != "a.GGUF" {
 		t.Fatalf("Locate = %q, %v", got, err)
+	}
+	// An embedding model sorting first is memory's, not the sidecar's.
+	if err := ggufgen.Write(filepath.Join(models, "0-bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Locate("", data); err != nil || filepath.Base(got) != "a.GGUF" {
+		t.Fatalf("Locate with an embedding model = %q, %v", got, err)
+	}
+	bge := filepath.Join(models, "0-bge.gguf")
+	if _, err := Locate(bge, data); !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), "embedding model") {
+		t.Fatalf("an embedding model as the sidecar's: %v", err)
 	}
 	e, err := Open("", data, nil, nil, nil, nil)
 	if !errors.Is(err, ErrBadModel) || !e.Info().Heuristic {

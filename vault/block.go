@@ -143,7 +143,7 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 			if err := mb.Put([]byte(id), mj); err != nil {
 				return fmt.Errorf("vault: put meta: %w", err)
 			}
-			if err := ib.Put([]byte(id), tv.encode()); err != nil {
+			if err := ib.Put([]byte(id), tv.Encode()); err != nil {
 				return fmt.Errorf("vault: put index: %w", err)
 			}
 			added = append(added, indexedDoc{id: id, tv: tv})

@@ -37,10 +37,10 @@ func kindPrior(kind string) float64 {
 
 // cand is one block being ranked.
 type cand struct {
-	doc  uint32
-	bm25 float64
-	meta Meta
-	rel  float64
+	order uint64 // when the block was indexed: newer is higher
+	bm25  float64
+	meta  Meta
+	rel   float64
 }
 
 // Find ranks blocks for q and returns at most q.K hits, best first (ties:
@@ -64,44 +64,37 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 	}
 	v.idxMu.RLock()
 	ix := v.idx
-	top := ix.rank(qterms, max(candidates, k))
-	ids := make([]string, len(top))
-	for i, r := range top {
-		ids[i] = ix.ids[r.doc]
-	}
-	var lineDocs map[uint32]bool
+	top := ix.Rank(qterms, max(candidates, k), nil)
+	var lineDocs map[string]bool
 	if p.line > 0 && p.file != "" {
-		lineDocs = map[uint32]bool{}
-		for _, ps := range ix.postings[lineTerm(p.file, p.line)] {
-			lineDocs[ps.doc] = true
+		lineDocs = map[string]bool{}
+		for _, id := range ix.Holding(lineTerm(p.file, p.line)) {
+			lineDocs[id] = true
 		}
 	}
 	var cmdDocs []string
 	if p.last && len(p.cmd) > 0 {
-		rare := ix.postings[p.cmd[0]]
+		rare, rareN := p.cmd[0], ix.DocFreq(p.cmd[0])
 		for _, t := range p.cmd[1:] {
-			if ps := ix.postings[t]; len(ps) > 0 && len(ps) < len(rare) || len(rare) == 0 {
-				rare = ps
+			if n := ix.DocFreq(t); n > 0 && n < rareN || rareN == 0 {
+				rare, rareN = t, n
 			}
 		}
-		for _, ps := range rare {
-			cmdDocs = append(cmdDocs, ix.ids[ps.doc])
-		}
+		cmdDocs = ix.Holding(rare)
 	}
-	byID := ix.byID
 	v.idxMu.RUnlock()
 
 	var cands []*cand
 	seen := map[string]*cand{}
 	err := v.view(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(bucketMeta)
-		for i, id := range ids {
-			c := &cand{doc: top[i].doc, bm25: top[i].score}
-			if err := decodeMeta(mb.Get([]byte(id)), &c.meta); err != nil {
+		for _, r := range top {
+			c := &cand{order: r.Order, bm25: r.Score}
+			if err := decodeMeta(mb.Get([]byte(r.ID)), &c.meta); err != nil {
 				return err
 			}
 			cands = append(cands, c)
-			seen[id] = c
+			seen[r.ID] = c
 		}
 		return nil
 	})
@@ -114,7 +107,7 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 		if err != nil {
 			return nil, err
 		}
-		more, err := v.candidates(near, seen, byID, p, lineDocs)
+		more, err := v.candidates(near, seen, p, lineDocs)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +118,7 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 		if cands[i].rel != cands[j].rel {
 			return cands[i].rel > cands[j].rel
 		}
-		return cands[i].doc > cands[j].doc
+		return cands[i].order > cands[j].order
 	})
 	hits := make([]Hit, 0, min(k, len(cands)))
 	for _, c := range cands[:min(k, len(cands))] {
@@ -139,18 +132,18 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 
 // candidates reads the metadata of the blocks ids that are not yet
 // candidates (seen) and scores them as candidates.
-func (v *Vault) candidates(ids []string, seen map[string]*cand, byID map[string]uint32, p plan, lineDocs map[uint32]bool) ([]*cand, error) {
+func (v *Vault) candidates(ids []string, seen map[string]*cand, p plan, lineDocs map[string]bool) ([]*cand, error) {
 	var out []*cand
 	err := v.view(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(bucketMeta)
 		v.idxMu.RLock()
 		defer v.idxMu.RUnlock()
 		for _, id := range ids {
-			d, ok := byID[id]
+			order, ok := v.idx.Order(id)
 			if !ok || seen[id] != nil {
 				continue
 			}
-			c := &cand{doc: d}
+			c := &cand{order: order}
 			if err := decodeMeta(mb.Get([]byte(id)), &c.meta); err != nil {
 				return err
 			}
@@ -165,7 +158,7 @@ func (v *Vault) candidates(ids []string, seen map[string]*cand, byID map[string]
 
 // scoreAll sets the candidates' relevance before recency: BM25 scaled to
 // the best candidate's, command match, kind prior, line match.
-func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool) {
+func scoreAll(cands []*cand, p plan, lineDocs map[string]bool) {
 	best := 0.0
 	for _, c := range cands {
 		best = math.Max(best, c.bm25)
@@ -177,7 +170,7 @@ func scoreAll(cands []*cand, p plan, lineDocs map[uint32]bool) {
 		}
 		rel += cmdMatch(p, c.meta.Command)
 		rel *= kindPrior(c.meta.Kind)
-		if lineDocs[c.doc] {
+		if lineDocs[c.meta.ID] {
 			rel += lineWeight
 		}
 		c.rel = rel

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/kwsdev/kws/internal/lexical"
 )
 
 // FileName is the name of the vault file inside the data dir.
@@ -72,7 +74,7 @@ type Vault struct {
 
 	idxOnce sync.Once
 	idxMu   sync.RWMutex
-	idx     *memIndex
+	idx     *lexical.Index
 	idxErr  error
 
 	placeMu sync.Mutex

@@ -14,6 +14,7 @@ import (
 // summary carries an escape sequence, control byte or invalid UTF-8.
 func TestHostileOutputLosesNothing(t *testing.T) {
 	p := smallParams()
+	p.Fold = false // each block's own ref is under test
 	s, v := newSession(t, p)
 	hostile := []string{
 		"\x1b[31mFAILED\x1b[0m test_x.py\x1b]0;pwned\x07 \x1b[2J\x00\x01\xff\xfe " + strings.Repeat("\x89PNG\r\n\x1a\n\x00\x00", 80),

@@ -164,6 +164,7 @@ func TestIngestionKeepsSummaryURLAndHeadingLines(t *testing.T) {
 // turn and a handoff are externalized like any other message.
 func TestOlderHumanTurnsAndHandoffsAreEligible(t *testing.T) {
 	p := smallParams()
+	p.Fold = false // each message's own ref is under test
 	s, v := newSession(t, p)
 	task := "Fix the token refresh in auth/token.py. " + strings.Repeat("The refresh must keep the session alive. ", 20)
 	handoff := "[handoff from planner to coder]\n\n## Task\n\n" + task

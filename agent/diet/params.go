@@ -3,8 +3,9 @@
 // Below a trigger size a prompt is sent exact. Above it, older messages of
 // at least MinBlockChars move into the vault and a compact, accountable
 // reference takes their place (<ctx …/>, or <il:seen …/> for an exact
-// repeat). The newest Recent messages, the pinned system prompt and the
-// current user turn are never touched. The diet is deterministic and
+// repeat); with Fold, each epoch also folds the old messages into runs,
+// one ref per run. The newest Recent messages, the pinned system prompt
+// and the current user turn are never touched. The diet is deterministic and
 // monotone: once a message is externalized it stays so, and new
 // externalizations happen in epochs, so consecutive prompts share a long
 // exact prefix and provider prompt caching keeps working.
@@ -31,6 +32,7 @@ type Params struct {
 	IngestLines   int    // ... or above this many lines
 	RefDivisor    int    // a ref's summary gets block bytes / RefDivisor
 	Spans         bool   // once active, long repeats of earlier blocks go as <il:seg/>
+	Fold          bool   // each epoch folds the old messages into runs, one ref each
 }
 
 // Modes lists the preset names from most careful to most thrifty.
@@ -41,13 +43,13 @@ const DefaultMode = "ultra"
 
 var presets = map[string]Params{
 	"safe": {TriggerTokens: 64000, Recent: 16, MinBlockChars: 2000, Seen: true,
-		Verify: true, AutoRestore: true, RestoreChars: 2400, RefDivisor: 16},
+		Verify: true, AutoRestore: true, RestoreChars: 2400, RefDivisor: 16, Fold: true},
 	"verified": {TriggerTokens: 48000, Recent: 12, MinBlockChars: 1200, Seen: true,
-		Verify: true, AutoRestore: true, RestoreChars: 1600, RefDivisor: 24},
+		Verify: true, AutoRestore: true, RestoreChars: 1600, RefDivisor: 24, Fold: true},
 	"aggressive": {TriggerTokens: 32000, Recent: 10, MinBlockChars: 800, Seen: true,
-		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 32},
+		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 32, Fold: true},
 	"ultra": {TriggerTokens: 24000, Recent: 8, MinBlockChars: 420, Seen: true,
-		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 40},
+		Lossless: true, Spans: true, AutoRestore: true, RestoreChars: 1200, RefDivisor: 40, Fold: true},
 }
 
 // Preset returns the named mode's parameters.

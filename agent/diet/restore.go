@@ -87,11 +87,12 @@ func (s *Session) chooseRestore(cur int) (restoreResult, bool) {
 }
 
 // pickRestore returns the restorable ref whose description overlaps want
-// the most, the higher priority on a tie, or -1.
+// the most, the higher priority on a tie, or -1. A block folded into a
+// run counts too (not a run's first message: its ref opens the run).
 func (s *Session) pickRestore(want map[string]bool) int {
 	best, bestScore := -1, 0
 	for i, e := range s.entries {
-		if e.form != formRef || !restorable(e.desc) {
+		if e.form != formRef && e.form != formFolded || !restorable(e.desc) {
 			continue
 		}
 		score := overlap(want, e.desc)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -77,6 +78,8 @@ const (
 	formRef                // <ctx/> reference
 	formSeen               // <il:seen/> repeat
 	formSpans              // <il:spans> new parts exact, repeats as <il:seg/>
+	formFold               // <ctx k="run"/>: opens a run of folded messages
+	formFolded             // FoldMarker: folded into the run opened before it
 )
 
 type entry struct {
@@ -106,6 +109,7 @@ type Session struct {
 	entries  []*entry
 	pending  []int
 	cut      int
+	foldEnd  int // messages before it were considered for folding
 	deferred []int
 	active   bool
 	first    map[[32]byte]int
@@ -133,7 +137,10 @@ func NewSession(p Params, store Store, counter *tokens.Counter, agent, session s
 	}
 	s := &Session{p: p, store: store, tok: counter, agent: agent, session: session,
 		first: map[[32]byte]int{}, restore: stickyRestore{turn: -2, index: -1}}
+	// The tokenizer and the secret rules load now, with the session,
+	// rather than in its first call.
 	s.decoderTok = counter.Count(DecoderPrompt()).Tokens
+	secrets.Load()
 	return s, nil
 }
 
@@ -305,7 +312,7 @@ func (s *Session) epoch(cur int) error {
 			s.deferred = append(s.deferred, i)
 			continue
 		}
-		if e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen {
+		if e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen || e.form == formFold || e.form == formFolded {
 			continue
 		}
 		if s.p.Verify {
@@ -321,6 +328,11 @@ func (s *Session) epoch(cur int) error {
 		s.setSent(e, formRef, s.ref(e, false).String())
 	}
 	s.cut = end
+	if s.p.Fold {
+		if err := s.fold(end, cur); err != nil {
+			return err
+		}
+	}
 	s.spanRecent(end)
 	if !s.active {
 		s.active = true
@@ -375,18 +387,25 @@ func (s *Session) epochDue(cur int) bool {
 			return true
 		}
 	}
-	end := len(s.entries) - s.p.Recent
-	recent := 0
+	end := max(s.cut, len(s.entries)-s.p.Recent)
+	recent := s.recentTokens(end)
+	free := s.freeable(end, cur) + s.foldSavings(end, cur)
+	over := p - recent - s.p.TriggerTokens
+	return free >= s.hysteresis() || over > 0 && (free >= over || free >= s.p.TriggerTokens*minFreePct/100)
+}
+
+// recentTokens is what the messages from end on send.
+func (s *Session) recentTokens(end int) int {
+	n := 0
 	for i := max(0, end); i < len(s.entries); i++ {
-		recent += s.entries[i].sentTok
+		n += s.entries[i].sentTok
 	}
-	free := s.freeable(end, cur)
-	return free >= s.hysteresis() || p-recent > s.p.TriggerTokens && free >= s.p.TriggerTokens*minFreePct/100
+	return n
 }
 
 // minFreePct is the least an epoch forced by the bound must free, as a
-// share of the trigger: once refs and small messages alone fill the
-// trigger, an epoch that frees less would break the cache for nothing.
+// share of the trigger, unless it frees all the excess: an epoch that
+// frees less would break the cache for little.
 const minFreePct = 6
 
 // hysteresis is the gap between the trigger and the low-water mark.
@@ -455,7 +474,7 @@ func (s *Session) Build() (Result, error) {
 		out[i].Content = e.sent
 		toks[i] = e.sentTok
 		switch e.form {
-		case formRef:
+		case formRef, formFold:
 			ev.Refs++
 		case formSeen:
 			ev.SeenRefs++

@@ -84,6 +84,7 @@ func TestMonotoneAndPrefixStable(t *testing.T) {
 	// The decoder prompt (about 450 tokens) joins the prompt at the first
 	// epoch: a trigger well above it keeps this test about batching.
 	p.TriggerTokens = 2000
+	p.Fold = false // a fold rewrites refs once more; TestFold covers it
 	s, v := newSession(t, p)
 	msgs := conversation(20)
 	var prev Result
@@ -145,7 +146,9 @@ func TestSameInputSameBytes(t *testing.T) {
 }
 
 func TestExactRepeatBecomesSeen(t *testing.T) {
-	s, _ := newSession(t, smallParams())
+	p := smallParams()
+	p.Fold = false // the repeat's own form is under test
+	s, _ := newSession(t, p)
 	msgs := conversation(8)
 	dup := msgs[3]
 	msgs = append(msgs[:6], append([]Message{dup}, msgs[6:]...)...)
@@ -236,6 +239,7 @@ func TestAutoRestoreNeedsIntentAndOverlap(t *testing.T) {
 func TestSensitiveBlocksAreRedactedAndNeverRestored(t *testing.T) {
 	p := smallParams()
 	p.TriggerTokens = 2500
+	p.Fold = false // the block's own ref is under test; TestFoldWithholdsSecrets covers runs
 	secret := "AKIAIOSFODNN7EXAMPLE"
 	env := "$ cat .env\nAWS_ACCESS_KEY_ID=" + secret + "\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n" +
 		"DATABASE_URL=postgres://app:hunter2hunter2@db/app\n" + strings.Repeat("DEBUG=1\n", 60) + "error: aws credentials failed\n"
@@ -331,6 +335,7 @@ func TestLosslessEncodingOnceActive(t *testing.T) {
 func TestCredentialsFileBlockIsWithheld(t *testing.T) {
 	p := smallParams()
 	p.TriggerTokens = 2500
+	p.Fold = false // the block's own ref is under test; TestFoldWithholdsSecrets covers runs
 	pgpass := strings.Repeat("db.internal:5432:app:app:Wq9vTz2LkP4x\n", 40)
 	s, v := newSession(t, p)
 	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "check the db login"},

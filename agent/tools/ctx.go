@@ -47,32 +47,45 @@ func newCtxGet() Tool {
 
 // Run returns the exact bytes of one vault block.
 func (t ctxGetTool) Run(_ context.Context, env *Env, raw json.RawMessage) (Result, error) {
-	var a ctxGetArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return errResult("ctx_get: %v", err), nil
-	}
-	if env == nil || env.Vault == nil {
-		return errResult("ctx_get: the context vault is not available in this session"), nil
-	}
-	id, err := vault.NormalizeID(a.ID)
-	if err != nil {
-		return errResult("ctx_get: %q is not a block id (want ctx: followed by 8 to 64 hex digits)", a.ID), nil
-	}
-	if refusal := sensitiveRefusal(env, id); refusal != "" {
-		return errResult("ctx_get: %s", refusal), nil
-	}
-	data, err := env.Vault.Get(id)
-	switch {
-	case errors.Is(err, vault.ErrNotFound):
-		return errResult("ctx_get: no block %s in the vault; ctx_search can find blocks by content", id), nil
-	case errors.Is(err, vault.ErrBadID):
-		return errResult("ctx_get: %v", err), nil
-	case errors.Is(err, vault.ErrCorrupt):
-		return errResult("ctx_get: %s", diet.Damaged(id)), nil
-	case err != nil:
-		return Result{}, fmt.Errorf("ctx_get %s: %w", id, err)
+	id, data, refused, err := CtxGetBytes(env, raw)
+	if err != nil || refused.IsError {
+		return refused, err
 	}
 	return Result{Text: diet.FormatExact(id, data)}, nil
+}
+
+// CtxGetBytes is ctx_get without the formatting, for callers that serve
+// the bytes themselves (kws's MCP server): it checks the arguments, applies
+// ctx_get's rules (a sensitive block is refused) and returns the block's
+// id and exact bytes. What ctx_get would answer as an error comes back as
+// refused, IsError set; err is an infrastructure failure.
+func CtxGetBytes(env *Env, raw json.RawMessage) (id string, data []byte, refused Result, err error) {
+	var a ctxGetArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return "", nil, errResult("ctx_get: %v", err), nil
+	}
+	if env == nil || env.Vault == nil {
+		return "", nil, errResult("ctx_get: the context vault is not available in this session"), nil
+	}
+	id, err = vault.NormalizeID(a.ID)
+	if err != nil {
+		return "", nil, errResult("ctx_get: %q is not a block id (want ctx: followed by 8 to 64 hex digits)", a.ID), nil
+	}
+	if refusal := sensitiveRefusal(env, id); refusal != "" {
+		return "", nil, errResult("ctx_get: %s", refusal), nil
+	}
+	data, err = env.Vault.Get(id)
+	switch {
+	case errors.Is(err, vault.ErrNotFound):
+		return "", nil, errResult("ctx_get: no block %s in the vault; ctx_search can find blocks by content", id), nil
+	case errors.Is(err, vault.ErrBadID):
+		return "", nil, errResult("ctx_get: %v", err), nil
+	case errors.Is(err, vault.ErrCorrupt):
+		return "", nil, errResult("ctx_get: %s", diet.Damaged(id)), nil
+	case err != nil:
+		return "", nil, Result{}, fmt.Errorf("ctx_get %s: %w", id, err)
+	}
+	return id, data, Result{}, nil
 }
 
 type ctxSearchTool struct{ spec }

@@ -32,6 +32,7 @@ type replayFlags struct {
 	discount   float64
 	swarm      bool
 	noSpans    bool
+	noFold     bool
 }
 
 func newReplayCmd(g *globals) *cobra.Command {
@@ -45,7 +46,9 @@ once after the last message (the final prompt). Blocks stay in the vault.
 The cost columns weigh each call's prompt as providers bill it: uncached
 tokens in full, the prefix shared with the previous call's prompt at
 --cache-discount; naive resend is append-only, so it always reuses the whole
-previous prompt.`,
+previous prompt. peak_over_bound is the most any call's prompt went over the
+trigger plus its recent window (the tokens of the newest --recent messages at
+that call), calls_over_bound how many calls did; 0 means the bound held.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, g, f, args)
@@ -61,6 +64,7 @@ previous prompt.`,
 	fl.BoolVar(&f.swarm, "swarm", false, "replay each FILE as a multi-agent session: planner, coder and reviewer, each with its own system prompt, handing the same task text on")
 	fl.Float64Var(&f.discount, "cache-discount", replay.DefaultCacheDiscount, "price of a cached prompt token relative to an uncached one, for the cost columns")
 	fl.BoolVar(&f.noSpans, "no-spans", false, "send repeated spans exact instead of as <il:seg/> refs")
+	fl.BoolVar(&f.noFold, "no-fold", false, "never fold old refs and small messages into runs")
 	return cmd
 }
 
@@ -83,6 +87,9 @@ func (f *replayFlags) params() (diet.Params, error) {
 	}
 	if f.noSpans {
 		p.Spans = false
+	}
+	if f.noFold {
+		p.Fold = false
 	}
 	return p, p.Validate()
 }
@@ -163,14 +170,14 @@ func emitPrompt(dir, name string, msgs []diet.Message) error {
 
 func printRows(w io.Writer, rows []replay.Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "file\tmessages\tcalls\tnaive_tokens_total\tsent_tokens_total\treduction_pct_total\tfinal_naive_tokens\tfinal_sent_tokens\tfinal_reduction_pct\tnaive_chars_total\tsent_chars_total\trefs\tseen_refs\tcached_prefix_pct\tnaive_cost\tcost\tcost_pct_of_naive\tpeak_tokens\tepochs\tdiet_ms_p50\tdiet_ms_max\t")
+	fmt.Fprintln(tw, "file\tmessages\tcalls\tnaive_tokens_total\tsent_tokens_total\treduction_pct_total\tfinal_naive_tokens\tfinal_sent_tokens\tfinal_reduction_pct\tnaive_chars_total\tsent_chars_total\trefs\tseen_refs\tcached_prefix_pct\tnaive_cost\tcost\tcost_pct_of_naive\tpeak_tokens\tpeak_over_bound\tcalls_over_bound\tepochs\tdiet_ms_p50\tdiet_ms_max\t")
 	var sum replay.Row
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%.2f\t%.2f\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%.2f\t%.2f\t\n",
 			r.File, r.Messages, r.Calls, r.NaiveTokensTotal, r.SentTokensTotal, r.ReductionPctTotal,
 			r.FinalNaiveTokens, r.FinalSentTokens, r.FinalReductionPct, r.NaiveCharsTotal, r.SentCharsTotal,
 			r.Refs, r.SeenRefs, r.CachedPrefixPct, r.NaiveCostTokens, r.CostTokens, r.CostPct,
-			r.PeakTokens, r.Epochs, r.DietMsP50, r.DietMsMax)
+			r.PeakTokens, r.PeakOverBound, r.CallsOverBound, r.Epochs, r.DietMsP50, r.DietMsMax)
 		sum.Messages += r.Messages
 		sum.Calls += r.Calls
 		sum.NaiveTokensTotal += r.NaiveTokensTotal
@@ -184,15 +191,17 @@ func printRows(w io.Writer, rows []replay.Row) {
 		sum.NaiveCostTokens += r.NaiveCostTokens
 		sum.CostTokens += r.CostTokens
 		sum.PeakTokens = max(sum.PeakTokens, r.PeakTokens)
+		sum.PeakOverBound = max(sum.PeakOverBound, r.PeakOverBound)
+		sum.CallsOverBound += r.CallsOverBound
 		sum.Epochs += r.Epochs
 	}
 	if len(rows) > 1 {
 		red := func(a, b int) float64 { return 100 * float64(a-b) / float64(max(a, 1)) }
-		fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t\t%d\t%d\t%.1f\t%d\t%d\t\t\t\n",
+		fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t\t\t\n",
 			sum.Messages, sum.Calls, sum.NaiveTokensTotal, sum.SentTokensTotal,
 			red(sum.NaiveTokensTotal, sum.SentTokensTotal), sum.FinalNaiveTokens, sum.FinalSentTokens,
 			red(sum.FinalNaiveTokens, sum.FinalSentTokens), sum.NaiveCharsTotal, sum.SentCharsTotal, sum.Refs, sum.SeenRefs,
-			sum.NaiveCostTokens, sum.CostTokens, 100-red(sum.NaiveCostTokens, sum.CostTokens), sum.PeakTokens, sum.Epochs)
+			sum.NaiveCostTokens, sum.CostTokens, 100-red(sum.NaiveCostTokens, sum.CostTokens), sum.PeakTokens, sum.PeakOverBound, sum.CallsOverBound, sum.Epochs)
 	}
 	tw.Flush()
 }

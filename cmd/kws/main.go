@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/app"
+	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
@@ -73,6 +74,9 @@ type globals struct {
 	// socket is the server's socket inside the server, which shell panes
 	// export.
 	socket string
+	// memory is the memory store a command opened itself (no server),
+	// which the memory commands close when they end.
+	memory *memory.Store
 }
 
 // rootCmd is the kws command and its globals.

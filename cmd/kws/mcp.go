@@ -20,12 +20,15 @@ import (
 	"github.com/kwsdev/kws/termsafe"
 )
 
-// newMcpCmd is kws mcp: the MCP servers kws agents use (ls, trust).
+// newMcpCmd is kws's Model Context Protocol command: kws as an MCP server
+// for other agents (serve), and the MCP servers whose tools kws agents use
+// (ls, trust).
 func newMcpCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "MCP: the servers whose tools kws agents use ([mcp.servers.NAME] in config.toml)",
+		Short: "Model Context Protocol: serve kws's vault, memory and board to other agents; the servers whose tools kws agents use",
 	}
+	cmd.AddCommand(newMcpServeCmd(g))
 	cmd.AddCommand(newMcpLsCmd(g))
 	cmd.AddCommand(newMcpTrustCmd(g))
 	return cmd

@@ -32,7 +32,22 @@ func newMemoryCmd(g *globals) *cobra.Command {
 	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
 	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
 	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g),
-		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g))
+		newMemoryPending(g), newMemoryApprove(g), newMemoryReject(g), newMemoryStatus(g), newMemoryReembed(g),
+		newMemoryEval(g))
+	// A store a command opened itself is closed when it ends, which stops
+	// its re-embedding: the next command goes on where it stopped.
+	for _, c := range cmd.Commands() {
+		run := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			defer func() {
+				if g.memory != nil {
+					g.memory.Close()
+					g.memory = nil
+				}
+			}()
+			return run(cmd, args)
+		}
+	}
 	return cmd
 }
 
@@ -59,10 +74,94 @@ func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.memory = s
 	for _, d := range s.Damaged() {
 		fmt.Fprintf(warn, "kws: %s\n", d)
 	}
 	return s, nil
+}
+
+// warnReembedding tells warn when some memories wait to be re-embedded,
+// and so are not found by similarity yet.
+func warnReembedding(warn io.Writer, s *memory.Store) {
+	if r := s.Reembedding(); r.Running || r.Err != nil {
+		fmt.Fprintf(warn, "kws: memory: %s; memories not re-embedded yet are not ranked by similarity (kws memory reembed finishes it)\n", r)
+	}
+}
+
+func newMemoryStatus(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the memory store: its embedder, its memories and any re-embedding",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := g.openMemory(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			r := s.Reembedding()
+			w := cmd.OutOrStdout()
+			if g.json {
+				out := map[string]any{"dir": s.Dir(), "embedder": s.Embedder(), "memories": s.Count(), "pending": len(s.Pending()), "reembedding": r}
+				if r.Err != nil {
+					out["reembed_error"] = r.Err.Error()
+				}
+				return json.NewEncoder(w).Encode(out)
+			}
+			fmt.Fprintf(w, "store     %s\nembedder  %s\nmemories  %d\npending   %d\n", s.Dir(), s.Embedder(), s.Count(), len(s.Pending()))
+			if line := r.String(); line != "" {
+				fmt.Fprintf(w, "vectors   %s\n", line)
+			}
+			return nil
+		},
+	}
+}
+
+func newMemoryReembed(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reembed",
+		Short: "Wait until every memory's vector is the configured embedder's, showing progress",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := g.openMemory(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			heard := make(chan struct{}, 1)
+			defer s.Watch(func() {
+				select {
+				case heard <- struct{}{}:
+				default:
+				}
+			})()
+			w := cmd.OutOrStdout()
+			last := ""
+			for {
+				r := s.Reembedding()
+				if line := r.String(); line != last && line != "" && !g.json {
+					fmt.Fprintln(w, line)
+					last = line
+				}
+				if !r.Running {
+					if r.Err != nil {
+						return r.Err
+					}
+					if g.json {
+						return json.NewEncoder(w).Encode(r)
+					}
+					if r.Total == 0 {
+						fmt.Fprintf(w, "every memory's vector is %s's\n", s.Embedder())
+					}
+					return nil
+				}
+				select {
+				case <-heard:
+				case <-cmd.Context().Done():
+					return cmd.Context().Err()
+				}
+			}
+		},
+	}
 }
 
 // scopes resolves --scope: "" means def, "all" means this project and
@@ -103,6 +202,7 @@ func newMemoryLs(g *globals, f *memFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			warnReembedding(cmd.ErrOrStderr(), s)
 			var hits []memory.Hit
 			for _, sc := range scopes {
 				list, err := s.List(cmd.Context(), sc)
@@ -139,6 +239,7 @@ func newMemorySearch(g *globals, f *memFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			warnReembedding(cmd.ErrOrStderr(), s)
 			hits, err := s.Search(cmd.Context(), strings.Join(args, " "), scopes, k)
 			if err != nil {
 				return err

@@ -118,7 +118,7 @@ func TestMemoryEmbedderFromConfig(t *testing.T) {
 	}
 	dir := t.TempDir()
 	write(`memory_embedder = "bogus"`)
-	if _, err := run(t, dir, nil, "memory", "ls"); err == nil || !strings.Contains(err.Error(), "want hash, sidecar or openai:MODEL") {
+	if _, err := run(t, dir, nil, "memory", "ls"); err == nil || !strings.Contains(err.Error(), "want hash, sidecar, openai:MODEL or gguf:PATH") {
 		t.Fatalf("a bad embedder: %v", err)
 	}
 	write(`memory_embedder = "sidecar"`)
@@ -133,8 +133,23 @@ func TestMemoryEmbedderFromConfig(t *testing.T) {
 	if err != nil || !strings.Contains(out, "never go build") {
 		t.Fatalf("search with the sidecar embedder: %q %v", out, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "memory-sidecar")); err != nil {
-		t.Fatalf("the sidecar's vectors are not kept apart: %v", err)
+	if out, err := run(t, dir, nil, "memory", "--json", "ls"); err != nil || !strings.Contains(out, `"embedder":"sidecar:`) {
+		t.Fatalf("the memory does not record the sidecar as its embedder: %q %v", out, err)
+	}
+	// Back to the hashing embedder: the same store, re-embedded.
+	write(`memory_embedder = "hash"`)
+	if out, err := run(t, dir, nil, "memory", "reembed"); err != nil || !strings.Contains(out, "re-embedded 1 memories for hash:512") {
+		t.Fatalf("memory reembed: %q %v", out, err)
+	}
+	out, err = run(t, dir, nil, "memory", "search", "make")
+	if err != nil || !strings.Contains(out, "never go build") {
+		t.Fatalf("search after switching back: %q %v", out, err)
+	}
+	if out, err := run(t, dir, nil, "memory", "status"); err != nil || !strings.Contains(out, "embedder  hash:512") || !strings.Contains(out, "memories  1") {
+		t.Fatalf("memory status: %q %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory-sidecar")); !os.IsNotExist(err) {
+		t.Fatalf("a store per embedder again: %v", err)
 	}
 }
 

@@ -19,7 +19,8 @@ import (
 
 // TestMain lets the test binary run kws itself as a child process:
 // KWS_TEST_ARGS holds the JSON argument list. Like main, it takes the API
-// keys out of its environment.
+// keys out of its environment, sends the commands a running kws server
+// runs to it, and prints a failed command's error.
 func TestMain(m *testing.M) {
 	if raw := os.Getenv("KWS_TEST_ARGS"); raw != "" {
 		if err := protectKeys(os.Args); err != nil {
@@ -28,8 +29,12 @@ func TestMain(m *testing.M) {
 		var args []string
 		json.Unmarshal([]byte(raw), &args)
 		root := newRoot()
+		root.g.argv = args
 		root.SetArgs(args)
 		if err := root.Execute(); err != nil {
+			if !errors.Is(err, errPrinted) {
+				fmt.Fprintln(os.Stderr, errorLine(err))
+			}
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -103,8 +103,8 @@ func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root.SetIn(r.Stdin)
 	root.SetOut(r.Stdout)
 	root.SetErr(r.Stderr)
-	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] {
-		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions and run")
+	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] && c.CommandPath() != "kws mcp serve" {
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions, run and mcp serve")
 		return 2
 	}
 	err := root.ExecuteContext(r.Ctx)
@@ -129,13 +129,17 @@ func topName(c *cobra.Command) string {
 	return c.Name()
 }
 
+// runsHere annotates a command of a forwarded group that never touches
+// the shared stores, so it runs in the calling process.
+const runsHere = "kws.runs-here"
+
 // forwardable makes the commands a server can run go to the running
 // server of the data dir, so they see its vault and memory instead of
 // failing on their locks; without a server they run here.
 func forwardable(root *cobra.Command, g *globals) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if run := c.RunE; run != nil {
+		if run := c.RunE; run != nil && c.Annotations[runsHere] == "" {
 			c.RunE = g.viaServer(run)
 		}
 		for _, sub := range c.Commands() {

@@ -81,3 +81,58 @@ func TestProgressLineEndsWhenLoadingStopsShort(t *testing.T) {
 		t.Errorf("a finished load: %q", b.String())
 	}
 }
+
+// TestMemoryGGUFEmbedder runs memory on an embedding GGUF in DATA/models
+// through llama.cpp: memories are stored with its vectors in their own
+// store, and a memory's own text finds it first.
+func TestMemoryGGUFEmbedder(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	setting := func(v string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(home, "kws"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "kws", "config.toml"), []byte("memory_embedder = \""+v+"\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, ws := t.TempDir(), t.TempDir()
+	models := filepath.Join(dir, "models")
+	if err := os.MkdirAll(models, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := ggufgen.Write(filepath.Join(models, "bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS}); err != nil {
+		t.Fatal(err)
+	}
+	setting("gguf:bge.gguf")
+	mem := func(args ...string) string {
+		t.Helper()
+		out, err := run(t, dir, nil, append([]string{"memory", "--workspace", ws}, args...)...)
+		if err != nil {
+			t.Fatalf("memory %v: %q %v", args, out, err)
+		}
+		return out
+	}
+	facts := []string{"use pnpm instead of npm", "the API server listens on port 8080", "tests run with go test -race"}
+	ids := map[string]string{}
+	for _, f := range facts {
+		out := mem("add", f)
+		ids[f] = strings.Fields(out)[len(strings.Fields(out))-1]
+	}
+	if out := mem("--json", "ls"); out == "" || strings.Count(out, `"embedder":"gguf:bge.gguf:`) != strings.Count(out, "\n") {
+		t.Fatalf("the memories do not record the gguf embedder: %s", out)
+	}
+	for _, f := range facts {
+		first := strings.SplitN(mem("search", "-k", "1", f), "\n", 3)
+		if len(first) < 2 || !strings.Contains(first[1], ids[f]) {
+			t.Errorf("search %q: %q, want %s first", f, first, ids[f])
+		}
+	}
+
+	setting("gguf:nope.gguf")
+	out, err := run(t, dir, nil, "memory", "--workspace", ws, "ls")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(models, "nope.gguf")) || !strings.Contains(err.Error(), "memory_embedder") {
+		t.Fatalf("a missing embedding model: %q %v", out, err)
+	}
+}

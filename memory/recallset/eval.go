@@ -10,9 +10,10 @@ import (
 	"unicode"
 )
 
-// SearchFunc returns the IDs of a conversation's turns that best answer
-// query, best first, at most k.
-type SearchFunc func(query string, k int) ([]int, error)
+// SearchFunc returns at most k results that best answer query, best
+// first, each as the IDs of the conversation's turns it holds: one turn,
+// or several when a store merged repeated turns into one memory.
+type SearchFunc func(query string, k int) ([][]int, error)
 
 // Retriever indexes one conversation's turns (each as Turn.Line) and
 // returns its search, and a release for what indexing opened.
@@ -20,8 +21,10 @@ type Retriever func(c Conversation) (SearchFunc, func(), error)
 
 // Recall is recall at 1, 5 and 10, in percent, over N questions.
 type Recall struct {
-	N                 int
-	At1, At5, At10    float64
+	N                 int     `json:"n"`
+	At1               float64 `json:"r1"`
+	At5               float64 `json:"r5"`
+	At10              float64 `json:"r10"`
 	hit1, hit5, hit10 int
 }
 
@@ -42,18 +45,18 @@ func (r *Recall) add(rank int) {
 
 // Report is a retriever's recall on a set, in all and per category.
 type Report struct {
-	Name       string
-	Split      Split
-	All        Recall
-	ByCategory map[string]*Recall
+	Name       string             `json:"name"`
+	Split      Split              `json:"split"`
+	All        Recall             `json:"all"`
+	ByCategory map[string]*Recall `json:"by_category"`
 }
 
 // Categories are the question categories in report order.
 var Categories = []string{"single", "temporal", "multi", "update"}
 
 // Evaluate asks every question of set through the retriever named name;
-// a question is a hit at k when one of its evidence turns is among the
-// first k results.
+// a question is a hit at k when one of the first k results holds one of
+// its evidence turns.
 func Evaluate(name string, set Set, retrieve Retriever) (Report, error) {
 	rep := Report{Name: name, Split: set.Split, ByCategory: map[string]*Recall{}}
 	for _, c := range Categories {
@@ -65,18 +68,14 @@ func Evaluate(name string, set Set, retrieve Retriever) (Report, error) {
 			return rep, fmt.Errorf("%s: %s: %w", name, conv.Name, err)
 		}
 		for _, q := range conv.Questions {
-			ids, err := search(q.Text, 10)
+			results, err := search(q.Text, 10)
 			if err != nil {
 				release()
 				return rep, fmt.Errorf("%s: %s: %q: %w", name, conv.Name, q.Text, err)
 			}
-			rank := -1
-			for i, id := range ids {
-				if slices.Contains(q.Evidence, id) {
-					rank = i
-					break
-				}
-			}
+			rank := slices.IndexFunc(results, func(turns []int) bool {
+				return slices.ContainsFunc(turns, func(id int) bool { return slices.Contains(q.Evidence, id) })
+			})
 			rep.All.add(rank)
 			rep.ByCategory[q.Category].add(rank)
 		}
@@ -120,7 +119,7 @@ func BM25(c Conversation) (SearchFunc, func(), error) {
 	}
 	avg := float64(total) / float64(max(1, len(docs)))
 	n := float64(len(docs))
-	search := func(query string, k int) ([]int, error) {
+	search := func(query string, k int) ([][]int, error) {
 		scores := make([]float64, len(docs))
 		for _, w := range words(query) {
 			if df[w] == 0 {
@@ -140,11 +139,11 @@ func BM25(c Conversation) (SearchFunc, func(), error) {
 			}
 		}
 		sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
-		ids := make([]int, 0, k)
+		results := make([][]int, 0, k)
 		for _, i := range order[:min(k, len(order))] {
-			ids = append(ids, c.Turns[i].ID)
+			results = append(results, []int{c.Turns[i].ID})
 		}
-		return ids, nil
+		return results, nil
 	}
 	return search, func() {}, nil
 }

@@ -42,6 +42,16 @@ func (s Split) String() string {
 	return "measure"
 }
 
+// MarshalText writes the split's name, as in JSON reports.
+func (s Split) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a split's name.
+func (s *Split) UnmarshalText(b []byte) error {
+	v, err := ParseSplit(string(b))
+	*s = v
+	return err
+}
+
 // ParseSplit reads "tune" or "measure".
 func ParseSplit(s string) (Split, error) {
 	switch s {

@@ -4,6 +4,13 @@
 // owns the llama.cpp context and decodes the queued requests together, one
 // sequence each, so every agent of a process shares one model.
 //
+// A dedicated embedding model (the bert and nomic-bert architectures of
+// the bge, MiniLM and nomic-embed families, or any GGUF naming
+// <arch>.pooling_type) is run as llama.cpp runs it: each text decoded
+// whole, pooled by llama.cpp as the GGUF says (mean, cls or last) and
+// L2-normalised. A generation model embeds with the mean of its last
+// hidden states instead.
+//
 // Building needs the headers named in the Makefile (make setup) and
 // CGO_CPPFLAGS pointing at .build/include (make env prints it).
 package llamacpp
@@ -32,9 +39,16 @@ var (
 	// ErrTooLong is returned by Complete when the prompt does not fit the
 	// context of a sequence.
 	ErrTooLong = errors.New("llamacpp: prompt longer than the context")
-	// ErrNoEmbeddings is returned by Embed when the model was loaded
-	// without Options.Embeddings.
+	// ErrNoEmbeddings is returned by Embed when a generation model was
+	// loaded without Options.Embeddings.
 	ErrNoEmbeddings = errors.New("llamacpp: embeddings not enabled")
+	// ErrEmbeddingModel is returned by Complete on an embedding model,
+	// which has no language-model head to generate with.
+	ErrEmbeddingModel = errors.New("llamacpp: an embedding model cannot generate text")
+	// ErrNotEmbeddingModel is wrapped by Load's error when
+	// Options.EmbeddingModel asks for an embedding model and the GGUF is a
+	// generation model (it names no pooling type).
+	ErrNotEmbeddingModel = errors.New("not an embedding model (the GGUF names no pooling type; it is a generation model)")
 )
 
 // batchSize is the most tokens of one sequence decoded in one step: a long
@@ -54,14 +68,25 @@ type Options struct {
 	Threads int
 	// Progress, when set, receives the loading progress and ends at 1.
 	Progress sidecar.LoadProgress
-	// Embeddings enables Embed.
+	// Embeddings enables Embed on a generation model; an embedding model
+	// always embeds.
 	Embeddings bool
+	// EmbeddingModel makes Load refuse a generation model, whose mean
+	// hidden state is a poor embedding, with ErrNotEmbeddingModel.
+	EmbeddingModel bool
 }
 
 // Model is a loaded GGUF model. Its methods are safe for concurrent use.
 type Model struct {
 	opts Options
 	meta map[string]string
+	// pooling is how llama.cpp pools the model's embeddings. embedder
+	// says the model is an embedding model: it pools, or is an encoder
+	// without a key/value cache. Its texts are decoded whole, each in one
+	// step, at most maxEmbed tokens.
+	pooling  ggufgen.Pooling
+	embedder bool
+	maxEmbed int
 
 	reqs chan *request
 	quit chan struct{}
@@ -89,7 +114,8 @@ func Load(path string, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", sidecar.ErrBadModel, path, err)
 	}
-	if f.String("general.architecture") == "" {
+	arch := f.String("general.architecture")
+	if arch == "" {
 		return nil, fmt.Errorf("%w: %s: no general.architecture", sidecar.ErrBadModel, path)
 	}
 	backendInit()
@@ -111,6 +137,19 @@ func Load(path string, opts Options) (*Model, error) {
 		llama.FreeModel(model)
 		return nil, loadError(path, err)
 	}
+	pooling, encoder := contextPooling(lc), !hasCache(lc)
+	var refuse error
+	switch {
+	case pooling == ggufgen.PoolingRank:
+		refuse = fmt.Errorf("%w: %s: a reranker (pooling type rank), not an embedding or generation model", sidecar.ErrBadModel, path)
+	case opts.EmbeddingModel && !encoder && pooling == ggufgen.PoolingNone:
+		refuse = fmt.Errorf("llamacpp: %s (%s): %w", path, arch, ErrNotEmbeddingModel)
+	}
+	if refuse != nil {
+		freeContext(lc)
+		llama.FreeModel(model)
+		return nil, refuse
+	}
 	batch, err := llama.NewBatch(batchSize, opts.Parallel, 0)
 	if err != nil {
 		freeContext(lc)
@@ -122,7 +161,17 @@ func Load(path string, opts Options) (*Model, error) {
 	}
 	m := &Model{
 		opts: opts, meta: metadata(f), model: model, lc: lc, batch: batch,
+		pooling: pooling, embedder: encoder || pooling != ggufgen.PoolingNone, maxEmbed: opts.ContextSize,
 		reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{}),
+	}
+	if m.embedder {
+		// llama.cpp pools what one decode step saw, and an encoder sees
+		// the whole batch in one micro-batch, so a text goes whole into a
+		// step; an encoder has no positions past its training context.
+		m.maxEmbed = min(m.maxEmbed, batchSize)
+		if n := trainContext(model); n > 0 {
+			m.maxEmbed = min(m.maxEmbed, n)
+		}
 	}
 	go m.run()
 	return m, nil
@@ -159,6 +208,9 @@ func (o Options) withDefaults() Options {
 // Complete continues prompt, which may hold the chat template's special
 // tokens as text; see sidecar.Model.
 func (m *Model) Complete(ctx context.Context, prompt string, opts sidecar.CompleteOptions) (sidecar.Completion, error) {
+	if m.embedder {
+		return sidecar.Completion{}, ErrEmbeddingModel
+	}
 	tokens, err := m.promptTokens(prompt)
 	if err != nil {
 		return sidecar.Completion{}, err
@@ -173,18 +225,36 @@ func (m *Model) Complete(ctx context.Context, prompt string, opts sidecar.Comple
 	return r.completion, r.err
 }
 
-// Embed returns the mean of the model's last hidden states over the tokens
-// of text (at most ContextSize of them), L2-normalised.
+// Embed returns the embedding of text, L2-normalised. An embedding model
+// pools as its GGUF says, over at most 512 tokens (fewer when its training
+// context is shorter, or ContextSize is); a text longer than that is cut,
+// as sentence-transformers cuts it. A generation model gives the mean of
+// its last hidden states over at most ContextSize tokens. Text goes in as
+// it is: task prefixes such as nomic-embed's "search_query: " are the
+// caller's (sidecar.EmbedPrefixes names them).
 func (m *Model) Embed(ctx context.Context, text string) ([]float32, error) {
-	if !m.opts.Embeddings {
+	if !m.opts.Embeddings && !m.embedder {
 		return nil, ErrNoEmbeddings
 	}
 	tokens, err := m.promptTokens(text)
 	if err != nil {
 		return nil, err
 	}
-	r := m.submit(&request{ctx: ctx, tokens: tokens[:min(len(tokens), m.opts.ContextSize)], embed: true})
+	r := m.submit(&request{ctx: ctx, tokens: tokens[:min(len(tokens), m.maxEmbed)], embed: true})
 	return r.embedding, r.err
+}
+
+// Pooling returns how llama.cpp pools the model's embeddings, read from
+// the GGUF's <arch>.pooling_type: PoolingNone for a generation model,
+// which Embed averages by hand.
+func (m *Model) Pooling() ggufgen.Pooling {
+	return m.pooling
+}
+
+// EmbeddingModel says whether the model is an embedding model (it pools,
+// or is an encoder), which embeds but cannot generate.
+func (m *Model) EmbeddingModel() bool {
+	return m.embedder
 }
 
 // Tokenize returns the token ids of text without the beginning-of-sequence

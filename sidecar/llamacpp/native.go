@@ -4,13 +4,20 @@ package llamacpp
 // and resolved at link time against the llama.cpp it compiles.
 
 /*
+#include <stdint.h>
+
 struct llama_context;
+struct llama_model;
+struct llama_memory_i;
 typedef void (*kws_log_callback)(int level, const char *text, void *user_data);
 void llama_backend_init(void);
 void llama_free(struct llama_context *ctx);
 void llama_log_set(kws_log_callback callback, void *user_data);
 void ggml_log_set(kws_log_callback callback, void *user_data);
 extern void kwsLlamaLog(int level, char *text, void *user_data);
+int llama_pooling_type(const struct llama_context *ctx);
+struct llama_memory_i *llama_get_memory(const struct llama_context *ctx);
+int32_t llama_model_n_ctx_train(const struct llama_model *model);
 */
 import "C"
 
@@ -23,6 +30,7 @@ import (
 	"github.com/ollama/ollama/llama"
 
 	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // ggml's log levels (enum ggml_log_level).
@@ -103,5 +111,29 @@ var backendInit = sync.OnceFunc(func() { C.llama_backend_init() })
 // freeContext frees a llama.cpp context, which the llama package (v0.17.4)
 // has no call for: its Context keeps the C pointer in its first field.
 func freeContext(lc *llama.Context) {
-	C.llama_free(*(**C.struct_llama_context)(unsafe.Pointer(lc)))
+	C.llama_free(cContext(lc))
+}
+
+// cContext is the C pointer of a llama package Context (v0.17.4), which
+// keeps it in its first field.
+func cContext(lc *llama.Context) *C.struct_llama_context {
+	return *(**C.struct_llama_context)(unsafe.Pointer(lc))
+}
+
+// contextPooling is the pooling llama.cpp settled on for lc: the model's
+// <arch>.pooling_type, or none when the GGUF names none.
+func contextPooling(lc *llama.Context) ggufgen.Pooling {
+	return ggufgen.Pooling(C.llama_pooling_type(cContext(lc)))
+}
+
+// hasCache says whether lc keeps a key/value cache between decodes; the
+// encoders (the BERT family) have none and see each sequence whole.
+func hasCache(lc *llama.Context) bool {
+	return C.llama_get_memory(cContext(lc)) != nil
+}
+
+// trainContext is the model's training context, for an encoder the most
+// positions it has embeddings or was trained for.
+func trainContext(model *llama.Model) int {
+	return int(C.llama_model_n_ctx_train(*(**C.struct_llama_model)(unsafe.Pointer(model))))
 }

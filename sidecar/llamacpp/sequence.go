@@ -9,6 +9,7 @@ import (
 	"github.com/ollama/ollama/llama"
 
 	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // sequence is a request being decoded in a slot of the worker.
@@ -22,8 +23,9 @@ type sequence struct {
 	// pos is the number of tokens in the sequence's cache.
 	pos int
 	// outputs are the batch indices of the sequence's outputs in the step
-	// being decoded.
+	// being decoded; inBatch says it has tokens in that step.
 	outputs []int
+	inBatch bool
 
 	sampler    *llama.SamplingContext
 	text       []byte
@@ -70,13 +72,15 @@ func (s *sequence) fill(b *llama.Batch) {
 	}
 	s.pending = s.pending[n:]
 	s.pos += n
+	s.inBatch = true
 }
 
 // decoded takes the sequence's outputs of the step just decoded. It
 // reports whether the sequence is done, with its result.
-func (s *sequence) decoded(model *llama.Model, lc *llama.Context, contextSize int) (bool, result) {
+func (s *sequence) decoded(m *Model, contextSize int) (bool, result) {
+	model, lc := m.model, m.lc
 	if s.req.embed {
-		return s.embedded(lc)
+		return s.embedded(lc, m.pooling != ggufgen.PoolingNone)
 	}
 	if len(s.pending) > 0 {
 		return false, result{}
@@ -130,18 +134,19 @@ func (s *sequence) completion() result {
 	}}
 }
 
-// embedded adds the hidden states of the step's tokens to the sum and,
-// after the last token, returns their mean, L2-normalised. A model that
-// pools itself gives no per-token states; its sequence embedding is used.
-func (s *sequence) embedded(lc *llama.Context) (bool, result) {
-	for _, i := range s.outputs {
-		s.add(lc.GetEmbeddingsIth(i))
+// embedded takes the step's embeddings: the sequence embedding llama.cpp
+// pooled, or else the hidden states of the step's tokens, added to the sum
+// until the last token. It returns the result, L2-normalised.
+func (s *sequence) embedded(lc *llama.Context, pooled bool) (bool, result) {
+	if pooled {
+		s.add(lc.GetEmbeddingsSeq(s.id))
+	} else {
+		for _, i := range s.outputs {
+			s.add(lc.GetEmbeddingsIth(i))
+		}
 	}
 	if len(s.pending) > 0 {
 		return false, result{}
-	}
-	if s.n == 0 {
-		s.add(lc.GetEmbeddingsSeq(s.id))
 	}
 	if s.n == 0 {
 		return true, result{err: errors.New("llamacpp: the model gives no embeddings")}

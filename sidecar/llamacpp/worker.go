@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ollama/ollama/llama"
 
@@ -35,6 +36,8 @@ type worker struct {
 	batch *llama.Batch
 	slots []*sequence
 	queue []*request
+	// active is the step's sequences, reused every step.
+	active []*sequence
 }
 
 // run is the worker goroutine: it collects requests, admits them into free
@@ -130,10 +133,25 @@ func (w *worker) admit() {
 // sequence its outputs.
 func (w *worker) step() {
 	w.batch.Clear()
+	w.active = w.active[:0]
 	for _, s := range w.slots {
 		if s != nil {
-			s.fill(w.batch)
+			s.inBatch = false
+			w.active = append(w.active, s)
 		}
+	}
+	if w.m.embedder {
+		// An embedding model's text goes into one step whole (Embed cut
+		// it to fit); one that no longer fits waits for the next step.
+		// The oldest go first, so a long text that waited always fits
+		// and a stream of short ones cannot starve it.
+		slices.SortFunc(w.active, func(a, b *sequence) int { return a.start.Compare(b.start) })
+	}
+	for _, s := range w.active {
+		if w.m.embedder && w.batch.NumTokens()+len(s.pending) > batchSize {
+			continue
+		}
+		s.fill(w.batch)
 	}
 	if w.batch.NumTokens() == 0 {
 		return
@@ -143,10 +161,10 @@ func (w *worker) step() {
 		return
 	}
 	for _, s := range w.slots {
-		if s == nil {
+		if s == nil || !s.inBatch {
 			continue
 		}
-		if done, r := s.decoded(w.m.model, w.m.lc, w.m.opts.ContextSize); done {
+		if done, r := s.decoded(w.m, w.m.opts.ContextSize); done {
 			w.finish(s, r)
 		}
 	}

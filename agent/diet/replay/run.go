@@ -45,6 +45,12 @@ type Row struct {
 	// that externalized more history (each breaks the cached prefix).
 	PeakTokens int `json:"peak_tokens"`
 	Epochs     int `json:"epochs"`
+	// The bound on every call's prompt is the trigger plus its recent
+	// window: the tokens the newest Recent messages send at that call.
+	// PeakOverBound is the most a call's prompt went over it (0: never),
+	// CallsOverBound how many calls did.
+	PeakOverBound  int `json:"peak_over_bound"`
+	CallsOverBound int `json:"calls_over_bound"`
 }
 
 // Outcome is a replay's row, its final prompt and its per-call events
@@ -81,6 +87,10 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 		}
 		micros = append(micros, time.Since(start).Microseconds())
 		res.Event.DietMicros = micros[len(micros)-1]
+		if over := res.Event.SentTokens - p.TriggerTokens - recentTokens(res, p.Recent); over > 0 {
+			out.Row.PeakOverBound = max(out.Row.PeakOverBound, over)
+			out.Row.CallsOverBound++
+		}
 		out.Calls = append(out.Calls, CallTokens{Naive: res.Event.NaiveTokens, Sent: res.Event.SentTokens,
 			Prefix: sharedPrefixTokens(prev, res)})
 		if onCall != nil {
@@ -132,6 +142,15 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 	out.Final = prev.Messages
 	out.Price(DefaultCacheDiscount)
 	return out, nil
+}
+
+// recentTokens is what the newest n messages of res send.
+func recentTokens(res diet.Result, n int) int {
+	t := 0
+	for _, k := range res.Tokens[max(0, len(res.Tokens)-n):] {
+		t += k
+	}
+	return t
 }
 
 // sharedPrefixTokens counts the tokens of cur that repeat prev's prompt as

@@ -75,7 +75,9 @@ func TestSwarmSetResolvesExactly(t *testing.T) {
 
 // TestSwarmLongSession replays the tune set's, the measure set's and all
 // multi-agent sessions concatenated, at the defaults, checks every prompt
-// losslessly and holds the long one to the cost and size goals.
+// losslessly, holds every call to the trigger plus its recent window (the
+// long one folds old messages into runs to stay there) and the long one
+// to the cost and size goals.
 func TestSwarmLongSession(t *testing.T) {
 	files := fixtureFiles(t)
 	sort.Strings(files)
@@ -87,10 +89,24 @@ func TestSwarmLongSession(t *testing.T) {
 	for _, set := range sets {
 		long := Concat(set.name, swarmSessions(t, set.files))
 		p := diet.Defaults()
-		o := runVerified(t, long, p, nil)
+		folded := 0
+		o := runVerified(t, long, p, func(res diet.Result) {
+			folded = 0
+			for _, m := range res.Messages {
+				if m.Content == diet.FoldMarker {
+					folded++
+				}
+			}
+		})
 		r := o.Row
-		t.Logf("%s: %d messages, cost %.1f%% of naive, final prompt %.1f%% smaller, all calls %.1f%% smaller, peak %d, %d epochs",
-			r.File, r.Messages, r.CostPct, r.FinalReductionPct, r.ReductionPctTotal, r.PeakTokens, r.Epochs)
+		t.Logf("%s: %d messages, cost %.1f%% of naive, final prompt %.1f%% smaller, all calls %.1f%% smaller, peak %d, %d epochs, %d folded",
+			r.File, r.Messages, r.CostPct, r.FinalReductionPct, r.ReductionPctTotal, r.PeakTokens, r.Epochs, folded)
+		if r.PeakOverBound != 0 {
+			t.Errorf("%s: %d calls over trigger + recent window, by up to %d tokens", r.File, r.CallsOverBound, r.PeakOverBound)
+		}
+		if set.name == "swarm-all" && folded == 0 {
+			t.Errorf("%s: nothing folded in the final prompt", r.File)
+		}
 		if set.name == "swarm-all" && (r.CostPct > 55 || r.FinalReductionPct < 80) {
 			t.Fatalf("long multi-agent session: cost %.1f%% of naive (want <= 55), final prompt %.1f%% smaller (want >= 80)",
 				r.CostPct, r.FinalReductionPct)

@@ -1,6 +1,7 @@
-// Package ggufgen writes tiny GGUF models for tests (llama architecture,
-// seeded random F32 weights, a small SentencePiece vocabulary with byte
-// tokens) and reads GGUF headers. sidecar/llamacpp reads every file with
+// Package ggufgen writes tiny GGUF models for tests (seeded random F32
+// weights; the llama architecture with a small SentencePiece vocabulary
+// with byte tokens, or the bert and nomic-bert embedding architectures with
+// a small WordPiece vocabulary and a pooling type) and reads GGUF headers. sidecar/llamacpp reads every file with
 // Read before llama.cpp sees it, so a truncated or corrupt file is an error
 // instead of an abort in C++. The package has no cgo.
 package ggufgen

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -136,6 +137,94 @@ func TestMutations(t *testing.T) {
 			if _, err := Parse(bytes.NewReader(m), int64(len(m))); err != nil && !errors.Is(err, ErrFormat) {
 				t.Fatalf("byte %d = %#x: %v", i, b, err)
 			}
+		}
+	}
+}
+
+func TestBERT(t *testing.T) {
+	for _, tc := range []struct {
+		cfg      Config
+		tensors  int
+		pooling  Pooling
+		hasPool  bool
+		position bool
+	}{
+		{Config{Architecture: ArchBERT, Pooling: PoolingCLS}, 5 + 16*2, PoolingCLS, true, true},
+		{Config{Architecture: ArchBERT}, 5 + 16*2, PoolingNone, false, true},
+		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean, Blocks: 3}, 4 + 9*3, PoolingMean, true, false},
+		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, 3 + 11*2, PoolingLast, true, false},
+		{Config{}, 3 + 9*2, PoolingNone, false, false},
+	} {
+		data, err := Encode(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		arch := tc.cfg.withDefaults().Architecture
+		if got := f.String("general.architecture"); got != arch {
+			t.Errorf("architecture %q, want %q", got, arch)
+		}
+		if p, ok := f.Pooling(); p != tc.pooling || ok != tc.hasPool {
+			t.Errorf("%s: pooling %v %v, want %v %v", arch, p, ok, tc.pooling, tc.hasPool)
+		}
+		if len(f.Tensors) != tc.tensors {
+			t.Errorf("%s: %d tensors, want %d", arch, len(f.Tensors), tc.tensors)
+		}
+		hasPos := false
+		for _, ti := range f.Tensors {
+			hasPos = hasPos || ti.Name == "position_embd.weight"
+		}
+		if hasPos != tc.position {
+			t.Errorf("%s: position embeddings %v, want %v", arch, hasPos, tc.position)
+		}
+		if arch == ArchLlama || arch == ArchQwen3 {
+			continue
+		}
+		tokens, _ := f.Get("tokenizer.ggml.tokens")
+		toks := tokens.([]string)
+		if f.String("tokenizer.ggml.model") != "bert" || toks[CLSID] != "[CLS]" || toks[SepID] != "[SEP]" || !slices.Contains(toks, spaceMark+"memory") {
+			t.Errorf("%s: WordPiece vocabulary %q…", arch, toks[:6])
+		}
+		if causal, _ := f.Get(arch + ".attention.causal"); causal != false {
+			t.Errorf("%s: causal %v", arch, causal)
+		}
+	}
+	if _, err := Encode(Config{Architecture: "gpt9"}); err == nil {
+		t.Error("an unknown architecture must be refused")
+	}
+	if _, err := Encode(Config{Pooling: PoolingMean}); err == nil {
+		t.Error("llama.cpp reads no pooling type for llama")
+	}
+	if _, err := Encode(Config{Architecture: ArchBERT, HeadsKV: 2}); err == nil {
+		t.Error("bert has no grouped-query attention")
+	}
+}
+
+func TestEmbeddingModel(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{}, false},
+		{Config{Architecture: ArchQwen3}, false},
+		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, true},
+		{Config{Architecture: ArchBERT}, true},
+		{Config{Architecture: ArchBERT, Pooling: PoolingMean}, true},
+		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean}, true},
+	} {
+		data, err := Encode(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Parse(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.EmbeddingModel(); got != tc.want {
+			t.Errorf("%s pooling %v: embedding model %v, want %v", tc.cfg.Architecture, tc.cfg.Pooling, got, tc.want)
 		}
 	}
 }

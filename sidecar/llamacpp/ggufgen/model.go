@@ -7,14 +7,43 @@ import (
 	"strings"
 )
 
+// The architectures Config.Architecture can name: llama.cpp's names for
+// them, which are general.architecture and the prefix of their metadata.
+const (
+	// ArchLlama is a causal generation model (llama, the default).
+	ArchLlama = "llama"
+	// ArchQwen3 is llama with RMS norms of the queries and keys; llama.cpp
+	// reads a pooling type for it, which makes it a decoder embedding
+	// model (Qwen3-Embedding pools the last token).
+	ArchQwen3 = "qwen3"
+	// ArchBERT is the encoder of the bge and MiniLM embedding models:
+	// learned position embeddings, biases everywhere, a GELU
+	// feed-forward.
+	ArchBERT = "bert"
+	// ArchNomicBERT is nomic-embed's encoder: rotary positions, one fused
+	// query/key/value matrix, a gated SiLU feed-forward, no biases.
+	ArchNomicBERT = "nomic-bert"
+)
+
 // Config shapes a generated model; zero fields take the defaults noted.
 type Config struct {
 	// Seed seeds the weights (default 1); the same Config gives the same
 	// file.
 	Seed uint64
+	// Architecture is ArchLlama (the default), ArchQwen3, ArchBERT or
+	// ArchNomicBERT. The BERT architectures get a WordPiece vocabulary
+	// (tokenizer.ggml.model "bert") and are embedding models: llama.cpp
+	// runs them as encoders and pools their output as Pooling says.
+	Architecture string
+	// Pooling is written as <arch>.pooling_type for the BERT
+	// architectures (PoolingNone leaves bert's out, as llama.cpp then
+	// takes none), and for qwen3 when it is not PoolingNone; llama has
+	// none.
+	Pooling Pooling
 	// Name is general.name (default "kws-tiny").
 	Name string
-	// ContextLength is the training context, llama.context_length (2048).
+	// ContextLength is the training context, <arch>.context_length (2048;
+	// 512 for bert, the length of its position embeddings).
 	ContextLength int
 	// Embedding is the embedding length (64).
 	Embedding int
@@ -48,6 +77,12 @@ func (c Config) withDefaults() Config {
 	if c.Name == "" {
 		c.Name = "kws-tiny"
 	}
+	if c.Architecture == "" {
+		c.Architecture = ArchLlama
+	}
+	if c.Architecture == ArchBERT {
+		def(&c.ContextLength, 512)
+	}
 	def(&c.ContextLength, 2048)
 	def(&c.Embedding, 64)
 	def(&c.Blocks, 2)
@@ -65,27 +100,67 @@ type tensor struct {
 	data []float32
 }
 
+// weights draws a model's seeded weights.
+type weights struct {
+	rng *rand.Rand
+	e   uint64
+}
+
+// weights starts drawing c's weights from its seed.
+func (c Config) weights() *weights {
+	return &weights{rng: rand.New(rand.NewPCG(c.Seed, 0x6b7773)), e: uint64(c.Embedding)}
+}
+
+// random is a matrix uniform with unit variance of each output at
+// initialisation.
+func (w *weights) random(name string, dims ...uint64) tensor {
+	t := tensor{name: name, dims: dims, data: make([]float32, dims[0]*dims[1])}
+	scale := math.Sqrt(3 / float64(dims[0]))
+	for i := range t.data {
+		t.data[i] = float32((2*w.rng.Float64() - 1) * scale)
+	}
+	return t
+}
+
+// bias is a vector of n small values, so that biases matter without
+// swamping the products they are added to.
+func (w *weights) bias(name string, n uint64) tensor {
+	t := tensor{name: name, dims: []uint64{n}, data: make([]float32, n)}
+	for i := range t.data {
+		t.data[i] = float32(0.1 * (2*w.rng.Float64() - 1))
+	}
+	return t
+}
+
+// ones is a norm's weight: the embedding width of 1s.
+func (w *weights) ones(name string) tensor {
+	return w.onesOf(name, w.e)
+}
+
+// onesOf is a norm's weight of n 1s.
+func (w *weights) onesOf(name string, n uint64) tensor {
+	t := tensor{name: name, dims: []uint64{n}, data: make([]float32, n)}
+	for i := range t.data {
+		t.data[i] = 1
+	}
+	return t
+}
+
+// zeros is a norm's bias.
+func (w *weights) zeros(name string) tensor {
+	return tensor{name: name, dims: []uint64{w.e}, data: make([]float32, w.e)}
+}
+
 // tensors returns the model's weights: normal weights at 1, the others
 // uniform with unit variance of each output at initialisation.
 func (c Config) tensors(nVocab int) []tensor {
-	rng := rand.New(rand.NewPCG(c.Seed, 0x6b7773))
+	if c.Architecture != ArchLlama && c.Architecture != ArchQwen3 {
+		return c.bertTensors(nVocab)
+	}
+	w := c.weights()
+	random, ones := w.random, w.ones
 	e, ff, hd := uint64(c.Embedding), uint64(c.FeedForward), uint64(c.Embedding/c.Heads)
 	kvDim := hd * uint64(c.HeadsKV)
-	random := func(name string, dims ...uint64) tensor {
-		t := tensor{name: name, dims: dims, data: make([]float32, dims[0]*dims[1])}
-		scale := math.Sqrt(3 / float64(dims[0]))
-		for i := range t.data {
-			t.data[i] = float32((2*rng.Float64() - 1) * scale)
-		}
-		return t
-	}
-	ones := func(name string) tensor {
-		t := tensor{name: name, dims: []uint64{e}, data: make([]float32, e)}
-		for i := range t.data {
-			t.data[i] = 1
-		}
-		return t
-	}
 	ts := []tensor{random("token_embd.weight", e, uint64(nVocab))}
 	for i := range c.Blocks {
 		b := fmt.Sprintf("blk.%d.", i)
@@ -95,6 +170,11 @@ func (c Config) tensors(nVocab int) []tensor {
 			random(b+"attn_k.weight", e, kvDim),
 			random(b+"attn_v.weight", e, kvDim),
 			random(b+"attn_output.weight", e, e),
+		)
+		if c.Architecture == ArchQwen3 {
+			ts = append(ts, w.onesOf(b+"attn_q_norm.weight", hd), w.onesOf(b+"attn_k_norm.weight", hd))
+		}
+		ts = append(ts,
 			ones(b+"ffn_norm.weight"),
 			random(b+"ffn_gate.weight", e, ff),
 			random(b+"ffn_up.weight", e, ff),

@@ -8,7 +8,7 @@ import (
 	"os"
 )
 
-// Write writes a GGUF v3 llama model shaped by cfg to path.
+// Write writes a GGUF v3 model shaped by cfg to path.
 func Write(path string, cfg Config) error {
 	data, err := Encode(cfg)
 	if err != nil {
@@ -23,25 +23,32 @@ func Encode(cfg Config) ([]byte, error) {
 	if c.Embedding%c.Heads != 0 || c.Heads%c.HeadsKV != 0 {
 		return nil, fmt.Errorf("ggufgen: %d heads (%d for keys and values) do not divide an embedding of %d", c.Heads, c.HeadsKV, c.Embedding)
 	}
+	if c.Architecture != ArchLlama && c.Architecture != ArchQwen3 {
+		return encodeBERT(c)
+	}
 	tokens, scores, types := vocabulary()
 	if c.EOS < 0 || c.EOS >= len(tokens) {
 		return nil, fmt.Errorf("ggufgen: EOS %d is not a token id (0..%d)", c.EOS, len(tokens)-1)
 	}
+	a := c.Architecture
+	if a == ArchLlama && c.Pooling != PoolingNone {
+		return nil, fmt.Errorf("ggufgen: llama.cpp reads no pooling type for %s; a pooled decoder is %s", ArchLlama, ArchQwen3)
+	}
 	kv := []KV{
-		{"general.architecture", "llama"},
+		{"general.architecture", a},
 		{"general.name", c.Name},
 		{"general.alignment", uint32(DefaultAlignment)},
 		{"general.file_type", uint32(0)},
-		{"llama.context_length", uint32(c.ContextLength)},
-		{"llama.embedding_length", uint32(c.Embedding)},
-		{"llama.block_count", uint32(c.Blocks)},
-		{"llama.feed_forward_length", uint32(c.FeedForward)},
-		{"llama.attention.head_count", uint32(c.Heads)},
-		{"llama.attention.head_count_kv", uint32(c.HeadsKV)},
-		{"llama.rope.dimension_count", uint32(c.Embedding / c.Heads)},
-		{"llama.rope.freq_base", float32(10000)},
-		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
-		{"llama.vocab_size", uint32(len(tokens))},
+		{a + ".context_length", uint32(c.ContextLength)},
+		{a + ".embedding_length", uint32(c.Embedding)},
+		{a + ".block_count", uint32(c.Blocks)},
+		{a + ".feed_forward_length", uint32(c.FeedForward)},
+		{a + ".attention.head_count", uint32(c.Heads)},
+		{a + ".attention.head_count_kv", uint32(c.HeadsKV)},
+		{a + ".rope.dimension_count", uint32(c.Embedding / c.Heads)},
+		{a + ".rope.freq_base", float32(10000)},
+		{a + ".attention.layer_norm_rms_epsilon", float32(1e-5)},
+		{a + ".vocab_size", uint32(len(tokens))},
 		{"tokenizer.ggml.model", "llama"},
 		{"tokenizer.ggml.tokens", tokens},
 		{"tokenizer.ggml.scores", scores},
@@ -54,6 +61,9 @@ func Encode(cfg Config) ([]byte, error) {
 	}
 	if c.ChatTemplate != "" {
 		kv = append(kv, KV{"tokenizer.chat_template", c.ChatTemplate})
+	}
+	if c.Pooling != PoolingNone {
+		kv = append(kv, KV{a + ".pooling_type", uint32(c.Pooling)})
 	}
 	return encode(kv, c.tensors(len(tokens)))
 }
