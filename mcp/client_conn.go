@@ -51,14 +51,13 @@ type conn struct {
 	gone     chan struct{}      // closed when the current connection ended
 	changed  chan struct{}      // closed and replaced on every state change
 	tools    []*sdk.Tool        // the tools offered, from the first listing
-	schemas  map[string][]byte  // tool name → its input schema
 	skipped  []string           // tools not offered, with why
 	restarts int                // restarts after crashes
 	notice   string             // a crash the next call's result reports
 	crash    string             // how the last connection ended
 	closed   bool
 	stop     chan struct{} // closed by close
-	agentTs  []tools.Tool
+	agentTs  []tools.Tool  // the tools as agent tools
 }
 
 func newConn(m *Manager, name string, cfg config.MCPServer) *conn {
@@ -351,7 +350,7 @@ func (c *conn) listTools(sess *sdk.ClientSession) error {
 		schemas[t.Name] = schema
 	}
 	c.mu.Lock()
-	c.tools, c.schemas, c.skipped = kept, schemas, skipped
+	c.tools, c.skipped = kept, skipped
 	c.agentTs = make([]tools.Tool, len(kept))
 	for i, t := range kept {
 		c.agentTs[i] = &mcpTool{c: c, name: t.Name, desc: t.Description, schema: schemas[t.Name]}
@@ -386,7 +385,7 @@ func (c *conn) status() ServerStatus {
 }
 
 // Wait waits until cond holds for server name's status, or ctx ends;
-// tests and the palette use it to wait for a restart.
+// tests use it to wait for a restart.
 func (m *Manager) Wait(ctx context.Context, name string, cond func(ServerStatus) bool) error {
 	for _, c := range m.conns {
 		if c.name != name {
