@@ -56,8 +56,11 @@ type Workstation struct {
 	// memPending counts the memory candidates waiting for approval, for
 	// the status bar; the memory store's events keep it current.
 	memPending atomic.Int64
-	env        *pane.Env
-	shell      pty.Options
+	// reembed is the memory's background re-embedding, for the status
+	// bar; the same events keep it current.
+	reembed atomic.Pointer[ui.Reembed]
+	env     *pane.Env
+	shell   pty.Options
 
 	mu        sync.Mutex
 	sessions  []agentSession
@@ -160,7 +163,7 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	w.unlisten = func() { unlisten(); unwatch() }
 	if st.memory != nil {
 		unwatchMem := st.memory.Watch(w.memoryChanged)
-		w.memPending.Store(int64(len(st.memory.Pending())))
+		w.countMemory()
 		w.unlisten = func() { unlisten(); unwatch(); unwatchMem() }
 	}
 	return w, nil

@@ -11,7 +11,8 @@ import (
 	"github.com/kwsdev/kws/termsafe"
 )
 
-// Draw paints the header, the rows and the bottom line (search or editor).
+// Draw paints the header, the rows and the bottom line (search, editor,
+// or the re-embedding's progress or failure).
 func (p *MemoryPane) Draw(screen tcell.Screen) {
 	p.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
@@ -53,6 +54,11 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 		p.editor.Draw(screen)
 	case p.searching || p.query != "":
 		pane.Put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
+	case p.reembed.Err != nil:
+		// The error may quote an embedding server's answer.
+		pane.Put(screen, x, bottom, w, termsafe.OneLine(p.reembed.String()), th.ChatToolError.TCell())
+	case p.reembed.Running:
+		pane.Put(screen, x, bottom, w, termsafe.OneLine(p.reembed.String()), th.ChatSystem.TCell())
 	}
 }
 
