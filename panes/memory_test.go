@@ -221,7 +221,8 @@ func waitReembedding(t *testing.T, s *memory.Store, until func(memory.Reembeddin
 
 // TestMemoryPaneShowsReembedding shows the re-embedding's progress on
 // the pane's bottom line while it runs, nothing once it is done, and the
-// whole failure, literally, when the embedder fails.
+// whole failure, literally and wrapped on a narrow pane, when the
+// embedder fails.
 func TestMemoryPaneShowsReembedding(t *testing.T) {
 	g := &gatedEmbedder{release: make(chan struct{})}
 	p, store := reembedRig(t, g)
@@ -243,13 +244,21 @@ func TestMemoryPaneShowsReembedding(t *testing.T) {
 	close(g.release)
 	waitReembedding(t, store, func(r memory.Reembedding) bool { return !r.Running })
 	p.Refresh()
-	text = screenText(render(t, p, 160, 12))
+	// Narrow, the failure wraps over the bottom lines, down to its reason.
+	text = screenText(render(t, p, 60, 12))
 	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	bottom := lines[len(lines)-1]
+	var failure []string
+	for _, l := range lines[len(lines)-4:] {
+		failure = append(failure, strings.TrimSpace(l))
+	}
+	bottom := strings.Join(failure, " ")
 	for _, want := range []string{"re-embedding for test:gated stopped at 1/3: ", "embeddings server says: [red]quota[-] exceeded"} {
 		if !strings.Contains(bottom, want) {
-			t.Errorf("the failure lacks %q: %q", want, bottom)
+			t.Errorf("the failure lacks %q:\n%s", want, text)
 		}
+	}
+	if !strings.Contains(lines[1], "Deploys go through make release.") {
+		t.Errorf("the failure hides the memories:\n%s", text)
 	}
 	if strings.Contains(text, "\x1b") || strings.Contains(text, "[2J") {
 		t.Errorf("the server's escape sequence reaches the screen: %q", bottom)
