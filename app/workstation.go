@@ -210,7 +210,8 @@ func (w *Workstation) AppConfig() ui.Config {
 }
 
 // Attach starts delivering the swarm's events to app, the application
-// made from AppConfig, and shows what panes reported before it existed.
+// made from AppConfig, and shows what panes reported and the memory
+// told before it existed.
 func (w *Workstation) Attach(app *ui.App) {
 	w.app = app
 	w.appP.Store(app)
@@ -221,6 +222,9 @@ func (w *Workstation) Attach(app *ui.App) {
 	if len(early) > 0 {
 		app.Notify(strings.Join(early, "; "))
 	}
+	// The memory's events before the application existed were dropped
+	// (a re-embedding's progress, say): read what they told.
+	app.Update(w.refreshMemory)
 	go w.pump()
 }
 

@@ -38,6 +38,12 @@ func newWSRig(t *testing.T, width, height int, withModel bool) *wsRig {
 // flags before the workstation opens.
 func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws string, f *Flags)) *wsRig {
 	t.Helper()
+	return newWSRigIn(t, width, height, withModel, t.TempDir(), setup)
+}
+
+// newWSRigIn is newWSRigWith on the data dir dataDir.
+func newWSRigIn(t *testing.T, width, height int, withModel bool, dataDir string, setup func(ws string, f *Flags)) *wsRig {
+	t.Helper()
 	home := t.TempDir()
 	for _, k := range []string{"KWS_BASE_URL", "KWS_MODEL", "KWS_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "KWS_THEME"} {
 		t.Setenv(k, "")
@@ -59,7 +65,7 @@ func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws
 	if setup != nil {
 		setup(r.ws, &f)
 	}
-	w, err := OpenWorkstation(Options{DataDir: t.TempDir(), ConfigHome: filepath.Join(home, ".config")}, f)
+	w, err := OpenWorkstation(Options{DataDir: dataDir, ConfigHome: filepath.Join(home, ".config")}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
