@@ -13,6 +13,9 @@ import (
 // status feeds the status bar from the swarm.
 func (w *Workstation) status() ui.Status {
 	st := ui.Status{Workspace: w.ws, Model: w.cfg.Model, MemoryPending: int(w.memPending.Load())}
+	if re := w.reembed.Load(); re != nil {
+		st.Reembed = *re
+	}
 	if w.st.sandbox.Policy == nil {
 		st.Warning = "unsandboxed"
 	}
@@ -129,23 +132,33 @@ func (w *Workstation) storesChanged() {
 }
 
 // memoryChanged hears the memory store's event that its pending queue
-// changed and shows it: the status bar's count, the memory panes.
+// changed or its re-embedding made progress and shows it: the status
+// bar's count and progress, the memory panes.
 func (w *Workstation) memoryChanged() {
 	if a := w.appP.Load(); a != nil {
 		a.Update(w.refreshMemory)
 	}
 }
 
-// refreshMemory re-counts the candidates waiting for approval and
-// re-reads the memory panes; it runs on the UI goroutine.
+// refreshMemory re-counts the candidates waiting for approval, re-reads
+// the re-embedding's progress and the memory panes; it runs on the UI
+// goroutine.
 func (w *Workstation) refreshMemory() {
 	if w.st.memory == nil {
 		return
 	}
-	w.memPending.Store(int64(len(w.st.memory.Pending())))
+	w.countMemory()
 	w.app.EachPane(func(p pane.Pane) {
 		if r, ok := p.(pane.Refresher); ok && p.Kind() == pane.KindMemory {
 			r.Refresh()
 		}
 	})
+}
+
+// countMemory reads what the status bar shows of the memory: the
+// candidates waiting for approval and the re-embedding's progress.
+func (w *Workstation) countMemory() {
+	w.memPending.Store(int64(len(w.st.memory.Pending())))
+	re := w.st.memory.Reembedding()
+	w.reembed.Store(&ui.Reembed{Done: re.Done, Total: re.Total, Running: re.Running, Failed: re.Err != nil})
 }

@@ -2,8 +2,14 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kwsdev/kws/memory"
@@ -47,5 +53,71 @@ func TestWorkstationShowsMemoryCandidatesWaiting(t *testing.T) {
 				r.press() // a sync: the event's update runs
 			}
 		})
+	}
+}
+
+// TestWorkstationShowsMemoryReembedding switches the memory's embedder to
+// an embeddings server that answers the first memory and holds the
+// others, then refuses them with text of its own: the store's events put
+// the progress in the status bar, then the failure, and the memory pane
+// spells out the server's reason, literally.
+func TestWorkstationShowsMemoryReembedding(t *testing.T) {
+	dataDir := t.TempDir()
+	old, err := memory.Open(filepath.Join(dataDir, memory.DirName), memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"the parser lives in internal/parse", "tests run with make test", "deploys go through make release"} {
+		if _, err := old.Add(context.Background(), memory.Memory{Text: text, Kind: "path", Scope: memory.GlobalScope}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Input) != 1 {
+			http.Error(w, "want one input", http.StatusBadRequest)
+			return
+		}
+		if calls.Add(1) > 1 {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			http.Error(w, `{"error":{"message":"[red]quota[-] exceeded \u001b[2J"}}`, http.StatusTooManyRequests)
+			return
+		}
+		vec, _ := memory.HashEmbedder(memory.DefaultDims)(r.Context(), req.Input[0])
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": []map[string]any{{"embedding": vec}}})
+	}))
+	// Closed after the workstation, whose store's Close ends the held
+	// requests.
+	t.Cleanup(srv.Close)
+	r := newWSRigIn(t, 160, 48, false, dataDir, func(ws string, f *Flags) {
+		t.Setenv("KWS_BASE_URL", srv.URL)
+		if err := os.MkdirAll(filepath.Join(ws, ".kws"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, ".kws", "config.toml"), []byte(`memory_embedder = "openai:emb"`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	embedder := "openai:emb@" + strings.TrimPrefix(srv.URL, "http://")
+	r.waitFor("mem: re-embedding 1/3")
+	r.press("Ctrl-b", "m", "Ctrl-b", "z") // the memory pane, zoomed: its bottom line whole
+	r.waitFor("re-embedding 1/3 for " + embedder)
+	close(release)
+	r.waitFor("mem: re-embed failed (C-b m)")
+	r.waitFor("re-embedding for " + embedder + " stopped at 1/3")
+	r.waitFor("quota[-]")
+	if text := r.d.Text(); strings.Contains(text, "mem: re-embedding") || strings.Contains(text, "[2J") {
+		t.Fatalf("the bar still shows progress, or the server's escape reaches the screen:\n%s", text)
 	}
 }

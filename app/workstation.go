@@ -58,8 +58,11 @@ type Workstation struct {
 	// memPending counts the memory candidates waiting for approval, for
 	// the status bar; the memory store's events keep it current.
 	memPending atomic.Int64
-	env        *pane.Env
-	shell      pty.Options
+	// reembed is the memory's background re-embedding, for the status
+	// bar; the same events keep it current.
+	reembed atomic.Pointer[ui.Reembed]
+	env     *pane.Env
+	shell   pty.Options
 
 	mu        sync.Mutex
 	sessions  []agentSession
@@ -170,7 +173,7 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	w.unlisten = func() { unlisten(); unwatch() }
 	if st.memory != nil {
 		unwatchMem := st.memory.Watch(w.memoryChanged)
-		w.memPending.Store(int64(len(st.memory.Pending())))
+		w.countMemory()
 		w.unlisten = func() { unlisten(); unwatch(); unwatchMem() }
 	}
 	return w, nil
@@ -218,7 +221,8 @@ func (w *Workstation) AppConfig() ui.Config {
 }
 
 // Attach starts delivering the swarm's events to app, the application
-// made from AppConfig, and shows what panes reported before it existed.
+// made from AppConfig, and shows what panes reported and the memory
+// told before it existed.
 func (w *Workstation) Attach(app *ui.App) {
 	w.app = app
 	w.appP.Store(app)
@@ -229,6 +233,9 @@ func (w *Workstation) Attach(app *ui.App) {
 	if len(early) > 0 {
 		app.Notify(strings.Join(early, "; "))
 	}
+	// The memory's events before the application existed were dropped
+	// (a re-embedding's progress, say): read what they told.
+	app.Update(w.refreshMemory)
 	go w.pump()
 }
 

@@ -41,8 +41,13 @@ func newWSRigWith(t *testing.T, width, height int, withModel bool, setup func(ws
 	return newWSRigOpts(t, width, height, withModel, setup, Options{})
 }
 
-// newWSRigOpts is newWSRigWith opening the workstation with o (its data
-// dir and config home are the rig's).
+// newWSRigIn is newWSRigWith on the data dir dataDir.
+func newWSRigIn(t *testing.T, width, height int, withModel bool, dataDir string, setup func(ws string, f *Flags)) *wsRig {
+	return newWSRigOpts(t, width, height, withModel, setup, Options{DataDir: dataDir})
+}
+
+// newWSRigOpts is newWSRigWith opening the workstation with o (its config
+// home is the rig's; its data dir too unless o names one).
 func newWSRigOpts(t *testing.T, width, height int, withModel bool, setup func(ws string, f *Flags), o Options) *wsRig {
 	t.Helper()
 	home := t.TempDir()
@@ -66,7 +71,10 @@ func newWSRigOpts(t *testing.T, width, height int, withModel bool, setup func(ws
 	if setup != nil {
 		setup(r.ws, &f)
 	}
-	o.DataDir, o.ConfigHome = t.TempDir(), filepath.Join(home, ".config")
+	if o.DataDir == "" {
+		o.DataDir = t.TempDir()
+	}
+	o.ConfigHome = filepath.Join(home, ".config")
 	w, err := OpenWorkstation(o, f)
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ type MemorySource interface {
 	Pending() []memory.Pending
 	Approve(ctx context.Context, id, editedText string) (memory.Action, memory.Memory, error)
 	Reject(id string) error
+	Reembedding() memory.Reembedding
 }
 
 // memorySearchLimit bounds the hits a search shows.
@@ -55,6 +56,10 @@ type MemoryPane struct {
 	editor     *tview.InputField
 	editing    *memRow
 	err        error
+	// reembed is the store's background re-embedding as the last
+	// Refresh read it; the bottom line shows it while it runs or after
+	// it failed.
+	reembed memory.Reembedding
 }
 
 // NewMemoryPane returns the memory pane of src; openRef shows a vault
@@ -103,11 +108,12 @@ func (p *MemoryPane) Keys() *keymap.Table { return p.keys }
 // Close does nothing: the store outlives the pane.
 func (p *MemoryPane) Close() error { return nil }
 
-// Refresh reloads the rows: the search hits, every memory newest first, or
-// the candidates.
+// Refresh reloads the rows (the search hits, every memory newest first,
+// or the candidates) and the re-embedding's progress.
 func (p *MemoryPane) Refresh() {
 	ctx := context.Background()
 	p.rows, p.err = nil, nil
+	p.reembed = p.src.Reembedding()
 	switch {
 	case p.candidates:
 		for _, c := range p.src.Pending() {

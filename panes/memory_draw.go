@@ -11,7 +11,13 @@ import (
 	"github.com/kwsdev/kws/termsafe"
 )
 
-// Draw paints the header, the rows and the bottom line (search or editor).
+// reembedFailureLines bounds the bottom lines a failed re-embedding's
+// error takes.
+const reembedFailureLines = 4
+
+// Draw paints the header, the rows and the bottom line (search, editor,
+// or the re-embedding's progress); a failed re-embedding's error takes a
+// few bottom lines, so that its reason, at the end, shows.
 func (p *MemoryPane) Draw(screen tcell.Screen) {
 	p.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
@@ -21,7 +27,13 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
 	pane.Put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
-	rows := h - 2
+	var failure []string
+	if p.editing == nil && !p.searching && p.query == "" && p.reembed.Err != nil {
+		// The error may quote an embedding server's answer.
+		failure = pane.WrapWords(termsafe.OneLine(p.reembed.String()), w)
+		failure = failure[:min(len(failure), reembedFailureLines, max(1, h-2))]
+	}
+	rows := h - 1 - max(1, len(failure))
 	if rows <= 0 {
 		return
 	}
@@ -53,6 +65,12 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 		p.editor.Draw(screen)
 	case p.searching || p.query != "":
 		pane.Put(screen, x, bottom, w, "/"+p.query, th.HintKey.TCell())
+	case len(failure) > 0:
+		for i, l := range failure {
+			pane.Put(screen, x, y+h-len(failure)+i, w, l, th.ChatToolError.TCell())
+		}
+	case p.reembed.Running:
+		pane.Put(screen, x, bottom, w, termsafe.OneLine(p.reembed.String()), th.ChatSystem.TCell())
 	}
 }
 

@@ -2,8 +2,10 @@ package panes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -141,5 +143,124 @@ func TestMemoryPaneProvenanceWithoutABlock(t *testing.T) {
 		if len(r.opened) != 0 || len(r.notes) == 0 || r.notes[len(r.notes)-1] != tc.want {
 			t.Errorf("%s: opened %v, notes %q; want the note %q", tc.query, r.opened, r.notes, tc.want)
 		}
+	}
+}
+
+// gatedEmbedder is HashEmbedder under the name "test:gated" that embeds
+// one text and then holds each further one until release is closed or
+// the call's context ends; released, it fails them with fail when that
+// is set.
+type gatedEmbedder struct {
+	calls   atomic.Int64
+	release chan struct{}
+	fail    error
+}
+
+func (g *gatedEmbedder) embed(ctx context.Context, text string) ([]float32, error) {
+	if g.calls.Add(1) > 1 {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if g.fail != nil {
+			return nil, g.fail
+		}
+	}
+	return memory.HashEmbedder(memory.DefaultDims)(ctx, text)
+}
+
+// reembedRig is a memory pane on a store of three memories re-embedding
+// them with g, once the first is re-embedded and g holds the others.
+func reembedRig(t *testing.T, g *gatedEmbedder) (*MemoryPane, *memory.Store) {
+	t.Helper()
+	env := testEnv()
+	now := func() time.Time { return env.Now().Add(-2 * time.Hour) }
+	dir := t.TempDir()
+	old, err := memory.Open(dir, memory.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"The project uses tabs for indentation.", "Deploys go through make release.", "Prefer short answers."} {
+		if _, err := old.Add(context.Background(), memory.Memory{Text: text, Kind: "preference", Scope: memory.GlobalScope, Provenance: memory.Provenance{Source: "user"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store, err := memory.Open(dir, memory.Options{Now: now, Embedder: g.embed, EmbedderID: "test:gated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	waitReembedding(t, store, func(r memory.Reembedding) bool { return r.Done >= 1 || !r.Running })
+	return NewMemoryPane(testEnv(), store, func(string) {}), store
+}
+
+// waitReembedding waits, through the store's Watch, until its
+// re-embedding satisfies until.
+func waitReembedding(t *testing.T, s *memory.Store, until func(memory.Reembedding) bool) {
+	t.Helper()
+	heard := make(chan struct{}, 1)
+	defer s.Watch(func() {
+		select {
+		case heard <- struct{}{}:
+		default:
+		}
+	})()
+	timeout := time.After(time.Minute)
+	for r := s.Reembedding(); !until(r); r = s.Reembedding() {
+		select {
+		case <-heard:
+		case <-timeout:
+			t.Fatalf("the re-embedding never got there: %+v", r)
+		}
+	}
+}
+
+// TestMemoryPaneShowsReembedding shows the re-embedding's progress on
+// the pane's bottom line while it runs, nothing once it is done, and the
+// whole failure, literally and wrapped on a narrow pane, when the
+// embedder fails.
+func TestMemoryPaneShowsReembedding(t *testing.T) {
+	g := &gatedEmbedder{release: make(chan struct{})}
+	p, store := reembedRig(t, g)
+	text := screenText(render(t, p, 80, 12))
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if got := strings.TrimSpace(lines[len(lines)-1]); got != "re-embedding 1/3 for test:gated" {
+		t.Fatalf("the bottom line is %q, not the progress:\n%s", got, text)
+	}
+	golden(t, "memory_reembedding_80x12", text)
+	close(g.release)
+	waitReembedding(t, store, func(r memory.Reembedding) bool { return !r.Running })
+	p.Refresh()
+	if text := screenText(render(t, p, 80, 12)); strings.Contains(text, "re-embed") {
+		t.Fatalf("a finished re-embedding still shows:\n%s", text)
+	}
+
+	g = &gatedEmbedder{release: make(chan struct{}), fail: errors.New("embeddings server says: [red]quota[-] exceeded \x1b[2J")}
+	p, store = reembedRig(t, g)
+	close(g.release)
+	waitReembedding(t, store, func(r memory.Reembedding) bool { return !r.Running })
+	p.Refresh()
+	// Narrow, the failure wraps over the bottom lines, down to its reason.
+	text = screenText(render(t, p, 60, 12))
+	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var failure []string
+	for _, l := range lines[len(lines)-4:] {
+		failure = append(failure, strings.TrimSpace(l))
+	}
+	bottom := strings.Join(failure, " ")
+	for _, want := range []string{"re-embedding for test:gated stopped at 1/3: ", "embeddings server says: [red]quota[-] exceeded"} {
+		if !strings.Contains(bottom, want) {
+			t.Errorf("the failure lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(lines[1], "Deploys go through make release.") {
+		t.Errorf("the failure hides the memories:\n%s", text)
+	}
+	if strings.Contains(text, "\x1b") || strings.Contains(text, "[2J") {
+		t.Errorf("the server's escape sequence reaches the screen: %q", bottom)
 	}
 }

@@ -28,6 +28,18 @@ type Status struct {
 	// MemoryPending is how many memory candidates wait for the user's
 	// approval in the memory pane.
 	MemoryPending int
+	// Reembed is the memory's background re-embedding after its
+	// embedder changed.
+	Reembed Reembed
+}
+
+// Reembed is the progress of the memory's background re-embedding: Done
+// of Total memories while Running; Failed when it stopped on an error,
+// which the memory pane spells out.
+type Reembed struct {
+	Done, Total int
+	Running     bool
+	Failed      bool
 }
 
 // AgentStatus is one agent's state as its loop reports it.
@@ -114,6 +126,13 @@ func (s *statusBar) segments(st Status) []segment {
 	if st.MemoryPending > 0 {
 		put(fmt.Sprintf(" mem: %d pending (%s m) ", st.MemoryPending, s.app.prefixName()), fmt.Sprintf(" mem: %d ", st.MemoryPending),
 			th.StatusAgentWaiting.TCell())
+	}
+	switch re := st.Reembed; {
+	case re.Failed:
+		put(fmt.Sprintf(" mem: re-embed failed (%s m) ", s.app.prefixName()), " mem: failed ", th.StatusAgentError.TCell())
+	case re.Running:
+		put(fmt.Sprintf(" mem: re-embedding %d/%d ", re.Done, re.Total), fmt.Sprintf(" mem: %d/%d ", re.Done, re.Total),
+			th.StatusAgentThinking.TCell())
 	}
 	put(" kws ", "", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
 	if st.Warning != "" {

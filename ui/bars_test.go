@@ -67,3 +67,41 @@ func TestStatusBarCountsMemoryCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusBarShowsReembedding shows the memory's re-embedding in the
+// status bar, running and then failed, whole on a wide bar and in its
+// short form when a notice crowds a narrow one.
+func TestStatusBarShowsReembedding(t *testing.T) {
+	for _, size := range [][2]int{{50, 16}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			d, ff := newTestDriver(t, size[0], size[1], "agent")
+			ff.setAgents(AgentStatus{Name: "agent-1", State: "idle"})
+			for _, tc := range []struct {
+				name        string
+				re          Reembed
+				long, short string
+			}{
+				{"running", Reembed{Done: 120, Total: 600, Running: true}, " mem: re-embedding 120/600 ", " mem: 120/600 "},
+				{"failed", Reembed{Done: 120, Total: 600, Failed: true}, " mem: re-embed failed (C-b m) ", " mem: failed "},
+			} {
+				d.App.Notify("")
+				ff.mu.Lock()
+				ff.reembed = tc.re
+				ff.mu.Unlock()
+				if err := d.WaitFor(tc.long); err != nil {
+					t.Fatal(err)
+				}
+				d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
+				if err := d.WaitFor("loading"); err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(strings.TrimSuffix(d.Text(), "\n"), "\n")
+				bar := lines[len(lines)-1]
+				if !strings.Contains(bar, tc.long) && !strings.Contains(bar, tc.short) {
+					t.Fatalf("%s: the re-embedding is crowded out:\n%s", tc.name, bar)
+				}
+				golden(t, fmt.Sprintf("status_reembed_%s_%dx%d", tc.name, size[0], size[1]), bar+"\n")
+			}
+		})
+	}
+}

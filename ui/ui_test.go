@@ -72,6 +72,8 @@ type fakeFactory struct {
 	agents []AgentStatus
 	// memPending is the status bar's count of memory candidates.
 	memPending int
+	// reembed is the status bar's memory re-embedding.
+	reembed Reembed
 	// fail makes a kind's panes fail to build.
 	fail map[pane.Kind]bool
 }
@@ -122,6 +124,7 @@ func newTestDriver(t *testing.T, w, h int, layout ...pane.Kind) (*Driver, *fakeF
 		ff.mu.Lock()
 		st.Agents = ff.agents
 		st.MemoryPending = ff.memPending
+		st.Reembed = ff.reembed
 		ff.mu.Unlock()
 		return st
 	}
