@@ -143,19 +143,10 @@ func encodeBERT(c Config) ([]byte, error) {
 	}
 	tokens, types := wordPieceVocabulary()
 	a := c.Architecture
-	kv := []KV{
-		{"general.architecture", a},
-		{"general.name", c.Name},
-		{"general.alignment", uint32(DefaultAlignment)},
-		{"general.file_type", uint32(0)},
-		{a + ".context_length", uint32(c.ContextLength)},
-		{a + ".embedding_length", uint32(c.Embedding)},
-		{a + ".block_count", uint32(c.Blocks)},
-		{a + ".feed_forward_length", uint32(c.FeedForward)},
-		{a + ".attention.head_count", uint32(c.Heads)},
-		{a + ".attention.layer_norm_epsilon", float32(1e-12)},
-		{a + ".attention.causal", false},
-	}
+	kv := append(c.commonKV(),
+		KV{a + ".attention.layer_norm_epsilon", float32(1e-12)},
+		KV{a + ".attention.causal", false},
+	)
 	if a == ArchNomicBERT || c.Pooling != PoolingNone {
 		kv = append(kv, KV{a + ".pooling_type", uint32(c.Pooling)})
 	}

@@ -17,6 +17,23 @@ func Write(path string, cfg Config) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
+// commonKV returns the metadata every architecture starts with: the
+// model's name and layout, keyed by its architecture.
+func (c Config) commonKV() []KV {
+	a := c.Architecture
+	return []KV{
+		{"general.architecture", a},
+		{"general.name", c.Name},
+		{"general.alignment", uint32(DefaultAlignment)},
+		{"general.file_type", uint32(0)},
+		{a + ".context_length", uint32(c.ContextLength)},
+		{a + ".embedding_length", uint32(c.Embedding)},
+		{a + ".block_count", uint32(c.Blocks)},
+		{a + ".feed_forward_length", uint32(c.FeedForward)},
+		{a + ".attention.head_count", uint32(c.Heads)},
+	}
+}
+
 // Encode returns the bytes Write writes.
 func Encode(cfg Config) ([]byte, error) {
 	c := cfg.withDefaults()
@@ -34,31 +51,22 @@ func Encode(cfg Config) ([]byte, error) {
 	if a == ArchLlama && c.Pooling != PoolingNone {
 		return nil, fmt.Errorf("ggufgen: llama.cpp reads no pooling type for %s; a pooled decoder is %s", ArchLlama, ArchQwen3)
 	}
-	kv := []KV{
-		{"general.architecture", a},
-		{"general.name", c.Name},
-		{"general.alignment", uint32(DefaultAlignment)},
-		{"general.file_type", uint32(0)},
-		{a + ".context_length", uint32(c.ContextLength)},
-		{a + ".embedding_length", uint32(c.Embedding)},
-		{a + ".block_count", uint32(c.Blocks)},
-		{a + ".feed_forward_length", uint32(c.FeedForward)},
-		{a + ".attention.head_count", uint32(c.Heads)},
-		{a + ".attention.head_count_kv", uint32(c.HeadsKV)},
-		{a + ".rope.dimension_count", uint32(c.Embedding / c.Heads)},
-		{a + ".rope.freq_base", float32(10000)},
-		{a + ".attention.layer_norm_rms_epsilon", float32(1e-5)},
-		{a + ".vocab_size", uint32(len(tokens))},
-		{"tokenizer.ggml.model", "llama"},
-		{"tokenizer.ggml.tokens", tokens},
-		{"tokenizer.ggml.scores", scores},
-		{"tokenizer.ggml.token_type", types},
-		{"tokenizer.ggml.bos_token_id", uint32(BOSID)},
-		{"tokenizer.ggml.eos_token_id", uint32(c.EOS)},
-		{"tokenizer.ggml.unknown_token_id", uint32(UnknownID)},
-		{"tokenizer.ggml.add_bos_token", true},
-		{"tokenizer.ggml.add_eos_token", false},
-	}
+	kv := append(c.commonKV(),
+		KV{a + ".attention.head_count_kv", uint32(c.HeadsKV)},
+		KV{a + ".rope.dimension_count", uint32(c.Embedding / c.Heads)},
+		KV{a + ".rope.freq_base", float32(10000)},
+		KV{a + ".attention.layer_norm_rms_epsilon", float32(1e-5)},
+		KV{a + ".vocab_size", uint32(len(tokens))},
+		KV{"tokenizer.ggml.model", "llama"},
+		KV{"tokenizer.ggml.tokens", tokens},
+		KV{"tokenizer.ggml.scores", scores},
+		KV{"tokenizer.ggml.token_type", types},
+		KV{"tokenizer.ggml.bos_token_id", uint32(BOSID)},
+		KV{"tokenizer.ggml.eos_token_id", uint32(c.EOS)},
+		KV{"tokenizer.ggml.unknown_token_id", uint32(UnknownID)},
+		KV{"tokenizer.ggml.add_bos_token", true},
+		KV{"tokenizer.ggml.add_eos_token", false},
+	)
 	if c.ChatTemplate != "" {
 		kv = append(kv, KV{"tokenizer.chat_template", c.ChatTemplate})
 	}
