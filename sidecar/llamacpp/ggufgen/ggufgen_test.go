@@ -155,14 +155,7 @@ func TestBERT(t *testing.T) {
 		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, 3 + 11*2, PoolingLast, true, false},
 		{Config{}, 3 + 9*2, PoolingNone, false, false},
 	} {
-		data, err := Encode(tc.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := Parse(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := encodeParse(t, tc.cfg)
 		arch := tc.cfg.withDefaults().Architecture
 		if got := f.String("general.architecture"); got != arch {
 			t.Errorf("architecture %q, want %q", got, arch)
@@ -215,16 +208,23 @@ func TestEmbeddingModel(t *testing.T) {
 		{Config{Architecture: ArchBERT, Pooling: PoolingMean}, true},
 		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean}, true},
 	} {
-		data, err := Encode(tc.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := Parse(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := encodeParse(t, tc.cfg)
 		if got := f.EmbeddingModel(); got != tc.want {
 			t.Errorf("%s pooling %v: embedding model %v, want %v", tc.cfg.Architecture, tc.cfg.Pooling, got, tc.want)
 		}
 	}
+}
+
+// encodeParse encodes cfg and parses the bytes back.
+func encodeParse(t *testing.T, cfg Config) *File {
+	t.Helper()
+	data, err := Encode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
