@@ -339,21 +339,23 @@ func TestProactiveCompactionAndRecordedOverflow(t *testing.T) {
 	}
 }
 
+// offers reports whether req offered the model tool name.
+func offers(req providertest.RecordedRequest, name string) bool {
+	for _, s := range req.Tools {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func TestToolExpandOffersMoreTools(t *testing.T) {
 	r := newRig(t, nil,
 		providertest.ToolStep(call("c1", "tool_expand", map[string]any{"names": []string{"shell"}, "reason": "need to run it"})),
 		providertest.TextStep("ok"))
 	r.run("What does uname say?")
-	has := func(req providertest.RecordedRequest, name string) bool {
-		for _, s := range req.Tools {
-			if s.Name == name {
-				return true
-			}
-		}
-		return false
-	}
 	reqs := r.srv.Requests()
-	if has(reqs[0], "shell") || !has(reqs[0], "tool_expand") || !has(reqs[1], "shell") || has(reqs[1], "write_file") {
+	if offers(reqs[0], "shell") || !offers(reqs[0], "tool_expand") || !offers(reqs[1], "shell") || offers(reqs[1], "write_file") {
 		t.Fatalf("tool_expand did not add shell: first %d tools, second %d tools", len(reqs[0].Tools), len(reqs[1].Tools))
 	}
 }

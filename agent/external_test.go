@@ -53,16 +53,8 @@ func TestExternalToolsByNameExpandAndPolicy(t *testing.T) {
 		providertest.ToolStep(call("c3", "mcp__x__rm", map[string]any{})),
 		providertest.TextStep("ok"))
 	r.run("What does uname say?")
-	has := func(req providertest.RecordedRequest, name string) bool {
-		for _, s := range req.Tools {
-			if s.Name == name {
-				return true
-			}
-		}
-		return false
-	}
 	reqs := r.srv.Requests()
-	if has(reqs[0], "mcp__x__ping") || !has(reqs[2], "mcp__x__ping") || !has(reqs[2], "mcp__x__rm") {
+	if offers(reqs[0], "mcp__x__ping") || !offers(reqs[2], "mcp__x__ping") || !offers(reqs[2], "mcp__x__rm") {
 		t.Fatalf("offered: first %d tools, third %d tools", len(reqs[0].Tools), len(reqs[2].Tools))
 	}
 	if pings.Load() != 1 || rms.Load() != 0 {
