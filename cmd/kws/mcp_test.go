@@ -54,25 +54,15 @@ func everythingJS(t *testing.T) string {
 	return js
 }
 
-// childPID finds the process of ours whose command line contains marker.
+// childPID finds the running (not zombie) process of ours whose command
+// line contains marker.
 func childPID(t *testing.T, marker string) int {
 	t.Helper()
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		stat, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
-			continue
-		}
-		// The parent pid is the second field after the command's ")".
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
-		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && strings.Contains(string(cmdline), marker) {
-			pid, _ := strconv.Atoi(filepath.Base(d))
-			return pid
-		}
+	pid := childPID0(marker)
+	if pid == 0 {
+		t.Fatalf("no child process running %s", marker)
 	}
-	t.Fatalf("no child process running %s", marker)
-	return 0
+	return pid
 }
 
 func toolCall(id, name string, args any) provider.ToolCall {
@@ -184,6 +174,7 @@ func childPID0(marker string) int {
 		if err != nil || strings.Contains(string(stat), ") Z ") {
 			continue
 		}
+		// The parent pid is the second field after the command's ")".
 		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 		cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
 		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) && strings.Contains(string(cmdline), marker) {
