@@ -242,18 +242,13 @@ type snapReader struct {
 
 func (r *snapReader) fail() { r.err, r.pos = errSnapshot, len(r.b) }
 
-func (r *snapReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b[r.pos:])
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.pos += n
-	return v
-}
+func (r *snapReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *snapReader) varint() int64 {
-	v, n := binary.Varint(r.b[r.pos:])
+func (r *snapReader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one number with read (binary.Uvarint or Varint).
+func readVarint[T uint64 | int64](r *snapReader, read func([]byte) (T, int)) T {
+	v, n := read(r.b[r.pos:])
 	if n <= 0 {
 		r.fail()
 		return 0
