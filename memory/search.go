@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/philippgille/chromem-go"
 )
 
 // RecallHeader is the first line of a recall block. It tells the model
@@ -89,28 +91,17 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 		fu = *s.lex.fuse
 	}
 	depth := max(k, fu.depth)
-	var vec []float32
 	var byMeaning []*found
-	for _, scope := range scopes {
-		c := s.collection(scope)
-		if c == nil {
-			continue
-		}
-		if vec == nil {
-			var err error
-			if vec, err = s.embedQuery(ctx, query); err != nil {
-				return nil, err
-			}
-			vec = normalized(vec)
-		}
-		res, err := c.QueryEmbedding(ctx, vec, min(depth, c.Count()), nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
-		}
-		for _, r := range res {
-			m := decode(r.ID, r.Content, r.Metadata)
-			byMeaning = append(byMeaning, &found{Hit: Hit{Memory: m}, cos: float64(r.Similarity), key: lexKey(scope, r.ID)})
-		}
+	embedQuery := func(ctx context.Context, q string) ([]float32, error) {
+		vec, err := s.embedQuery(ctx, q)
+		return normalized(vec), err
+	}
+	vec, err := s.nearest(ctx, query, embedQuery, scopes, depth, func(scope string, r chromem.Result) {
+		m := decode(r.ID, r.Content, r.Metadata)
+		byMeaning = append(byMeaning, &found{Hit: Hit{Memory: m}, cos: float64(r.Similarity), key: lexKey(scope, r.ID)})
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.SliceStable(byMeaning, func(i, j int) bool {
 		if byMeaning[i].cos != byMeaning[j].cos {
@@ -194,26 +185,12 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 	if len(scopes) == 0 {
 		scopes = s.scopes()
 	}
-	var vec []float32
 	var hits []Hit
-	for _, scope := range scopes {
-		c := s.collection(scope)
-		if c == nil {
-			continue
-		}
-		if vec == nil {
-			var err error
-			if vec, err = s.embed(ctx, query); err != nil {
-				return nil, err
-			}
-		}
-		res, err := c.QueryEmbedding(ctx, vec, min(k, c.Count()), nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
-		}
-		for _, r := range res {
-			hits = append(hits, Hit{Memory: decode(r.ID, r.Content, r.Metadata), Score: float64(r.Similarity)})
-		}
+	_, err := s.nearest(ctx, query, s.embed, scopes, k, func(_ string, r chromem.Result) {
+		hits = append(hits, Hit{Memory: decode(r.ID, r.Content, r.Metadata), Score: float64(r.Similarity)})
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		if hits[i].Score != hits[j].Score {
@@ -225,6 +202,35 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 		hits = hits[:k]
 	}
 	return hits, nil
+}
+
+// nearest calls each with the n memories of every scope in scopes nearest
+// to query, a scope's nearest first, and returns the query's vector: embed makes it once,
+// for the first scope that holds vectors (none: nil, and embed is not
+// called). Only the store's embedder's vectors are in the collections
+// (see place), so a query is never compared with another embedder's.
+func (s *Store) nearest(ctx context.Context, query string, embed func(context.Context, string) ([]float32, error), scopes []string, n int, each func(scope string, r chromem.Result)) ([]float32, error) {
+	var vec []float32
+	for _, scope := range scopes {
+		c := s.collection(scope)
+		if c == nil {
+			continue
+		}
+		if vec == nil {
+			var err error
+			if vec, err = embed(ctx, query); err != nil {
+				return nil, err
+			}
+		}
+		res, err := c.QueryEmbedding(ctx, vec, min(n, c.Count()), nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
+		}
+		for _, r := range res {
+			each(scope, r)
+		}
+	}
+	return vec, nil
 }
 
 // normalized returns v scaled to length 1 (chromem-go stores documents'
