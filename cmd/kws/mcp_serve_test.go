@@ -85,11 +85,11 @@ func nodeClient(t *testing.T) (node, npmDir string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: make setup installs it")
+		t.Fatal("node is not installed: make setup installs it")
 	}
 	npmDir, _ = filepath.Abs(filepath.Join("..", "..", "mcp", "npm"))
 	if _, err := os.Stat(filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("the TypeScript MCP SDK is not installed: run make setup")
+		t.Fatalf("the TypeScript MCP SDK is not installed (make setup installs it): %v", err)
 	}
 	return node, npmDir
 }
