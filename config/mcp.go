@@ -63,11 +63,41 @@ func (s MCPServer) CommandLine() string {
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		words = append(words, shellQuote(k+"="+s.Env[k]))
 	}
-	words = append(words, shellQuote(s.Command))
+	return strings.Join(append(words, s.commandWords()...), " ")
+}
+
+// commandWords are the command and its arguments, quoted.
+func (s MCPServer) commandWords() []string {
+	words := []string{shellQuote(s.Command)}
 	for _, a := range s.Args {
 		words = append(words, shellQuote(a))
 	}
-	return strings.Join(words, " ")
+	return words
+}
+
+// Shown is how kws names the server in its status, errors and logs: the
+// command line with each env value left out (KEY=…), or the URL without
+// its password and query values, since that is where a token goes (as
+// Headers, never shown). A workspace command's approval shows CommandLine,
+// all of it, since that is what the user approves.
+func (s MCPServer) Shown() string {
+	if s.URL != "" {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			return "(an unreadable URL)"
+		}
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"…"}
+		}
+		u.RawQuery = q.Encode()
+		return strings.ReplaceAll(u.Redacted(), "%E2%80%A6", "…")
+	}
+	words := make([]string, 0, 1+len(s.Args)+len(s.Env))
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		words = append(words, shellQuote(k)+"=…")
+	}
+	return strings.Join(append(words, s.commandWords()...), " ")
 }
 
 // shellQuote quotes w for a POSIX shell when it holds anything but plain

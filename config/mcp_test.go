@@ -41,6 +41,13 @@ approve = "deny"
 	if got := fs.CommandLine(); got != "ROOT=/tmp npx -y 'server with space'" {
 		t.Fatalf("command line: %s", got)
 	}
+	if got := fs.Shown(); got != "ROOT=… npx -y 'server with space'" {
+		t.Fatalf("shown: %s", got)
+	}
+	tok := MCPServer{URL: "https://user:secret@mcp.example/mcp?key=secret&v=2"}
+	if got := tok.Shown(); got != "https://user:xxxxx@mcp.example/mcp?key=…&v=…" {
+		t.Fatalf("shown URL: %s", got)
+	}
 	if !local.Workspace || local.Command != "./bin/mcp" {
 		t.Fatalf("local: %+v", local)
 	}

@@ -160,7 +160,8 @@ type ServerStatus struct {
 	State State
 	// Error says why the server failed, was refused, or last crashed.
 	Error string
-	// Transport is the command line (stdio) or the URL.
+	// Transport is the command line (stdio) or the URL, as
+	// config.MCPServer.Shown shows them: without env values or tokens.
 	Transport string
 	// Workspace is set for a server from the workspace's config.
 	Workspace bool

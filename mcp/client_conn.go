@@ -230,7 +230,7 @@ func (c *conn) spawn() (*child, sdk.Transport, error) {
 			return nil, nil, fmt.Errorf("log: %w", err)
 		}
 		defer f.Close()
-		fmt.Fprintf(f, "--- kws starts %s at %s\n", c.cfg.CommandLine(), time.Now().UTC().Format(time.RFC3339))
+		fmt.Fprintf(f, "--- kws starts %s at %s\n", c.cfg.Shown(), time.Now().UTC().Format(time.RFC3339))
 		cmd.Stderr = f
 	}
 	inR, inW, err := os.Pipe()
@@ -250,7 +250,7 @@ func (c *conn) spawn() (*child, sdk.Transport, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, nil, fmt.Errorf("cannot start %s: %w", c.cfg.CommandLine(), err)
+		return nil, nil, fmt.Errorf("cannot start %s: %w", c.cfg.Shown(), err)
 	}
 	return &child{p: cmd.Process, pipes: []*os.File{outR, inW}}, &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxFrame}, nil
 }
@@ -371,9 +371,9 @@ func (c *conn) status() ServerStatus {
 	s := ServerStatus{Name: c.name, State: c.state, Error: c.reason, Workspace: c.cfg.Workspace, Restarts: c.restarts,
 		Skipped: append([]string(nil), c.skipped...), Log: c.m.logPath(c.name)}
 	if c.cfg.URL != "" {
-		s.Transport, s.Log = c.cfg.URL, ""
+		s.Transport, s.Log = c.cfg.Shown(), ""
 	} else {
-		s.Transport = c.cfg.CommandLine()
+		s.Transport = c.cfg.Shown()
 	}
 	for _, t := range c.tools {
 		s.Tools = append(s.Tools, toolName(c.name, t.Name))

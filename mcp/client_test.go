@@ -147,7 +147,7 @@ func TestClientBadServers(t *testing.T) {
 		"garbage": fakeServer("garbage", "20s"),
 		"silent":  fakeServer("silent", "1500ms"),
 		"fk":      fakeServer("tools", "20s"),
-		"missing": {Command: filepath.Join(t.TempDir(), "no-such-server")},
+		"missing": {Command: filepath.Join(t.TempDir(), "no-such-server"), Env: map[string]string{"TOKEN": "s3cret"}},
 	})
 	g := statusOf(m, "garbage")
 	if g.State != StateFailed || !strings.Contains(g.Error, "initialize failed") || !strings.Contains(g.Error, "invalid character") {
@@ -158,6 +158,10 @@ func TestClientBadServers(t *testing.T) {
 	}
 	if s := statusOf(m, "missing"); s.State != StateFailed || !strings.Contains(s.Error, "cannot start") {
 		t.Fatalf("missing: %+v", s)
+	}
+	// A server's env often carries a token: shown by name only.
+	if s := statusOf(m, "missing"); strings.Contains(s.Error+s.Transport, "s3cret") || !strings.Contains(s.Transport, "TOKEN=…") {
+		t.Fatalf("missing shows its env: %+v", s)
 	}
 	fk := statusOf(m, "fk")
 	if fk.State != StateConnected || strings.Join(fk.Tools, " ") != "mcp__fk__big mcp__fk__hang mcp__fk__die" {
