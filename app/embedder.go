@@ -68,7 +68,7 @@ func NewEmbedder(dataDir string, cfg config.Config, engine sidecar.Engine) (Embe
 	switch {
 	case e == "" || e == "hash":
 		f := memory.HashEmbedder(memory.DefaultDims)
-		return Embedder{Document: f, Query: f, ID: fmt.Sprintf("hash:%d", memory.DefaultDims)}, nil
+		return Embedder{Document: f, Query: f, ID: memory.HashEmbedderID(memory.DefaultDims)}, nil
 	case e == "sidecar":
 		if engine == nil {
 			return Embedder{}, errors.New(`memory_embedder = "sidecar": no sidecar model`)
