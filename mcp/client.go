@@ -208,9 +208,9 @@ func (m *Manager) Close() {
 	wg.Wait()
 }
 
-// FormatStatus renders statuses as kws mcp ls prints them: one line per
+// formatStatus renders statuses as kws mcp ls prints them: one line per
 // server, then its tools, skipped tools and log.
-func FormatStatus(list []ServerStatus) string {
+func formatStatus(list []ServerStatus) string {
 	if len(list) == 0 {
 		return "no MCP servers configured: add [mcp.servers.NAME] with command (and args, env) or url to ~/.config/kws/config.toml\n"
 	}
@@ -256,8 +256,9 @@ func toolName(server, tool string) string { return "mcp__" + server + "__" + too
 // LogDir is where kws keeps the MCP servers' stderr logs under dataDir.
 func LogDir(dataDir string) string { return filepath.Join(dataDir, "logs") }
 
-// StatusText is FormatStatus of Status.
-func (m *Manager) StatusText() string { return FormatStatus(m.Status()) }
+// StatusText is every server's state as kws mcp ls prints it: one line
+// per server, then its tools, skipped tools and log.
+func (m *Manager) StatusText() string { return formatStatus(m.Status()) }
 
 // Summary is every server's state on one line, without waiting for
 // servers still starting: the workstation's palette command mcp shows it.

@@ -47,7 +47,7 @@ func newMcpLsCmd(g *globals) *cobra.Command {
 			}
 			m := startMCP(g, cfg, ws, nil, nil, nil)
 			defer m.Close()
-			fmt.Fprint(cmd.OutOrStdout(), termsafe.Strip(mcp.FormatStatus(m.Status())))
+			fmt.Fprint(cmd.OutOrStdout(), termsafe.Strip(m.StatusText()))
 			return nil
 		},
 	}
