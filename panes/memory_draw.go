@@ -15,6 +15,19 @@ import (
 // error takes.
 const reembedFailureLines = 4
 
+// keepEnds returns at most n of lines: the first (what stopped, and
+// where) and the last ones (the error's innermost reason); one line only,
+// the last.
+func keepEnds(lines []string, n int) []string {
+	switch {
+	case len(lines) <= n:
+		return lines
+	case n == 1:
+		return lines[len(lines)-1:]
+	}
+	return append(lines[:1:1], lines[len(lines)-(n-1):]...)
+}
+
 // Draw paints the header, the rows and the bottom line (search, editor,
 // or the re-embedding's progress); a failed re-embedding's error takes a
 // few bottom lines, so that its reason, at the end, shows.
@@ -30,8 +43,7 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 	var failure []string
 	if p.editing == nil && !p.searching && p.query == "" && p.reembed.Err != nil {
 		// The error may quote an embedding server's answer.
-		failure = pane.WrapWords(termsafe.OneLine(p.reembed.String()), w)
-		failure = failure[:min(len(failure), reembedFailureLines, max(1, h-2))]
+		failure = keepEnds(pane.WrapWords(termsafe.OneLine(p.reembed.String()), w), min(reembedFailureLines, max(1, h-2)))
 	}
 	rows := h - 1 - max(1, len(failure))
 	if rows <= 0 {

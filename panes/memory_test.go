@@ -263,4 +263,18 @@ func TestMemoryPaneShowsReembedding(t *testing.T) {
 	if strings.Contains(text, "\x1b") || strings.Contains(text, "[2J") {
 		t.Errorf("the server's escape sequence reaches the screen: %q", bottom)
 	}
+
+	// An error longer than the bottom lines keeps its start and its
+	// reason, at the end.
+	long := "embeddings from http://embed.example/v1/embeddings: " + strings.Repeat("upstream said busy; ", 12) + "the reason: quota exceeded"
+	g = &gatedEmbedder{release: make(chan struct{}), fail: errors.New(long)}
+	p, store = reembedRig(t, g)
+	close(g.release)
+	waitReembedding(t, store, func(r memory.Reembedding) bool { return !r.Running })
+	p.Refresh()
+	text = screenText(render(t, p, 40, 12))
+	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if first, last := lines[len(lines)-4], lines[len(lines)-1]; !strings.Contains(first, "re-embedding for") || !strings.Contains(last, "quota exceeded") {
+		t.Errorf("a long failure lacks its start or its reason:\n%s", text)
+	}
 }
