@@ -119,7 +119,7 @@ func (c *conn) watch(sess *sdk.ClientSession, proc *child, gone chan struct{}) {
 	waitErr := sess.Wait()
 	why := c.kill(sess, proc)
 	if why == "" && waitErr != nil {
-		why = waitErr.Error()
+		why = c.redact(waitErr)
 	}
 	if why == "" {
 		why = "the connection closed"
@@ -209,7 +209,16 @@ func (c *conn) startError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("did not answer initialize within %s%s", c.timeout, log)
 	}
-	return fmt.Errorf("initialize failed: %v%s", err, log)
+	return fmt.Errorf("initialize failed: %s%s", c.redact(err), log)
+}
+
+// redact is err's text with the server's URL as Shown shows it: Go's HTTP
+// errors quote the URL, and a token may be in its query.
+func (c *conn) redact(err error) string {
+	if c.cfg.URL == "" {
+		return err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), c.cfg.URL, c.cfg.Shown())
 }
 
 // spawn starts the stdio server in its own process group with its stderr
@@ -484,7 +493,7 @@ func (c *conn) call(ctx context.Context, tool string, args json.RawMessage) (*sd
 		return nil, "", callError{fmt.Sprintf("MCP server %s crashed (%s) during the call to %s, which did not complete; kws is restarting the server: call again", c.name, why, tool)}
 	case <-timer.C:
 	}
-	return nil, "", callError{fmt.Sprintf("MCP server %s: %s: %v", c.name, tool, err)}
+	return nil, "", callError{fmt.Sprintf("MCP server %s: %s: %s", c.name, tool, c.redact(err))}
 }
 
 // callError is a failed call the model is told about.

@@ -37,6 +37,7 @@ func TestClientStreamableHTTP(t *testing.T) {
 	m, _ := start(t, map[string]config.MCPServer{
 		"web":   {URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer t0ken"}},
 		"nokey": {URL: srv.URL},
+		"query": {URL: "http://127.0.0.1:1/mcp?key=s3cret"},
 	})
 	if res := runTool(t, tool(t, m, "mcp__web__shout"), nil, `{"text":"quiet"}`); res.IsError || res.Text != "QUIET" {
 		t.Fatalf("shout: %+v", res)
@@ -46,5 +47,10 @@ func TestClientStreamableHTTP(t *testing.T) {
 	}
 	if strings.Contains(m.StatusText(), "t0ken") {
 		t.Fatal("ls shows a header")
+	}
+	// A token in the URL's query is not shown either, even in the error
+	// that quotes the request.
+	if st := statusOf(m, "query"); st.State != StateFailed || strings.Contains(st.Error+st.Transport, "s3cret") {
+		t.Fatalf("a URL's query: %+v", st)
 	}
 }
