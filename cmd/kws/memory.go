@@ -17,6 +17,7 @@ import (
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/termsafe"
 )
 
 // memFlags are the flags every memory subcommand shares.
@@ -85,7 +86,7 @@ func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 // and so are not found by similarity yet.
 func warnReembedding(warn io.Writer, s *memory.Store) {
 	if r := s.Reembedding(); r.Running || r.Err != nil {
-		fmt.Fprintf(warn, "kws: memory: %s; memories not re-embedded yet are not ranked by similarity (kws memory reembed finishes it)\n", r)
+		fmt.Fprintf(warn, "kws: memory: %s; memories not re-embedded yet are not ranked by similarity (kws memory reembed finishes it)\n", termsafe.OneLine(r.String()))
 	}
 }
 
@@ -109,7 +110,7 @@ func newMemoryStatus(g *globals) *cobra.Command {
 				return json.NewEncoder(w).Encode(out)
 			}
 			fmt.Fprintf(w, "store     %s\nembedder  %s\nmemories  %d\npending   %d\n", s.Dir(), s.Embedder(), s.Count(), len(s.Pending()))
-			if line := r.String(); line != "" {
+			if line := termsafe.OneLine(r.String()); line != "" {
 				fmt.Fprintf(w, "vectors   %s\n", line)
 			}
 			return nil
@@ -138,7 +139,7 @@ func newMemoryReembed(g *globals) *cobra.Command {
 			last := ""
 			for {
 				r := s.Reembedding()
-				if line := r.String(); line != last && line != "" && !g.json {
+				if line := termsafe.OneLine(r.String()); line != last && line != "" && !g.json {
 					fmt.Fprintln(w, line)
 					last = line
 				}
