@@ -16,8 +16,9 @@ import (
 
 // MemoryStore is what memory_search and memory_save need.
 type MemoryStore interface {
-	// Search returns the k memories most similar to query in scope
-	// ("project", "global", or "" for both), best first.
+	// Search returns the k memories most relevant to query in scope
+	// ("project", "global", or "" for both), best first: by its words and
+	// its meaning (memory.Store.Search).
 	Search(ctx context.Context, query, scope string, k int) ([]MemoryHit, error)
 	// Save promotes text as a memory of kind in scope ("project" or
 	// "global") and returns what happened (add, update, noop or pending)

@@ -229,7 +229,7 @@ func newMemorySearch(g *globals, f *memFlags) *cobra.Command {
 	var k int
 	cmd := &cobra.Command{
 		Use:   "search [--scope S] [-k N] QUERY",
-		Short: "Rank memories by similarity to a query",
+		Short: "Rank memories by relevance to a query: its words (BM25) fused with its meaning (the embedder)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			scopes, err := f.scopes("all")
