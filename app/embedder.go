@@ -180,11 +180,8 @@ func (g *ggufEmbedder) embedWith(prefix string) chromem.EmbeddingFunc {
 		if err != nil {
 			return nil, err
 		}
-		v, err := m.Embed(ctx, prefix+text)
-		if err != nil {
-			return nil, fmt.Errorf("memory: embed: %w", err)
-		}
-		return v, nil
+		// memory names the failure (memory: embed …) itself.
+		return m.Embed(ctx, prefix+text)
 	}
 }
 
