@@ -239,14 +239,9 @@ func TestMemoryPaneShowsReembedding(t *testing.T) {
 		t.Fatalf("a finished re-embedding still shows:\n%s", text)
 	}
 
-	g = &gatedEmbedder{release: make(chan struct{}), fail: errors.New("embeddings server says: [red]quota[-] exceeded \x1b[2J")}
-	p, store = reembedRig(t, g)
-	close(g.release)
-	waitReembedding(t, store, func(r memory.Reembedding) bool { return !r.Running })
-	p.Refresh()
 	// Narrow, the failure wraps over the bottom lines, down to its reason.
-	text = screenText(render(t, p, 60, 12))
-	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	lines = failedReembedLines(t, "embeddings server says: [red]quota[-] exceeded \x1b[2J", 60)
+	text = strings.Join(lines, "\n")
 	var failure []string
 	for _, l := range lines[len(lines)-4:] {
 		failure = append(failure, strings.TrimSpace(l))
@@ -267,14 +262,20 @@ func TestMemoryPaneShowsReembedding(t *testing.T) {
 	// An error longer than the bottom lines keeps its start and its
 	// reason, at the end.
 	long := "embeddings from http://embed.example/v1/embeddings: " + strings.Repeat("upstream said busy; ", 12) + "the reason: quota exceeded"
-	g = &gatedEmbedder{release: make(chan struct{}), fail: errors.New(long)}
-	p, store = reembedRig(t, g)
+	lines = failedReembedLines(t, long, 40)
+	if first, last := lines[len(lines)-4], lines[len(lines)-1]; !strings.Contains(first, "re-embedding for") || !strings.Contains(last, "quota exceeded") {
+		t.Errorf("a long failure lacks its start or its reason:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// failedReembedLines renders, width columns by 12 rows, the memory pane
+// of a store whose re-embedding failed with the error text, line by line.
+func failedReembedLines(t *testing.T, text string, width int) []string {
+	t.Helper()
+	g := &gatedEmbedder{release: make(chan struct{}), fail: errors.New(text)}
+	p, store := reembedRig(t, g)
 	close(g.release)
 	waitReembedding(t, store, func(r memory.Reembedding) bool { return !r.Running })
 	p.Refresh()
-	text = screenText(render(t, p, 40, 12))
-	lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if first, last := lines[len(lines)-4], lines[len(lines)-1]; !strings.Contains(first, "re-embedding for") || !strings.Contains(last, "quota exceeded") {
-		t.Errorf("a long failure lacks its start or its reason:\n%s", text)
-	}
+	return strings.Split(strings.TrimSuffix(screenText(render(t, p, width, 12)), "\n"), "\n")
 }
