@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"os"
+	"strings"
 
 	"github.com/kwsdev/kws/memory/recallset"
 )
@@ -10,9 +11,11 @@ import (
 // RecallRetriever returns a recallset.Retriever that fills a new store
 // with every turn of a conversation as `kws memory add` would ("SPEAKER:
 // TEXT", promoted as a manual note, so near-duplicates merge) in a
-// temporary directory, and searches it as `kws memory search` does: a
-// result is a memory, holding every turn merged into it. kws memory eval
-// and the memory benchmarks measure the store with it.
+// temporary directory, and searches it as `kws memory search` does. A
+// result is the text of a memory, so it stands for the turns that say
+// exactly that: a turn merged into a memory with other words is not found
+// through it. kws memory eval and the memory benchmarks measure the store
+// with it.
 func RecallRetriever(opts Options) recallset.Retriever {
 	return func(c recallset.Conversation) (recallset.SearchFunc, func(), error) {
 		s, turns, release, err := recallStore(c, opts)
@@ -24,8 +27,8 @@ func RecallRetriever(opts Options) recallset.Retriever {
 }
 
 // recallStore opens a store in a temporary directory, adds c's turns to
-// it and returns the turns each memory holds, by memory ID; release
-// removes the directory.
+// it and returns the turns of each text, as the store normalizes it;
+// release closes the store and removes the directory.
 func recallStore(c recallset.Conversation, opts Options) (*Store, map[string][]int, func(), error) {
 	dir, err := os.MkdirTemp("", "kws-recallset-")
 	if err != nil {
@@ -43,17 +46,18 @@ func recallStore(c recallset.Conversation, opts Options) (*Store, map[string][]i
 	ctx := context.Background()
 	turns := map[string][]int{}
 	for _, t := range c.Turns {
-		_, m, err := s.Promote(ctx, Candidate{Text: t.Line(), Confidence: 1}, GlobalScope, Provenance{Source: SourceManual})
-		if err != nil {
+		if _, _, err := s.Promote(ctx, Candidate{Text: t.Line(), Confidence: 1}, GlobalScope, Provenance{Source: SourceManual}); err != nil {
 			release()
 			return nil, nil, nil, err
 		}
-		turns[m.ID] = append(turns[m.ID], t.ID)
+		text := strings.Join(strings.Fields(t.Line()), " ")
+		turns[text] = append(turns[text], t.ID)
 	}
 	return s, turns, release, nil
 }
 
-// recallSearch searches s in every scope; a result is the turns a hit holds.
+// recallSearch searches s in every scope; a result is the turns that say
+// a hit's text.
 func recallSearch(s *Store, turns map[string][]int) recallset.SearchFunc {
 	return func(q string, k int) ([][]int, error) {
 		hits, err := s.Search(context.Background(), q, nil, k)
@@ -62,7 +66,7 @@ func recallSearch(s *Store, turns map[string][]int) recallset.SearchFunc {
 		}
 		results := make([][]int, len(hits))
 		for i, h := range hits {
-			results[i] = turns[h.ID]
+			results[i] = turns[h.Text]
 		}
 		return results, nil
 	}

@@ -75,12 +75,12 @@ func (s *Store) Propose(ctx context.Context, cand Candidate, scope string, prov 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	hits, err := s.search(ctx, cand.Text, []string{scope}, 1)
+	hits, err := s.search(ctx, cand.Text, []string{scope}, duplicateCandidates)
 	if err != nil {
 		return "", Memory{}, err
 	}
-	if len(hits) > 0 && hits[0].Score >= s.opts.DuplicateSimilarity {
-		return ActionNoop, hits[0].Memory, nil
+	if dup := s.firstDuplicate(cand.Text, hits); dup.ID != "" {
+		return ActionNoop, dup.Memory, nil
 	}
 	p := Pending{ID: newID("cand:"), Candidate: cand, Scope: scope, Provenance: prov, Created: s.opts.Now()}
 	act := ActionPending

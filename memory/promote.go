@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"strings"
+	"unicode"
 )
 
 // Action is what promoting a candidate did.
@@ -36,8 +37,9 @@ const (
 //     that names OLD and update the most recent of them; with none, noop
 //     when the same rename is remembered, else add. A rename memory keeps
 //     its own old name: it records what happened;
-//   - a near-duplicate (Options.DuplicateSimilarity): update it when the
-//     candidate is more confident, else noop;
+//   - a near-duplicate (Options.DuplicateSimilarity, and the same words:
+//     see duplicate): update it when the candidate is more confident,
+//     else noop;
 //   - a correction, or a rename that does not read as OLD and NEW, similar
 //     to a memory (Options.UpdateSimilarity): update that memory's text;
 //   - otherwise add.
@@ -84,7 +86,7 @@ func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov 
 	if !s.acceptable(cand.Text) {
 		return ActionNoop, Memory{}, nil
 	}
-	hits, err := s.search(ctx, cand.Text, []string{scope}, 1)
+	hits, err := s.search(ctx, cand.Text, []string{scope}, duplicateCandidates)
 	if err != nil {
 		return "", Memory{}, err
 	}
@@ -92,6 +94,7 @@ func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov 
 	if len(hits) > 0 {
 		best = hits[0]
 	}
+	dup := s.firstDuplicate(cand.Text, hits)
 	fresh := Memory{Text: cand.Text, Kind: cand.Kind, Scope: scope, Confidence: cand.Confidence, Provenance: prov}
 	switch {
 	case cand.Kind == KindForget:
@@ -105,11 +108,11 @@ func (s *Store) promote(ctx context.Context, cand Candidate, scope string, prov 
 		}
 	}
 	switch {
-	case best.ID != "" && best.Score >= s.opts.DuplicateSimilarity:
-		if cand.Confidence <= best.Confidence {
-			return ActionNoop, best.Memory, nil
+	case dup.ID != "":
+		if cand.Confidence <= dup.Confidence {
+			return ActionNoop, dup.Memory, nil
 		}
-		fresh.ID, fresh.Kind = best.ID, best.Kind
+		fresh.ID, fresh.Kind = dup.ID, dup.Kind
 	case best.ID != "" && best.Score >= s.opts.UpdateSimilarity &&
 		(cand.Kind == KindCorrection || cand.Kind == KindRename):
 		fresh.ID = best.ID
@@ -250,4 +253,61 @@ func replaceName(text, name, repl string) (string, int) {
 	}
 	out.WriteString(text[from:])
 	return out.String(), n
+}
+
+// duplicateCandidates is how many of the most similar memories a
+// candidate is compared with for a duplicate: with an embedder that finds
+// many texts alike, the nearest is not always the one with the same
+// words.
+const duplicateCandidates = 5
+
+// firstDuplicate returns the first of hits that text duplicates: its
+// vector is at least Options.DuplicateSimilarity alike, and so are the
+// words (sameWords). Similarity alone would merge "do not use pnpm" into
+// "use pnpm", and, with an embedding model that finds all short sentences
+// alike, unrelated facts. With none, the Hit is zero.
+func (s *Store) firstDuplicate(text string, hits []Hit) Hit {
+	for _, h := range hits {
+		if h.Score >= s.opts.DuplicateSimilarity && sameWords(text, h.Text) {
+			return h
+		}
+	}
+	return Hit{}
+}
+
+// sameWordsMin is the least share of their distinct words two texts must
+// have in common to count as one.
+const sameWordsMin = 0.8
+
+// negations turn a statement around; a text with one is never the same as
+// a text without.
+var negations = map[string]bool{"not": true, "no": true, "never": true, "nor": true, "cannot": true, "without": true,
+	"don": true, "doesn": true, "didn": true, "isn": true, "aren": true, "wasn": true, "weren": true, "won": true,
+	"shouldn": true, "mustn": true}
+
+// sameWords reports whether a and b have nearly the same distinct words
+// (lowercase letters and digits; their Jaccard index at least
+// sameWordsMin) and both or neither negate.
+func sameWords(a, b string) bool {
+	split := func(t string) (map[string]bool, bool) {
+		set, neg := map[string]bool{}, false
+		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			set[w] = true
+			neg = neg || negations[w]
+		}
+		return set, neg
+	}
+	wa, na := split(a)
+	wb, nb := split(b)
+	if na != nb {
+		return false
+	}
+	both := 0
+	for w := range wa {
+		if wb[w] {
+			both++
+		}
+	}
+	union := len(wa) + len(wb) - both
+	return union == 0 || float64(both)/float64(union) >= sameWordsMin
 }

@@ -160,3 +160,44 @@ func TestReplaceName(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicatesNeedTheSameWords: a candidate whose vector is as good as
+// identical to a memory's is still a new memory when its words differ,
+// as with a negation or an embedding model that finds all short sentences
+// alike; the same words in another case and punctuation are a duplicate.
+func TestDuplicatesNeedTheSameWords(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"hash", Options{}},
+		{"one vector for everything", Options{EmbedderID: "const", Embedder: func(context.Context, string) ([]float32, error) {
+			return []float32{1, 0, 0}, nil
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustOpen(t, t.TempDir(), tc.opts)
+			promote := func(text string) (Action, Memory) {
+				t.Helper()
+				act, m, err := s.Promote(ctx, Candidate{Text: text, Confidence: 1}, GlobalScope, Provenance{Source: SourceManual})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return act, m
+			}
+			_, first := promote("use pnpm instead of npm")
+			for _, text := range []string{"do not use pnpm instead of npm", "the staging database is on port 5433"} {
+				if act, m := promote(text); act != ActionAdd || m.ID == first.ID {
+					t.Errorf("%q: %s %s, want a new memory", text, act, m.ID)
+				}
+			}
+			if act, m := promote("Use pnpm, instead of npm!"); act != ActionNoop || m.ID != first.ID {
+				t.Errorf("the same words: %s %s, want noop on %s", act, m.ID, first.ID)
+			}
+			if n := s.Count(); n != 3 {
+				t.Errorf("%d memories, want 3", n)
+			}
+		})
+	}
+}

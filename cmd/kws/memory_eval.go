@@ -42,9 +42,12 @@ gguf:PATH); the default is the configured one.`,
 			if split != "both" {
 				s, err := recallset.ParseSplit(split)
 				if err != nil {
-					return err
+					return fmt.Errorf("--split %q: want tune, measure or both", split)
 				}
 				splits = []recallset.Split{s}
+			}
+			if convs < 1 {
+				return fmt.Errorf("--conversations %d: want 1 or more", convs)
 			}
 			cfg, _ := userConfig()
 			if cmd.Flags().Changed("embedder") {

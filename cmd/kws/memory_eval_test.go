@@ -49,7 +49,7 @@ func TestMemoryEval(t *testing.T) {
 	if len(names) != 3 || names[0] != "bm25" || names[1] != "default" || !strings.HasPrefix(names[2], "gguf:bge.gguf:") {
 		t.Errorf("retrievers %q, want bm25, default and the gguf embedder", names)
 	}
-	if out, err := run(t, dir, nil, "memory", "eval", "--split", "all"); err == nil || !strings.Contains(out+err.Error(), "want tune or measure") {
+	if out, err := run(t, dir, nil, "memory", "eval", "--split", "all"); err == nil || !strings.Contains(out+err.Error(), "want tune, measure or both") {
 		t.Errorf("--split all: %q %v", out, err)
 	}
 }
