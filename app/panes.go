@@ -51,7 +51,7 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 	})
 	r.Register(pane.KindMemory, func(pane.Spec) (pane.Pane, error) {
 		if w.st.memory == nil {
-			return nil, errors.New("memory is off (see DATA/kws.log)")
+			return nil, fmt.Errorf("memory is off: %w", w.st.MemoryOff())
 		}
 		return panes.NewMemoryPane(w.env, w.st.memory, w.openBlockOrTell), nil
 	})

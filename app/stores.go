@@ -25,6 +25,7 @@ type Stores struct {
 	opts    Options
 	vault   *vault.Vault
 	memory  *memory.Store
+	memErr  error // why memory is off
 	sidecar *sidecar.Switch
 	tel     *sidecar.Telemetry
 	sandbox Sandbox
@@ -80,6 +81,7 @@ func OpenStores(o Options) (*Stores, error) {
 	// Memory is a hint store: when it cannot open, kws works without it.
 	// With the sidecar as its embedder it works once the model has loaded.
 	if st.memory, err = OpenMemory(o.DataDir, o.Config, st.sidecar); err != nil {
+		st.memErr = err
 		st.log.Warn("memory unavailable", "error", err)
 		st.notes = append(st.notes, "memory off: "+err.Error())
 	} else {
@@ -116,6 +118,9 @@ func (st *Stores) Vault() *vault.Vault { return st.vault }
 // Memory is the data dir's memory store, or nil when it is off (the log
 // says why).
 func (st *Stores) Memory() *memory.Store { return st.memory }
+
+// MemoryOff is why the memory store did not open; nil when it did.
+func (st *Stores) MemoryOff() error { return st.memErr }
 
 // Sidecar is the sidecar engine: the heuristic one until a model loads.
 func (st *Stores) Sidecar() *sidecar.Switch { return st.sidecar }

@@ -58,7 +58,7 @@ func newMemoryCmd(g *globals) *cobra.Command {
 func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 	if g.shared != nil {
 		if g.shared.Memory() == nil {
-			return nil, errors.New("memory is off in the kws server (see DATA/logs/server.log)")
+			return nil, fmt.Errorf("memory is off in the kws server: %w", g.shared.MemoryOff())
 		}
 		return g.shared.Memory(), nil
 	}
