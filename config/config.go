@@ -71,6 +71,10 @@ type Config struct {
 	Diet Diet `toml:"diet" json:"diet,omitzero"`
 	// MCP holds the [mcp] table: the MCP servers whose tools agents use.
 	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
+	// Warnings tell what Load ignored and why: the MCP settings a
+	// workspace's file may not set. Callers show them to the user; they
+	// quote names from the file, so a terminal gets them through termsafe.
+	Warnings []string `toml:"-" json:"-"`
 }
 
 // Environment variables Load reads.

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -181,42 +181,62 @@ func validPolicy(p string, emptyOK bool) bool {
 // mergeMCP layers a file's servers over c's. A workspace file (user
 // false) may add servers but not change one the user's file defines (it
 // could point the user's headers at its own URL), and may not allow a tool
-// to run without asking.
+// to run without asking. What it may not set is ignored with a warning in
+// c.Warnings rather than refused: a repository that happens to use a
+// server name of the user's would otherwise take every agent offline for
+// that user alone.
 func (c *Config) mergeMCP(path string, f MCP, user bool) error {
 	names := slices.Sorted(maps.Keys(f.Servers))
-	var bad []string
 	for _, name := range names {
-		s := f.Servers[name]
-		if err := s.Validate(name); err != nil {
+		if err := f.Servers[name].Validate(name); err != nil {
 			return fmt.Errorf("config: %s: %w", path, err)
 		}
-		if user {
-			continue
-		}
-		if prev, ok := c.MCP.Servers[name]; ok && !prev.Workspace {
-			bad = append(bad, fmt.Sprintf("mcp.servers.%s (your own config defines it)", name))
-		}
-		if strings.TrimSpace(s.Approve) == PermissionAllow {
-			bad = append(bad, fmt.Sprintf("mcp.servers.%s.approve = \"allow\"", name))
-		}
-		for tool, p := range s.Tools {
-			if strings.TrimSpace(p) == PermissionAllow {
-				bad = append(bad, fmt.Sprintf("mcp.servers.%s.tools.%s = \"allow\"", name, tool))
-			}
-		}
 	}
-	if len(bad) > 0 {
-		sort.Strings(bad)
-		return fmt.Errorf("config: %s: %s may only be set in your own ~/.config/kws/config.toml (a repository must not redirect your MCP servers or let their tools run without asking)",
-			path, strings.Join(bad, ", "))
-	}
+	var ignored []string
 	for _, name := range names {
 		s := f.Servers[name]
+		if !user {
+			if prev, ok := c.MCP.Servers[name]; ok && !prev.Workspace {
+				ignored = append(ignored, fmt.Sprintf("mcp.servers.%s (your own config defines it, and yours stays in force)", name))
+				continue
+			}
+			s, ignored = dropMCPAllows(name, s, ignored)
+		}
 		s.Workspace = !user
 		if c.MCP.Servers == nil {
 			c.MCP.Servers = map[string]MCPServer{}
 		}
 		c.MCP.Servers[name] = s
 	}
+	if len(ignored) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("config: %s: ignored %s: only your own ~/.config/kws/config.toml may set them (a repository must not redirect your MCP servers or let their tools run without asking)",
+			path, strings.Join(ignored, ", ")))
+	}
 	return nil
+}
+
+// dropMCPAllows returns a workspace's server s without the "allow"
+// policies a workspace may not set, adding each to ignored. A dropped
+// tool policy falls back to the server's approve, a dropped approve to
+// ask.
+func dropMCPAllows(name string, s MCPServer, ignored []string) (MCPServer, []string) {
+	if strings.TrimSpace(s.Approve) == PermissionAllow {
+		ignored = append(ignored, fmt.Sprintf("mcp.servers.%s.approve = \"allow\"", name))
+		s.Approve = ""
+	}
+	var tools map[string]string
+	for _, tool := range slices.Sorted(maps.Keys(s.Tools)) {
+		if strings.TrimSpace(s.Tools[tool]) == PermissionAllow {
+			// A tool's name is any TOML key: quoted, it cannot
+			// carry control characters into the warning.
+			ignored = append(ignored, fmt.Sprintf("mcp.servers.%s.tools.%s = \"allow\"", name, strconv.Quote(tool)))
+			continue
+		}
+		if tools == nil {
+			tools = map[string]string{}
+		}
+		tools[tool] = s.Tools[tool]
+	}
+	s.Tools = tools
+	return s, ignored
 }
