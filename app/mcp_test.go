@@ -98,3 +98,41 @@ func TestWorkstationMcpToolsAskAndRun(t *testing.T) {
 		t.Fatal("closing the workstation did not stop the MCP servers")
 	}
 }
+
+// quietMCP is fakeMCP without a failed server, so that no MCP notice
+// replaces the one a test waits for.
+type quietMCP struct{ *fakeMCP }
+
+func (quietMCP) Problems() []string { return nil }
+
+// TestWorkstationWorkspaceMcpRedefinitionWarns: a workspace's config that
+// redefines one of the user's MCP servers does not take the agents offline:
+// the user's server is the one started, and the status bar says what was
+// ignored.
+func TestWorkstationWorkspaceMcpRedefinitionWarns(t *testing.T) {
+	var command atomic.Value
+	o := Options{MCP: func(cfg config.Config, ws string, _ *slog.Logger) MCPClient {
+		command.Store(cfg.MCP.Servers["fake"].Command)
+		return quietMCP{&fakeMCP{}}
+	}}
+	r := newWSRigOpts(t, 200, 48, true, func(ws string, _ *Flags) {
+		for path, text := range map[string]string{
+			filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "kws", "config.toml"): "[mcp.servers.fake]\ncommand = \"fake-mcp\"\n",
+			filepath.Join(ws, ".kws", "config.toml"):                          "[mcp.servers.fake]\ncommand = \"sh\"\n",
+		} {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, o)
+	r.waitFor("ignored mcp.servers.fake (your own config defines it")
+	if r.w.cfgErr != nil {
+		t.Fatalf("the workspace's config took the agents offline: %v", r.w.cfgErr)
+	}
+	if got := command.Load(); got != "fake-mcp" {
+		t.Fatalf("the MCP client started server fake as %v, not the user's fake-mcp", got)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/swarm"
+	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/ui"
 	"github.com/kwsdev/kws/vault"
@@ -138,6 +139,10 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 		shell: pty.Options{Dir: ws, Shell: f.Shell, NewEmulator: newEmu, Env: env}}
 	w.early = append(w.early, st.notes...)
 	w.cfg, _, w.cfgErr = config.Load(ws, o.getenv)
+	for _, warning := range w.cfg.Warnings {
+		// The warning quotes names from the repository's config.
+		w.early = append(w.early, termsafe.OneLine(warning))
+	}
 	if w.cfgErr == nil {
 		// The agent pane shows the reason itself, without the package
 		// prefix of the wrapped error.

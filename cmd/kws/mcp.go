@@ -41,7 +41,7 @@ func newMcpLsCmd(g *globals) *cobra.Command {
 		Short: "Start each configured MCP server and show its state: connected with its tools, or failed with why",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, cfg, err := mcpConfig(g, workspace)
+			ws, cfg, err := mcpConfig(g, cmd.ErrOrStderr(), workspace)
 			if err != nil {
 				return err
 			}
@@ -65,7 +65,7 @@ func newMcpTrustCmd(g *globals) *cobra.Command {
 only once you have approved that exact command (with its arguments and env) for that
 workspace. kws mcp trust shows each command and asks; --yes approves without asking.`,
 		RunE: func(cmd *cobra.Command, names []string) error {
-			ws, cfg, err := mcpConfig(g, workspace)
+			ws, cfg, err := mcpConfig(g, cmd.ErrOrStderr(), workspace)
 			if err != nil {
 				return err
 			}
@@ -106,8 +106,9 @@ workspace. kws mcp trust shows each command and asks; --yes approves without ask
 	return cmd
 }
 
-// mcpConfig resolves the workspace and loads its configuration.
-func mcpConfig(g *globals, workspace string) (string, config.Config, error) {
+// mcpConfig resolves the workspace and loads its configuration, telling
+// warn what the configuration ignored.
+func mcpConfig(g *globals, warn io.Writer, workspace string) (string, config.Config, error) {
 	ws, err := app.ResolveWorkspace(g.abs(workspace))
 	if err != nil {
 		return "", config.Config{}, fail("%v", err)
@@ -116,7 +117,16 @@ func mcpConfig(g *globals, workspace string) (string, config.Config, error) {
 	if err != nil {
 		return "", config.Config{}, fail("%v", err)
 	}
+	warnConfig(warn, cfg)
 	return ws, cfg, nil
+}
+
+// warnConfig prints cfg's warnings on warn, stripped of the escapes a
+// repository's config could put in the names they quote.
+func warnConfig(warn io.Writer, cfg config.Config) {
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(warn, "kws: warning: %s\n", termsafe.OneLine(w))
+	}
 }
 
 // startMCP starts the configured MCP servers for workspace ws; ask, when

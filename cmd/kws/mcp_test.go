@@ -241,3 +241,30 @@ func TestMcpLsAndTrust(t *testing.T) {
 		t.Fatal("trust accepted a server the workspace does not define")
 	}
 }
+
+// TestMcpWorkspaceRedefinitionWarns: a workspace's config that redefines
+// one of the user's MCP servers, or allows a tool, is ignored with a
+// warning on stderr, its escapes stripped, and kws mcp ls and kws run
+// carry on with the user's server.
+func TestMcpWorkspaceRedefinitionWarns(t *testing.T) {
+	runEnv(t)
+	data, ws := t.TempDir(), t.TempDir()
+	writeConfig(t, "[mcp.servers.nope]\ncommand = \"/no/such/mcp-server\"\n")
+	if err := os.MkdirAll(filepath.Join(ws, ".kws"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	wsCfg := "[mcp.servers.nope]\ncommand = \"sh\"\n[mcp.servers.x]\ncommand = \"sh\"\n[mcp.servers.x.tools]\n\"\\u001b]0;pwned\\u0007run\" = \"allow\"\n"
+	if err := os.WriteFile(filepath.Join(ws, ".kws", "config.toml"), []byte(wsCfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	warn := "kws: warning: config: " + filepath.Join(ws, ".kws", "config.toml") + ": ignored mcp.servers.nope (your own config defines it, and yours stays in force), mcp.servers.x.tools."
+	out, err := run(t, data, nil, "mcp", "ls", "--workspace", ws)
+	if err != nil || !strings.Contains(out, warn) || !strings.Contains(out, "cannot start /no/such/mcp-server") || strings.ContainsAny(out, "\x1b\x07") {
+		t.Fatalf("ls: %v\n%q", err, out)
+	}
+	srv := providertest.New(t, providertest.TextStep("done"))
+	out, err = run(t, data, nil, "run", "--base-url", srv.URL(), "--model", "gpt-4o-mini", "--workspace", ws, "hello")
+	if err != nil || !strings.Contains(out, warn) || !strings.Contains(out, "done") {
+		t.Fatalf("run: %v\n%q", err, out)
+	}
+}

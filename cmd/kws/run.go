@@ -115,6 +115,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if err != nil {
 		return fail("%v", err)
 	}
+	warnConfig(cmd.ErrOrStderr(), cfg)
 	applyRunFlags(&cfg, f)
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
