@@ -1,22 +1,32 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ServeStream runs one MCP session of s over newline-delimited JSON-RPC
 // on in and out (the stdio transport) until the client closes in or ctx
-// ends.
+// ends. A line that is not JSON is answered with a JSON-RPC parse error
+// (-32700), one that is JSON but no JSON-RPC message with an invalid
+// request error (-32600), and the session goes on: the SDK's transport
+// would end the session on either.
 func ServeStream(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer) error {
-	err := s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}, MaxLineLength: MaxMessage})
+	w := &lockedWriter{w: out}
+	lf := &lineFilter{src: bufio.NewReader(in), out: w, max: MaxMessage}
+	err := s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(lf), Writer: nopCloser{w}, MaxLineLength: MaxMessage})
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}
@@ -28,6 +38,100 @@ func ServeStream(ctx context.Context, s *sdk.Server, in io.Reader, out io.Writer
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// lockedWriter serializes writes to w: the SDK's connection and the
+// lineFilter's error answers share the client's stream, and each Write
+// is one whole message.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// lineFilter passes the lines of src that hold a JSON-RPC message (or a
+// batch, which the SDK checks) on to its reader and answers every other
+// non-blank line itself on out, with id null, since no id can be trusted
+// from it. A line longer than max bytes is an error that ends the session,
+// as it is in the SDK's transport.
+type lineFilter struct {
+	src     *bufio.Reader
+	out     io.Writer
+	max     int
+	pending []byte
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		line, err := f.readLine()
+		if len(line) > 0 {
+			if answer := rejectLine(line); answer != nil {
+				if _, werr := f.out.Write(answer); werr != nil {
+					return 0, werr
+				}
+			} else {
+				f.pending = append(line, '\n')
+			}
+		}
+		if err != nil && len(f.pending) == 0 {
+			return 0, err
+		}
+		if err != nil {
+			// Hand the last line over; the next Read meets err again.
+			break
+		}
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// readLine returns the next line of src without its line ending and
+// surrounding blanks; at the end of src it returns what is left with
+// io.EOF.
+func (f *lineFilter) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := f.src.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > f.max+2 {
+			return nil, fmt.Errorf("a line of input over %d bytes", f.max)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSpace(line), err
+	}
+}
+
+// rejectLine returns the JSON-RPC error answer, newline included, for a
+// line the session cannot take, or nil if it holds a message or a batch.
+func rejectLine(line []byte) []byte {
+	var v json.RawMessage
+	if err := json.Unmarshal(line, &v); err != nil {
+		return errorAnswer(-32700, "Parse error: "+err.Error())
+	}
+	if line[0] == '[' {
+		return nil
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return errorAnswer(-32600, "Invalid Request: "+err.Error())
+	}
+	return nil
+}
+
+func errorAnswer(code int, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      nil,
+		"error":   map[string]any{"code": code, "message": msg},
+	})
+	return append(b, '\n')
+}
 
 // LoopbackAddr checks an address for ListenLoopback and returns it with
 // localhost spelled 127.0.0.1. The server has no authentication, so addr
