@@ -99,6 +99,10 @@ type Config struct {
 	// offers them on a direct-answer turn, and a model may call one by
 	// name.
 	External func() []tools.Group
+	// ExternalMissing, when set, says why a tool name the model called is
+	// not among External's tools (its MCP server is not connected, and
+	// why), or "" when the name is none of theirs.
+	ExternalMissing func(name string) string
 	// Skills are the skills the skill tool offers; read_file may also
 	// open the files of the folder skills among them.
 	Skills []skill.Skill

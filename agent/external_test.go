@@ -65,3 +65,31 @@ func TestExternalToolsByNameExpandAndPolicy(t *testing.T) {
 		t.Fatalf("rm result: %q", got)
 	}
 }
+
+// TestExternalToolOfDisconnectedServer: a call of a tool whose MCP server
+// is not connected answers why, not the list of every tool; a name no
+// server owns still gets the list.
+func TestExternalToolOfDisconnectedServer(t *testing.T) {
+	r := newRig(t, func(c *Config) {
+		c.External = func() []tools.Group { return nil }
+		c.ExternalMissing = func(name string) string {
+			if strings.HasPrefix(name, "mcp__wrongcmd__") {
+				return "MCP server wrongcmd is not connected (failed): cannot start"
+			}
+			return ""
+		}
+	},
+		providertest.ToolStep(call("c1", "mcp__wrongcmd__anything", map[string]any{})),
+		providertest.ToolStep(call("c2", "mcp__other__anything", map[string]any{})),
+		providertest.TextStep("ok"))
+	r.run("Use the tool.")
+	reqs := r.srv.Requests()
+	first := reqs[1].Messages
+	if got := first[len(first)-1].Content; got != `error: tool "mcp__wrongcmd__anything" is not available: MCP server wrongcmd is not connected (failed): cannot start` {
+		t.Fatalf("result for the disconnected server's tool: %q", got)
+	}
+	second := reqs[2].Messages
+	if got := second[len(second)-1].Content; !strings.Contains(got, `unknown tool "mcp__other__anything"; available: `) {
+		t.Fatalf("result for an unknown tool: %q", got)
+	}
+}

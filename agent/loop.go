@@ -305,6 +305,11 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 	}
 	t, ok := a.tool(tc.Name)
 	if !ok {
+		if a.cfg.ExternalMissing != nil {
+			if why := a.cfg.ExternalMissing(tc.Name); why != "" {
+				return tools.Result{Text: fmt.Sprintf("error: tool %q is not available: %s", tc.Name, why), IsError: true}, nil
+			}
+		}
 		var names []string
 		for _, t := range a.allTools() {
 			names = append(names, t.Name())

@@ -38,6 +38,7 @@ func (m *fakeMCP) Groups() []tools.Group {
 }
 func (m *fakeMCP) Permissions() map[string]string { return nil }
 func (m *fakeMCP) Prompt() string                 { return "" }
+func (m *fakeMCP) Missing(string) string          { return "" }
 func (m *fakeMCP) Summary() string                { return "MCP: fake connected (1 tools); bad failed: boom" }
 func (m *fakeMCP) Problems() []string             { return []string{"MCP server bad failed: boom"} }
 func (m *fakeMCP) Close()                         { m.closed.Store(true) }

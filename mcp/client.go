@@ -96,6 +96,36 @@ func (m *Manager) Groups() []tools.Group {
 	return out
 }
 
+// Missing says why the agent tool name is not offered when it names a
+// tool of a configured server that is not connected: the server's state
+// and why. It is "" for a connected server's name (a tool it lacks gets
+// the agent's list of tools) and for names of no configured server.
+func (m *Manager) Missing(name string) string {
+	if m == nil {
+		return ""
+	}
+	var match *conn
+	for _, c := range m.conns {
+		// The longest server name wins: "mcp__a__b__x" may be server
+		// a__b's tool x.
+		if strings.HasPrefix(name, toolName(c.name, "")) && (match == nil || len(c.name) > len(match.name)) {
+			match = c
+		}
+	}
+	if match == nil {
+		return ""
+	}
+	s := match.status()
+	if s.State == StateConnected {
+		return ""
+	}
+	why := fmt.Sprintf("MCP server %s is not connected (%s)", s.Name, s.State)
+	if s.Error != "" {
+		why += ": " + s.Error
+	}
+	return why
+}
+
 // Permissions returns the configured policies ("ask", "allow" or "deny")
 // in the form of the permissions table: each server's approve as
 // "mcp__SERVER__*", each tool's own as its agent tool name.

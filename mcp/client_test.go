@@ -182,6 +182,17 @@ func TestClientBadServers(t *testing.T) {
 			t.Errorf("ls lacks %q:\n%s", want, text)
 		}
 	}
+	// A tool of a server that is not connected is missing with the
+	// server's state and why; a connected server's and an unknown
+	// server's names are left to the agent's list of tools.
+	if why := m.Missing("mcp__missing__anything"); !strings.Contains(why, "MCP server missing is not connected (failed)") || !strings.Contains(why, "cannot start") {
+		t.Errorf("Missing(mcp__missing__anything) = %q", why)
+	}
+	for _, name := range []string{"mcp__fk__nosuch", "mcp__nosuch__x", "read_file"} {
+		if why := m.Missing(name); why != "" {
+			t.Errorf("Missing(%s) = %q, want \"\"", name, why)
+		}
+	}
 }
 
 func TestClientHungCallTimesOut(t *testing.T) {

@@ -104,6 +104,10 @@ type External interface {
 	Permissions() map[string]string
 	// Prompt is the system prompt section that names them, or "".
 	Prompt() string
+	// Missing says why a tool name the model called is not among the
+	// tools now (its source is not connected, and why), or "" when the
+	// name is none of theirs.
+	Missing(name string) string
 }
 
 // Agent is an assembled agent: the agent loop with its session, and the
@@ -142,11 +146,12 @@ func Build(spec AgentSpec) (*Agent, error) {
 	// every shell command asks.
 	policy.Workspace, policy.Unsandboxed = dir, spec.Sandbox == nil
 	var external func() []tools.Group
+	var missing func(string) string
 	if spec.External != nil {
 		if err := policy.Apply(spec.External.Permissions(), nil); err != nil {
 			return nil, err
 		}
-		external = spec.External.Groups
+		external, missing = spec.External.Groups, spec.External.Missing
 		sections = append(sections, spec.External.Prompt())
 	}
 	if err := policy.Apply(spec.Config.Permissions, spec.Config.ShellAllow); err != nil {
@@ -164,7 +169,7 @@ func Build(spec AgentSpec) (*Agent, error) {
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
 		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
 		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills,
-		External: external}
+		External: external, ExternalMissing: missing}
 	if spec.Memory != nil {
 		mem := spec.Memory(sess.ID())
 		cfg.Memory, cfg.OnEvent = mem, mem.Watch(cfg.OnEvent)
