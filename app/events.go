@@ -16,6 +16,9 @@ func (w *Workstation) status() ui.Status {
 	if re := w.reembed.Load(); re != nil {
 		st.Reembed = *re
 	}
+	if w.mcp != nil {
+		st.MCPFailed, st.MCPServers = w.mcp.Failed()
+	}
 	if w.st.sandbox.Policy == nil {
 		st.Warning = "unsandboxed"
 	}

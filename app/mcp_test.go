@@ -41,12 +41,13 @@ func (m *fakeMCP) Prompt() string                 { return "" }
 func (m *fakeMCP) Missing(string) string          { return "" }
 func (m *fakeMCP) Summary() string                { return "MCP: fake connected (1 tools); bad failed: boom" }
 func (m *fakeMCP) Problems() []string             { return []string{"MCP server bad failed: boom"} }
+func (m *fakeMCP) Failed() (int, int)             { return 1, 2 }
 func (m *fakeMCP) Close()                         { m.closed.Store(true) }
 
 // TestWorkstationMcpToolsAskAndRun: with MCP servers configured, the
 // workstation's agents get their tools, a call asks in the approval
 // dialog like any tool and runs once allowed; a server's failure is in
-// the status bar, the palette command mcp shows every server's state,
+// the status bar, as a notice and as a lasting count, the palette command mcp shows every server's state,
 // and closing the workstation stops the servers.
 func TestWorkstationMcpToolsAskAndRun(t *testing.T) {
 	fake := &fakeMCP{}
@@ -70,6 +71,8 @@ func TestWorkstationMcpToolsAskAndRun(t *testing.T) {
 		t.Fatalf("the MCP client started %d times", started.Load())
 	}
 	r.waitFor("MCP server bad failed: boom")
+	// After the notice, the failed server stays in the status bar.
+	r.waitFor("mcp: 1/2 failed (C-b :mcp)")
 	r.srv.Push(
 		providertest.ToolStep(provider.ToolCall{ID: "call-1", Name: "mcp__fake__hello", Arguments: `{}`}),
 		providertest.TextStep("it said hello"),

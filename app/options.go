@@ -51,6 +51,9 @@ type MCPClient interface {
 	// Problems are the servers that did not start and the tools skipped,
 	// with why, once every server has started or failed.
 	Problems() []string
+	// Failed is how many of the configured servers are failed or
+	// refused now, and how many there are, at once.
+	Failed() (failed, total int)
 	// Close stops the servers.
 	Close()
 }

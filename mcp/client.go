@@ -311,6 +311,21 @@ func (m *Manager) Summary() string {
 	return "MCP: " + strings.Join(parts, "; ") + " (kws mcp ls for the tools)"
 }
 
+// Failed is how many servers are failed or refused now and how many are
+// configured, without waiting for servers still starting: the
+// workstation's status bar shows it.
+func (m *Manager) Failed() (failed, total int) {
+	if m == nil {
+		return 0, 0
+	}
+	for _, c := range m.conns {
+		if s := c.status(); s.State == StateFailed || s.State == StateRefused {
+			failed++
+		}
+	}
+	return failed, len(m.conns)
+}
+
 // Problems are the servers that did not connect and the tools skipped,
 // one line each with why, after every server's first start has ended.
 func (m *Manager) Problems() []string {

@@ -182,6 +182,9 @@ func TestClientBadServers(t *testing.T) {
 			t.Errorf("ls lacks %q:\n%s", want, text)
 		}
 	}
+	if failed, total := m.Failed(); failed != 3 || total != 4 {
+		t.Errorf("Failed() = %d, %d, want 3 of 4", failed, total)
+	}
 	// A tool of a server that is not connected is missing with the
 	// server's state and why; a connected server's and an unknown
 	// server's names are left to the agent's list of tools.

@@ -31,6 +31,9 @@ type Status struct {
 	// Reembed is the memory's background re-embedding after its
 	// embedder changed.
 	Reembed Reembed
+	// MCPFailed of MCPServers configured MCP servers are failed or
+	// refused: the bar shows it for as long as it lasts.
+	MCPFailed, MCPServers int
 }
 
 // Reembed is the progress of the memory's background re-embedding: Done
@@ -133,6 +136,10 @@ func (s *statusBar) segments(st Status) []segment {
 	case re.Running:
 		put(fmt.Sprintf(" mem: re-embedding %d/%d ", re.Done, re.Total), fmt.Sprintf(" mem: %d/%d ", re.Done, re.Total),
 			th.StatusAgentThinking.TCell())
+	}
+	if st.MCPFailed > 0 {
+		put(fmt.Sprintf(" mcp: %d/%d failed (%s :mcp) ", st.MCPFailed, st.MCPServers, s.app.prefixName()), " mcp! ",
+			th.StatusAgentError.TCell())
 	}
 	put(" kws ", "", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
 	if st.Warning != "" {

@@ -68,6 +68,42 @@ func TestStatusBarCountsMemoryCandidates(t *testing.T) {
 	}
 }
 
+// TestStatusBarShowsFailedMcpServers: while a configured MCP server is
+// failed, the bar says so for good, shorter when a notice crowds it, and
+// not once none is.
+func TestStatusBarShowsFailedMcpServers(t *testing.T) {
+	for _, size := range [][2]int{{50, 16}, {160, 48}} {
+		d, ff := newTestDriver(t, size[0], size[1], "agent")
+		ff.setAgents(AgentStatus{Name: "agent-1", State: "idle"})
+		if strings.Contains(d.Text(), "mcp") {
+			t.Fatalf("no failed server, yet the bar shows one:\n%s", d.Text())
+		}
+		ff.mu.Lock()
+		ff.mcpFailed, ff.mcpServers = 1, 4
+		ff.mu.Unlock()
+		if err := d.WaitFor("mcp: 1/4 failed (C-b :mcp)"); err != nil {
+			t.Fatal(err)
+		}
+		d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
+		if err := d.WaitFor("loading"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.Text(), " mcp! ") && !strings.Contains(d.Text(), " mcp: 1/4 failed ") {
+			t.Fatalf("the failed server is crowded out:\n%s", d.Text())
+		}
+		ff.mu.Lock()
+		ff.mcpFailed = 0
+		ff.mu.Unlock()
+		d.App.Notify("all MCP servers connected")
+		if err := d.WaitFor("all MCP servers connected"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(d.Text(), "mcp!") || strings.Contains(d.Text(), "failed (C-b :mcp)") {
+			t.Fatalf("no failed server, yet the bar still shows one:\n%s", d.Text())
+		}
+	}
+}
+
 // TestStatusBarShowsReembedding shows the memory's re-embedding in the
 // status bar, running and then failed, whole on a wide bar and in its
 // short form when a notice crowds a narrow one.

@@ -74,6 +74,8 @@ type fakeFactory struct {
 	memPending int
 	// reembed is the status bar's memory re-embedding.
 	reembed Reembed
+	// mcpFailed and mcpServers are the status bar's MCP server counts.
+	mcpFailed, mcpServers int
 	// fail makes a kind's panes fail to build.
 	fail map[pane.Kind]bool
 }
@@ -125,6 +127,7 @@ func newTestDriver(t *testing.T, w, h int, layout ...pane.Kind) (*Driver, *fakeF
 		st.Agents = ff.agents
 		st.MemoryPending = ff.memPending
 		st.Reembed = ff.reembed
+		st.MCPFailed, st.MCPServers = ff.mcpFailed, ff.mcpServers
 		ff.mu.Unlock()
 		return st
 	}
