@@ -39,7 +39,7 @@ func (m *fakeMCP) Groups() []tools.Group {
 func (m *fakeMCP) Permissions() map[string]string { return nil }
 func (m *fakeMCP) Prompt() string                 { return "" }
 func (m *fakeMCP) Missing(string) string          { return "" }
-func (m *fakeMCP) Summary() string                { return "MCP: fake connected (1 tools); bad failed: boom" }
+func (m *fakeMCP) Summary() string                { return "fake: connected, 1 tools\nbad: failed: boom" }
 func (m *fakeMCP) Problems() []string             { return []string{"MCP server bad failed: boom"} }
 func (m *fakeMCP) Failed() (int, int)             { return 1, 2 }
 func (m *fakeMCP) Close()                         { m.closed.Store(true) }
@@ -96,7 +96,8 @@ func TestWorkstationMcpToolsAskAndRun(t *testing.T) {
 	r.press("Ctrl-b", ":")
 	r.typeText("mcp")
 	r.press("Enter")
-	r.waitFor("MCP: fake connected (1 tools); bad failed: boom")
+	r.waitFor("fake: connected, 1 tools")
+	r.waitFor("bad: failed: boom")
 	r.w.Close()
 	if !fake.closed.Load() {
 		t.Fatal("closing the workstation did not stop the MCP servers")

@@ -46,7 +46,7 @@ type Options struct {
 // MCPClient is the running MCP servers of one workstation.
 type MCPClient interface {
 	server.External
-	// Summary is every server's state on one line, at once.
+	// Summary is every server's state, one line each, at once.
 	Summary() string
 	// Problems are the servers that did not start and the tools skipped,
 	// with why, once every server has started or failed.

@@ -256,7 +256,7 @@ func (w *Workstation) notify(msg string) {
 	w.mu.Unlock()
 }
 
-// mcpStatus is the palette command mcp's line: the MCP servers' state.
+// mcpStatus is the palette command mcp's text: the MCP servers' state.
 func (w *Workstation) mcpStatus() string {
 	if w.mcp == nil {
 		return "MCP: no servers configured ([mcp.servers.NAME] in ~/.config/kws/config.toml)"

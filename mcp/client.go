@@ -290,25 +290,39 @@ func LogDir(dataDir string) string { return filepath.Join(dataDir, "logs") }
 // per server, then its tools, skipped tools and log.
 func (m *Manager) StatusText() string { return formatStatus(m.Status()) }
 
-// Summary is every server's state on one line, without waiting for
-// servers still starting: the workstation's palette command mcp shows it.
+// Summary is every server's state, one line each, without waiting for
+// servers still starting: the workstation's palette command mcp shows
+// it. A failure's root cause (the innermost error, as "connection
+// refused") comes first, then the whole error that wraps it.
 func (m *Manager) Summary() string {
 	if m == nil || len(m.conns) == 0 {
 		return "MCP: no servers configured ([mcp.servers.NAME] in ~/.config/kws/config.toml)"
 	}
-	parts := make([]string, len(m.conns))
-	for i, c := range m.conns {
+	var b strings.Builder
+	for _, c := range m.conns {
 		s := c.status()
 		switch {
 		case s.State == StateConnected:
-			parts[i] = fmt.Sprintf("%s connected (%d tools)", s.Name, len(s.Tools))
+			fmt.Fprintf(&b, "%s: connected, %d tools\n", s.Name, len(s.Tools))
 		case s.Error != "":
-			parts[i] = fmt.Sprintf("%s %s: %s", s.Name, s.State, s.Error)
+			fmt.Fprintf(&b, "%s: %s: %s\n", s.Name, s.State, rootCauseFirst(s.Error))
 		default:
-			parts[i] = fmt.Sprintf("%s %s", s.Name, s.State)
+			fmt.Fprintf(&b, "%s: %s\n", s.Name, s.State)
 		}
 	}
-	return "MCP: " + strings.Join(parts, "; ") + " (kws mcp ls for the tools)"
+	b.WriteString("(kws mcp ls lists the tools)")
+	return b.String()
+}
+
+// rootCauseFirst puts the last part of a wrapped error ("a: b: connection
+// refused") before the whole: the SDK's and Go's wrapping come first and
+// push the cause out of sight on a narrow screen.
+func rootCauseFirst(why string) string {
+	i := strings.LastIndex(why, ": ")
+	if i < 0 {
+		return why
+	}
+	return why[i+2:] + " — " + why
 }
 
 // Failed is how many servers are failed or refused now and how many are

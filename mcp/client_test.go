@@ -182,6 +182,12 @@ func TestClientBadServers(t *testing.T) {
 			t.Errorf("ls lacks %q:\n%s", want, text)
 		}
 	}
+	sum := m.Summary()
+	for _, want := range []string{"fk: connected, 3 tools\n", "missing: failed: "} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("Summary lacks %q:\n%s", want, sum)
+		}
+	}
 	if failed, total := m.Failed(); failed != 3 || total != 4 {
 		t.Errorf("Failed() = %d, %d, want 3 of 4", failed, total)
 	}
@@ -274,5 +280,18 @@ func TestClientWorkspaceCommandNeedsApproval(t *testing.T) {
 	servers["fk"] = srv
 	if st := statusOf(open(nil), "fk"); st.State != StateRefused {
 		t.Fatalf("a changed command runs without approval: %+v", st)
+	}
+}
+
+// TestRootCauseFirst: a wrapped error's innermost part leads, the whole
+// follows; an error with no wrapping is left as it is.
+func TestRootCauseFirst(t *testing.T) {
+	for in, want := range map[string]string{
+		`initialize failed: calling "initialize": Post "http://127.0.0.1:9/": dial tcp 127.0.0.1:9: connect: connection refused`: `connection refused — initialize failed: calling "initialize": Post "http://127.0.0.1:9/": dial tcp 127.0.0.1:9: connect: connection refused`,
+		"boom": "boom",
+	} {
+		if got := rootCauseFirst(in); got != want {
+			t.Errorf("rootCauseFirst(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

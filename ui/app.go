@@ -46,8 +46,8 @@ type Config struct {
 	// why not. OpenBlock asks it first, so a block that is not there
 	// leaves the focus where it was.
 	HasBlock func(id string) error
-	// MCPStatus, when set, is the MCP servers' state on one line, which
-	// the palette command mcp shows.
+	// MCPStatus, when set, is the MCP servers' state, one line each,
+	// which the palette command mcp shows in a dialog.
 	MCPStatus func() string
 }
 

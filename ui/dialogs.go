@@ -15,6 +15,7 @@ import (
 // Page names of the dialogs shown over the layout.
 const (
 	pageHelp    = "help"
+	pageMCP     = "mcp"
 	pagePalette = "palette"
 	pageQuit    = "quit"
 )
@@ -90,21 +91,25 @@ func isSelectPane(name string) bool {
 }
 
 // help shows the help screen.
-func (a *App) help() {
+func (a *App) help() { a.textDialog(pageHelp, " kws help ", a.helpText()) }
+
+// textDialog shows text, scrollable, over the layout as page until Esc
+// or q.
+func (a *App) textDialog(page, title, text string) {
 	th := a.cfg.Theme
 	tv := tview.NewTextView().SetDynamicColors(false).SetScrollable(true).SetWrap(false)
-	tv.SetText(a.helpText())
+	tv.SetText(text)
 	tv.SetTextStyle(th.Dialog.TCell())
 	tv.SetBackgroundColor(th.Dialog.Bg)
-	tv.SetBorder(true).SetTitle(" kws help ").SetBorderStyle(th.BorderFocused.TCell()).SetTitleColor(th.TitleFocused.Fg)
+	tv.SetBorder(true).SetTitle(title).SetBorderStyle(th.BorderFocused.TCell()).SetTitleColor(th.TitleFocused.Fg)
 	tv.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyEscape || ev.Key() == tcell.KeyRune && ev.Rune() == 'q' {
-			a.closeDialog(pageHelp)
+			a.closeDialog(page)
 			return nil
 		}
 		return ev
 	})
-	a.pages.AddPage(pageHelp, tv, true, true)
+	a.pages.AddPage(page, tv, true, true)
 	a.tv.SetFocus(tv)
 }
 

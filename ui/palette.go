@@ -60,7 +60,9 @@ func (a *App) paletteCommands() []paletteCommand {
 		}},
 	}
 	if a.cfg.MCPStatus != nil {
-		cmds = append(cmds, paletteCommand{name: "mcp", usage: "(no arguments: the MCP servers' state)", run: func(string) { a.Notify(a.cfg.MCPStatus()) }})
+		cmds = append(cmds, paletteCommand{name: "mcp", usage: "(no arguments: the MCP servers' state)", run: func(string) {
+			a.textDialog(pageMCP, " MCP servers (Esc closes) ", a.cfg.MCPStatus())
+		}})
 	}
 	return cmds
 }

@@ -7,11 +7,11 @@ import (
 )
 
 // TestPaletteMcpShowsServerState: the palette command mcp shows the
-// MCP servers' state line the workstation gives it.
+// MCP servers' state the workstation gives it, one server per line.
 func TestPaletteMcpShowsServerState(t *testing.T) {
 	ff := &fakeFactory{}
 	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Status: func() Status { return Status{} },
-		Layout: nil, MCPStatus: func() string { return "MCP: ev connected (13 tools); bad failed: boom" }}, 120, 30)
+		Layout: nil, MCPStatus: func() string { return "ev: connected, 13 tools\nbad: failed: boom" }}, 120, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,9 @@ func TestPaletteMcpShowsServerState(t *testing.T) {
 	if err := d.Press("Enter"); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WaitFor("MCP: ev connected (13 tools); bad failed: boom"); err != nil {
-		t.Fatal(err)
+	for _, line := range []string{"ev: connected, 13 tools", "bad: failed: boom"} {
+		if err := d.WaitFor(line); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
