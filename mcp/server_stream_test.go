@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"strings"
@@ -15,13 +14,7 @@ import (
 // both with id null, and the requests after each are still answered.
 func TestServeStreamAnswersBadLines(t *testing.T) {
 	f := newFixture(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- ServeStream(context.Background(), NewServer(f.cfg), inR, outW)
-		outW.Close()
-	}()
+	inW, outR, served := serveOverPipes(f)
 	lines := bufio.NewScanner(outR)
 	lines.Buffer(nil, MaxMessage)
 	send := func(line string) {

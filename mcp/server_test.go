@@ -411,11 +411,11 @@ func TestServeHTTP(t *testing.T) {
 	cs.Close()
 }
 
-// TestServeStreamRefusesAHugePut: over the stdio transport, a put one byte
-// over DefaultMaxPut is a tool error and the session goes on; at the end
-// of its input the session ends without an error.
-func TestServeStreamRefusesAHugePut(t *testing.T) {
-	f := newFixture(t)
+// serveOverPipes serves f's server with ServeStream over two pipes and
+// returns the client's ends: what it writes to the server, what it reads
+// from it, and ServeStream's result once it returns (the server's output
+// is then closed).
+func serveOverPipes(f *fixture) (*io.PipeWriter, *io.PipeReader, <-chan error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	served := make(chan error, 1)
@@ -423,6 +423,15 @@ func TestServeStreamRefusesAHugePut(t *testing.T) {
 		served <- ServeStream(context.Background(), NewServer(f.cfg), inR, outW)
 		outW.Close()
 	}()
+	return inW, outR, served
+}
+
+// TestServeStreamRefusesAHugePut: over the stdio transport, a put one byte
+// over DefaultMaxPut is a tool error and the session goes on; at the end
+// of its input the session ends without an error.
+func TestServeStreamRefusesAHugePut(t *testing.T) {
+	f := newFixture(t)
+	inW, outR, served := serveOverPipes(f)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "stdio", Version: "1"}, nil).
 		Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {

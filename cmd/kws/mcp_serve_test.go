@@ -227,7 +227,9 @@ func startMcpHTTP(t *testing.T, data string, viaServer bool) (string, func()) {
 		if err := <-exited; err != nil && !(viaServer && isSignaled(err)) {
 			t.Errorf("kws mcp serve --http: %v", err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
+		// Through the kws server the listener is the server's, closed
+		// when it sees the client's connection end: poll for that state.
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			resp, err := http.Get(url)
 			if err != nil {
