@@ -71,9 +71,7 @@ gguf:PATH); the default is the configured one.`,
 				ret  recallset.Retriever
 			}
 			rets := []retriever{{"bm25", recallset.BM25}, {"default", memory.RecallRetriever(memory.Options{})}}
-			hash := cfg
-			hash.MemoryEmbedder = "hash"
-			if def, _ := app.NewEmbedder(g.dataDir, hash, nil); emb.ID != def.ID {
+			if emb.ID != memory.HashEmbedderID(memory.DefaultDims) {
 				rets = append(rets, retriever{emb.ID, memory.RecallRetriever(memory.Options{Embedder: emb.Document, QueryEmbedder: emb.Query, EmbedderID: emb.ID})})
 			}
 			var reps []recallset.Report
