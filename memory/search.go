@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -92,13 +91,9 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 	}
 	depth := max(k, fu.depth)
 	var byMeaning []*found
-	embedQuery := func(ctx context.Context, q string) ([]float32, error) {
-		vec, err := s.embedQuery(ctx, q)
-		return normalized(vec), err
-	}
-	vec, err := s.nearest(ctx, query, embedQuery, scopes, depth, func(scope string, r chromem.Result) {
-		m := decode(r.ID, r.Content, r.Metadata)
-		byMeaning = append(byMeaning, &found{Hit: Hit{Memory: m}, cos: float64(r.Similarity), key: lexKey(scope, r.ID)})
+	vec, err := s.nearest(ctx, query, s.embedQuery, scopes, depth, func(scope string, d *chromem.Document, sim float32) {
+		m := decode(d.ID, d.Content, d.Metadata)
+		byMeaning = append(byMeaning, &found{Hit: Hit{Memory: m}, cos: float64(sim), key: lexKey(scope, d.ID)})
 	})
 	if err != nil {
 		return nil, err
@@ -186,8 +181,8 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 		scopes = s.scopes()
 	}
 	var hits []Hit
-	_, err := s.nearest(ctx, query, s.embed, scopes, k, func(_ string, r chromem.Result) {
-		hits = append(hits, Hit{Memory: decode(r.ID, r.Content, r.Metadata), Score: float64(r.Similarity)})
+	_, err := s.nearest(ctx, query, s.embed, scopes, k, func(_ string, d *chromem.Document, sim float32) {
+		hits = append(hits, Hit{Memory: decode(d.ID, d.Content, d.Metadata), Score: float64(sim)})
 	})
 	if err != nil {
 		return nil, err
@@ -205,46 +200,30 @@ func (s *Store) search(ctx context.Context, query string, scopes []string, k int
 }
 
 // nearest calls each with the n memories of every scope in scopes nearest
-// to query, a scope's nearest first, and returns the query's vector: embed makes it once,
-// for the first scope that holds vectors (none: nil, and embed is not
-// called). Only the store's embedder's vectors are in the collections
-// (see place), so a query is never compared with another embedder's.
-func (s *Store) nearest(ctx context.Context, query string, embed func(context.Context, string) ([]float32, error), scopes []string, n int, each func(scope string, r chromem.Result)) ([]float32, error) {
+// to query, a scope's nearest first, and returns the query's vector,
+// normalized: embed makes it once, for the first scope that holds vectors
+// (none: nil, and embed is not called). Only the store's embedder's
+// vectors are in vecs (see place), so a query is never compared with
+// another embedder's.
+func (s *Store) nearest(ctx context.Context, query string, embed func(context.Context, string) ([]float32, error), scopes []string, n int, each func(scope string, d *chromem.Document, sim float32)) ([]float32, error) {
 	var vec []float32
 	for _, scope := range scopes {
-		c := s.collection(scope)
-		if c == nil {
+		v := s.vecs[scope]
+		if v == nil {
 			continue
 		}
 		if vec == nil {
-			var err error
-			if vec, err = embed(ctx, query); err != nil {
+			raw, err := embed(ctx, query)
+			if err != nil {
 				return nil, err
 			}
+			vec = normalized(raw)
 		}
-		res, err := c.QueryEmbedding(ctx, vec, min(n, c.Count()), nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("memory: query %s: %w", scope, err)
-		}
-		for _, r := range res {
-			each(scope, r)
+		for _, r := range v.nearest(vec, n) {
+			each(scope, s.docs[scope][r.id], r.sim)
 		}
 	}
 	return vec, nil
-}
-
-// normalized returns v scaled to length 1 (chromem-go stores documents'
-// vectors so), or v itself when it is zero or already so.
-func normalized(v []float32) []float32 {
-	n := math.Sqrt(float64(dot(v, v)))
-	if n == 0 || math.Abs(n-1) < 1e-6 {
-		return v
-	}
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(float64(x) / n)
-	}
-	return out
 }
 
 // dot is the dot product of two vectors of the same length.

@@ -25,10 +25,11 @@ type Store struct {
 	// docs are every memory, by scope and id, whatever embedder made its
 	// vector; they are what the files hold.
 	docs map[string]map[string]*chromem.Document
-	// db holds, per scope, the memories whose vectors the store's own
-	// embedder made, and only those: vectors of different embedders are
-	// never compared. The store writes the files itself (disk.go).
-	db *chromem.DB
+	// vecs holds, per scope, the vectors of the memories whose vectors
+	// the store's own embedder made, and only those: vectors of different
+	// embedders are never compared. The store writes the files itself
+	// (disk.go).
+	vecs map[string]*vectors
 	// dims is the size of the embedder's vectors, 0 until one is seen; a
 	// vector of another size never reaches db.
 	dims   int
@@ -64,7 +65,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory: open %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, opts: opts, db: chromem.NewDB(), docs: map[string]map[string]*chromem.Document{}, damage: damage}
+	s := &Store{dir: dir, opts: opts, vecs: map[string]*vectors{}, docs: map[string]map[string]*chromem.Document{}, damage: damage}
 	for _, d := range docs {
 		s.place(d)
 	}
@@ -92,8 +93,8 @@ func (s *Store) Embedder() string { return s.opts.EmbedderID }
 func (s *Store) Damaged() []Damage { return append([]Damage(nil), s.damage...) }
 
 // place makes doc, as its file holds it, the memory of its scope and id
-// in memory: among the scope's memories, and in the scope's vector
-// collection when the store's embedder made its vector, else out of it.
+// in memory: among the scope's memories, and among the scope's vectors
+// when the store's embedder made its vector, else out of them.
 // Every memory the store loads, writes or re-embeds passes here, with
 // s.mu held for writing (or before Open returns).
 func (s *Store) place(doc chromem.Document) {
@@ -103,15 +104,28 @@ func (s *Store) place(doc chromem.Document) {
 	}
 	s.docs[scope][doc.ID] = &doc
 	s.lexPut(scope, doc.ID, doc.Content)
-	c, _ := s.db.GetOrCreateCollection(scope, nil, s.opts.Embedder) // fails only without an embedder
 	if !s.current(doc) {
-		c.Delete(context.Background(), nil, nil, doc.ID) // fails only without ids
+		s.unvector(scope, doc.ID)
 		return
 	}
 	if s.dims == 0 {
 		s.dims = len(doc.Embedding)
 	}
-	c.AddDocument(context.Background(), doc) // fails only without an id or a vector
+	v := s.vecs[scope]
+	if v == nil {
+		v = &vectors{}
+		s.vecs[scope] = v
+	}
+	v.put(doc.ID, doc.Embedding)
+}
+
+// unvector drops the vector of memory id of scope, if it has one.
+func (s *Store) unvector(scope, id string) {
+	if v := s.vecs[scope]; v != nil {
+		if v.remove(id); v.len() == 0 {
+			delete(s.vecs, scope)
+		}
+	}
 }
 
 // unplace forgets memory id of scope in memory; the one path a removal
@@ -122,9 +136,7 @@ func (s *Store) unplace(scope, id string) {
 	if len(s.docs[scope]) == 0 {
 		delete(s.docs, scope)
 	}
-	if c := s.db.GetCollection(scope, s.opts.Embedder); c != nil {
-		c.Delete(context.Background(), nil, nil, id) // fails only without ids
-	}
+	s.unvector(scope, id)
 }
 
 // current reports whether the store's embedder made doc's vector, so it
@@ -132,16 +144,6 @@ func (s *Store) unplace(scope, id string) {
 func (s *Store) current(doc chromem.Document) bool {
 	return doc.Metadata[keyEmbedder] == s.opts.EmbedderID && len(doc.Embedding) > 0 &&
 		(s.dims == 0 || len(doc.Embedding) == s.dims)
-}
-
-// collection returns the vector collection of scope, nil when it holds
-// no vectors.
-func (s *Store) collection(scope string) *chromem.Collection {
-	c := s.db.GetCollection(scope, s.opts.Embedder)
-	if c == nil || c.Count() == 0 {
-		return nil
-	}
-	return c
 }
 
 // Scopes returns the scopes that hold memories, sorted.
@@ -303,7 +305,7 @@ func (s *Store) Count(scopes ...string) int {
 }
 
 // embed runs the embedder on text, refusing a vector of another size
-// than the store's (see dims), so no such vector reaches chromem.
+// than the store's (see dims), so no such vector reaches vecs.
 func (s *Store) embed(ctx context.Context, text string) ([]float32, error) {
 	return s.embedWith(ctx, s.opts.Embedder, text)
 }
