@@ -2,7 +2,11 @@
 # machine needs; `make setup` is idempotent and quiet when nothing is missing.
 
 GO       ?= go
+# bin/kws is the thin client (cmd/kws-client): it runs a command in the
+# running server when it can, else replaces itself with bin/kws-core, the
+# whole kws (cmd/kws), which it expects beside it.
 BIN      := bin/kws
+CORE     := bin/kws-core
 # Programs the end-to-end test (e2e) and `kws bench ui` drive; setup installs
 # the missing ones with apt-get when it can (Debian, as root), else names them.
 TOOLS    := tmux vim
@@ -82,7 +86,8 @@ CPUKEY   = $(if $(filter native,$(MARCH)),-DKWS_CPU=$(shell $(CC) -march=native 
 build: setup
 	CGO_CFLAGS="$(or $(CGO_CFLAGS),-O2 -g) -march=$(MARCH) $(CPUKEY)" \
 	CGO_CXXFLAGS="$(or $(CGO_CXXFLAGS),-O2 -g) -march=$(MARCH) $(CPUKEY)" \
-	$(GO) build -o $(BIN) ./cmd/kws
+	$(GO) build -o $(CORE) ./cmd/kws
+	$(GO) build -o $(BIN) ./cmd/kws-client
 
 run: build
 	./$(BIN)

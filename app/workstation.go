@@ -17,15 +17,15 @@ import (
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/internal/datadir"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/pty"
-	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/ui"
-	"github.com/kwsdev/kws/vault"
 )
 
 // Workstation is one session: a workspace's configuration, swarm, panes
@@ -131,9 +131,9 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	env := []string{vault.DataDirEnv + "=" + dataDir}
+	env := []string{datadir.Env + "=" + dataDir}
 	if o.Socket != "" {
-		env = append(env, server.SocketEnv+"="+o.Socket)
+		env = append(env, wire.SocketEnv+"="+o.Socket)
 	}
 	w := &Workstation{st: st, ws: ws, useWorktrees: f.Worktree,
 		shell: pty.Options{Dir: ws, Shell: f.Shell, NewEmulator: newEmu, Env: env}}

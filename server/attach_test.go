@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/kwsdev/kws/server/wire"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,7 +25,7 @@ func (h *harness) ttyOf(name string) *Tty {
 }
 
 // checkSize checks the session's terminal and screen are want.
-func (h *harness) checkSize(f *fakeSession, name string, want Size) {
+func (h *harness) checkSize(f *fakeSession, name string, want wire.Size) {
 	h.t.Helper()
 	ws, _ := h.ttyOf(name).WindowSize()
 	w, r := f.spec.Screen.Size()
@@ -51,19 +52,19 @@ func after(t *testing.T, out []byte, mark, end string) []byte {
 // the server stops with its last session.
 func TestTwoClientsShareASession(t *testing.T) {
 	h := newHarness(t, nil)
-	a, at := h.attach(Hello{Mode: "default", Workspace: "/w/proj", Size: Size{Cols: 100, Rows: 40}})
+	a, at := h.attach(wire.Hello{Mode: "default", Workspace: "/w/proj", Size: wire.Size{Cols: 100, Rows: 40}})
 	f := h.session()
 	if at.Session != "proj" || f.spec.Name != "proj" || f.spec.Workspace != "/w/proj" || at.Enter == "" || at.Leave == "" {
 		t.Fatalf("attached %+v to session %q of %q", at, f.spec.Name, f.spec.Workspace)
 	}
 	<-f.attached
-	b, bt := h.attach(Hello{Mode: "attach", Session: "proj", Size: Size{Cols: 90, Rows: 30}})
+	b, bt := h.attach(wire.Hello{Mode: "attach", Session: "proj", Size: wire.Size{Cols: 90, Rows: 30}})
 	if bt.Session != "proj" {
 		t.Fatalf("second client attached to %q", bt.Session)
 	}
 	<-f.attached
-	f.waitSize(t, Size{Cols: 90, Rows: 30})
-	h.checkSize(f, "proj", Size{Cols: 90, Rows: 30})
+	f.waitSize(t, wire.Size{Cols: 90, Rows: 30})
+	h.checkSize(f, "proj", wire.Size{Cols: 90, Rows: 30})
 
 	for _, k := range []struct {
 		who *client
@@ -78,14 +79,14 @@ func TestTwoClientsShareASession(t *testing.T) {
 		t.Fatalf("the clients saw different output:\n%q\n%q", sa, sb)
 	}
 
-	if err := writeJSON(b.c, frameSize, Size{Cols: 120, Rows: 50}); err != nil {
+	if err := wire.WriteJSON(b.c, wire.FrameSize, wire.Size{Cols: 120, Rows: 50}); err != nil {
 		t.Fatal(err)
 	}
-	f.waitSize(t, Size{Cols: 100, Rows: 40})
-	h.checkSize(f, "proj", Size{Cols: 100, Rows: 40})
+	f.waitSize(t, wire.Size{Cols: 100, Rows: 40})
+	h.checkSize(f, "proj", wire.Size{Cols: 100, Rows: 40})
 
 	f.spec.Detach() // b typed last
-	if e := b.waitExit(); e != (Exit{Message: "[detached (from session proj)]"}) {
+	if e := b.waitExit(); e != (wire.Exit{Message: "[detached (from session proj)]"}) {
 		t.Fatalf("the detached client got %+v", e)
 	}
 	a.typeKeys("c")
@@ -95,7 +96,7 @@ func TestTwoClientsShareASession(t *testing.T) {
 	}
 
 	f.End()
-	if e := a.waitExit(); e != (Exit{Message: "[exited (from session proj)]"}) {
+	if e := a.waitExit(); e != (wire.Exit{Message: "[exited (from session proj)]"}) {
 		t.Fatalf("the remaining client got %+v", e)
 	}
 	h.waitServed()
@@ -166,23 +167,23 @@ func TestAttachOverAPty(t *testing.T) {
 		t.Fatal(err)
 	}
 	screen := readPty(ptm)
-	c, err := Dial(h.sock)
+	c, err := wire.Dial(h.sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
-		e   Exit
+		e   wire.Exit
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		e, err := Attach(c, Hello{Mode: "new", Session: "tty", Workspace: "/w/t"}, pts, pts)
+		e, err := Attach(c, wire.Hello{Mode: "new", Session: "tty", Workspace: "/w/t"}, pts, pts)
 		done <- result{e, err}
 	}()
 	f := h.session()
 	<-f.attached
-	f.waitSize(t, Size{Cols: 70, Rows: 20})
-	h.checkSize(f, "tty", Size{Cols: 70, Rows: 20})
+	f.waitSize(t, wire.Size{Cols: 70, Rows: 20})
+	h.checkSize(f, "tty", wire.Size{Cols: 70, Rows: 20})
 	screen.wait(t, "\x1b[?2004h") // the client's enter sequence
 	if _, err := ptm.Write([]byte("k")); err != nil {
 		t.Fatal(err)
@@ -192,7 +193,7 @@ func TestAttachOverAPty(t *testing.T) {
 	f.spec.Detach()
 	select {
 	case r := <-done:
-		if r.err != nil || r.e != (Exit{Message: "[detached (from session tty)]"}) {
+		if r.err != nil || r.e != (wire.Exit{Message: "[detached (from session tty)]"}) {
 			t.Fatalf("Attach returned %+v %v", r.e, r.err)
 		}
 	case <-time.After(waitLimit):

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // Session is one session's workstation, as the composition root builds it
@@ -96,6 +97,10 @@ type Config struct {
 	NewSession func(SessionSpec) (Session, error)
 	// Exec runs a kws command and returns its exit code.
 	Exec func(ExecRequest) int
+	// Runs reports whether Exec runs the command line args for a client
+	// that asks with IfServer (the thin client); nil: none, every such
+	// client runs its command itself.
+	Runs func(args []string) bool
 	// Term is the terminal type sessions draw for (xterm-256color when
 	// empty or unknown).
 	Term string
@@ -200,28 +205,28 @@ func (d *Daemon) handle(c *net.UnixConn) {
 	defer c.Close()
 	if err := checkPeer(c); err != nil {
 		d.cfg.Log.Warn("refused a connection", "error", err)
-		_ = writeJSON(c, frameExit, Exit{Code: 1, Message: "kws server: refused: " + err.Error()})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 1, Message: "kws server: refused: " + err.Error()})
 		return
 	}
 	// A client says what it wants at once; a peer that does not is
 	// dropped rather than kept waiting forever.
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	typ, payload, err := readFrame(c)
-	var h Hello
-	if err == nil && typ != frameHello {
-		err = fmt.Errorf("%w: expected a hello, got %q", ErrFrame, typ)
+	typ, payload, err := wire.ReadFrame(c)
+	var h wire.Hello
+	if err == nil && typ != wire.FrameHello {
+		err = fmt.Errorf("%w: expected a hello, got %q", wire.ErrFrame, typ)
 	}
 	if err == nil {
-		err = decode(payload, &h)
+		err = wire.Decode(payload, &h)
 	}
 	if err != nil {
 		d.cfg.Log.Warn("bad hello", "error", err)
-		_ = writeJSON(c, frameExit, Exit{Code: 2, Message: "kws server: " + err.Error()})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 2, Message: "kws server: " + err.Error()})
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	if h.Version != protoVersion {
-		_ = writeJSON(c, frameExit, Exit{Code: 2, Message: fmt.Sprintf("kws server: protocol %d, this client speaks %d: run kws kill-server, then kws again", protoVersion, h.Version)})
+	if h.Version != wire.Version {
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 2, Message: fmt.Sprintf("kws server: protocol %d, this client speaks %d: run kws kill-server, then kws again", wire.Version, h.Version)})
 		return
 	}
 	switch h.Op {
@@ -234,17 +239,17 @@ func (d *Daemon) handle(c *net.UnixConn) {
 	case "kill-session":
 		d.killSession(c, h.Session)
 	case "kill-server":
-		_ = writeJSON(c, frameExit, Exit{})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{})
 		d.Shutdown(true)
 	default:
-		_ = writeJSON(c, frameExit, Exit{Code: 2, Message: fmt.Sprintf("kws server: unknown operation %q", h.Op)})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 2, Message: fmt.Sprintf("kws server: unknown operation %q", h.Op)})
 	}
 }
 
 // list answers kws ls.
 func (d *Daemon) list(c net.Conn) {
-	_ = writeJSON(c, frameOutput, d.Sessions())
-	_ = writeJSON(c, frameExit, Exit{})
+	_ = wire.WriteJSON(c, wire.FrameOutput, d.Sessions())
+	_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{})
 }
 
 // Sessions lists the sessions, oldest first.
@@ -269,10 +274,10 @@ func (d *Daemon) killSession(c net.Conn, name string) {
 	s := d.sessions[name]
 	d.mu.Unlock()
 	if s == nil {
-		_ = writeJSON(c, frameExit, Exit{Code: 1, Message: fmt.Sprintf("can't find session: %s", name)})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 1, Message: fmt.Sprintf("can't find session: %s", name)})
 		return
 	}
 	s.ws.End()
 	<-s.done
-	_ = writeJSON(c, frameExit, Exit{})
+	_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{})
 }

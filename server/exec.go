@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"sync"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // errClientGone is what a command reads from its standard input when the
@@ -29,8 +31,8 @@ func (w frameWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	n := 0
 	for len(p) > 0 {
-		chunk := p[:min(len(p), maxFrame)]
-		if err := writeFrame(w.conn, w.typ, chunk); err != nil {
+		chunk := p[:min(len(p), wire.MaxFrame)]
+		if err := wire.WriteFrame(w.conn, w.typ, chunk); err != nil {
 			return n, fmt.Errorf("client: %w", err)
 		}
 		n += len(chunk)
@@ -42,9 +44,18 @@ func (w frameWriter) Write(p []byte) (int, error) {
 // exec runs a command for a client: its standard input comes from the
 // client's input frames, its output goes back as frames, and its exit
 // code ends the connection.
-func (d *Daemon) exec(c *net.UnixConn, h Hello) {
+func (d *Daemon) exec(c *net.UnixConn, h wire.Hello) {
+	if h.IfServer {
+		if d.cfg.Exec == nil || d.cfg.Runs == nil || len(h.Args) == 0 || !d.cfg.Runs(h.Args) {
+			_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Local: true})
+			return
+		}
+		if err := wire.WriteFrame(c, wire.FrameRuns, nil); err != nil {
+			return
+		}
+	}
 	if d.cfg.Exec == nil || len(h.Args) == 0 {
-		_ = writeJSON(c, frameExit, Exit{Code: 2, Message: "kws server: nothing to run"})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 2, Message: "kws server: nothing to run"})
 		return
 	}
 	pr, pw := io.Pipe()
@@ -52,13 +63,13 @@ func (d *Daemon) exec(c *net.UnixConn, h Hello) {
 	defer cancel(nil)
 	go func() {
 		for {
-			typ, payload, err := readFrame(c)
+			typ, payload, err := wire.ReadFrame(c)
 			if err != nil {
 				pw.CloseWithError(errClientGone)
 				cancel(errClientGone)
 				return
 			}
-			if typ != frameInput {
+			if typ != wire.FrameInput {
 				continue
 			}
 			if len(payload) == 0 {
@@ -71,10 +82,10 @@ func (d *Daemon) exec(c *net.UnixConn, h Hello) {
 	}()
 	var mu sync.Mutex
 	code := d.cfg.Exec(ExecRequest{Ctx: ctx, Args: h.Args, Cwd: h.Cwd, Stdin: pr,
-		Stdout: frameWriter{mu: &mu, conn: c, typ: frameOutput},
-		Stderr: frameWriter{mu: &mu, conn: c, typ: frameStderr}})
+		Stdout: frameWriter{mu: &mu, conn: c, typ: wire.FrameOutput},
+		Stderr: frameWriter{mu: &mu, conn: c, typ: wire.FrameStderr}})
 	pr.CloseWithError(io.EOF)
 	mu.Lock()
-	_ = writeJSON(c, frameExit, Exit{Code: code})
+	_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: code})
 	mu.Unlock()
 }

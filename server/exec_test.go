@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // streams records what a command wrote to stdout and stderr, in order.
@@ -43,10 +45,11 @@ var bigOutput = bytes.Repeat([]byte("0123456789abcdef"), 3<<16)
 
 // execHarness is a daemon whose commands read all their input, report it
 // on ran, write to stdout and stderr in turn and exit 3; "big" writes
-// bigOutput and exits 0.
-func execHarness(t *testing.T) (*harness, chan execResult) {
+// bigOutput and exits 0. runs is its Config.Runs.
+func execHarness(t *testing.T, runs func([]string) bool) (*harness, chan execResult) {
 	ran := make(chan execResult, 1)
 	h := newHarness(t, func(c *Config) {
+		c.Runs = runs
 		c.Exec = func(req ExecRequest) int {
 			if req.Args[0] == "big" {
 				_, _ = req.Stdout.Write(bigOutput)
@@ -67,20 +70,20 @@ func execHarness(t *testing.T) (*harness, chan execResult) {
 // the input arrives whole, the output streams come back in order and the
 // exit code passes.
 func TestExecRelaysStreams(t *testing.T) {
-	h, ran := execHarness(t)
+	h, ran := execHarness(t, nil)
 	in := make([]byte, 3<<20+17)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range in {
 		in[i] = byte(rng.Uint32())
 	}
 	var s streams
-	c, err := Dial(h.sock)
+	c, err := wire.Dial(h.sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := Exec(c, []string{"vault", "put"}, "/some/dir", bytes.NewReader(in), s.writer("out"), s.writer("err"))
-	if err != nil || code != 3 {
-		t.Fatalf("Exec: %d %v, want 3", code, err)
+	e, err := wire.Exec(c, wire.Hello{Args: []string{"vault", "put"}, Cwd: "/some/dir"}, bytes.NewReader(in), s.writer("out"), s.writer("err"))
+	if err != nil || e.Code != 3 {
+		t.Fatalf("Exec: %d %v, want 3", e.Code, err)
 	}
 	r := <-ran
 	if r.err != nil || !bytes.Equal(r.stdin, in) {
@@ -94,18 +97,18 @@ func TestExecRelaysStreams(t *testing.T) {
 	}
 	// Output larger than a frame comes back whole.
 	var out, errOut bytes.Buffer
-	c, _ = Dial(h.sock)
-	if code, err := Exec(c, []string{"big"}, "", bytes.NewReader(nil), &out, &errOut); err != nil || code != 0 || !bytes.Equal(out.Bytes(), bigOutput) {
-		t.Fatalf("big output: %d %v, %d bytes of %d", code, err, out.Len(), len(bigOutput))
+	c, _ = wire.Dial(h.sock)
+	if e, err := wire.Exec(c, wire.Hello{Args: []string{"big"}}, bytes.NewReader(nil), &out, &errOut); err != nil || e.Code != 0 || !bytes.Equal(out.Bytes(), bigOutput) {
+		t.Fatalf("big output: %d %v, %d bytes of %d", e.Code, err, out.Len(), len(bigOutput))
 	}
 }
 
 // TestExecClientGoneMidInput checks that a command whose client went
 // away before the end of its input reads an error, not a clean end.
 func TestExecClientGoneMidInput(t *testing.T) {
-	h, ran := execHarness(t)
-	c := h.dial(Hello{Op: "exec", Args: []string{"vault", "put"}})
-	if err := writeFrame(c, frameInput, []byte("half of it")); err != nil {
+	h, ran := execHarness(t, nil)
+	c := h.dial(wire.Hello{Op: "exec", Args: []string{"vault", "put"}})
+	if err := wire.WriteFrame(c, wire.FrameInput, []byte("half of it")); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -118,7 +121,7 @@ func TestExecClientGoneMidInput(t *testing.T) {
 		t.Fatal("the command never finished reading")
 	}
 	// So does a client that sends a malformed frame.
-	c = h.dial(Hello{Op: "exec", Args: []string{"vault", "put"}})
+	c = h.dial(wire.Hello{Op: "exec", Args: []string{"vault", "put"}})
 	if _, err := c.Write(header('?', 0)); err != nil {
 		t.Fatal(err)
 	}
@@ -126,13 +129,67 @@ func TestExecClientGoneMidInput(t *testing.T) {
 		t.Fatalf("after garbage the command read %v, want errClientGone", r.err)
 	}
 	// A clean end of input is io.EOF: ReadAll returns no error.
-	c = h.dial(Hello{Op: "exec", Args: []string{"vault", "put"}})
-	_ = writeFrame(c, frameInput, []byte("all"))
-	_ = writeFrame(c, frameInput, nil)
+	c = h.dial(wire.Hello{Op: "exec", Args: []string{"vault", "put"}})
+	_ = wire.WriteFrame(c, wire.FrameInput, []byte("all"))
+	_ = wire.WriteFrame(c, wire.FrameInput, nil)
 	if r := <-ran; r.err != nil || string(r.stdin) != "all" {
 		t.Fatalf("a whole input read as %q, %v", r.stdin, r.err)
 	}
 	if e, ok := exitOf(t, c); !ok || e.Code != 3 {
 		t.Fatalf("exit %+v %v, want code 3", e, ok)
 	}
+}
+
+// TestExecIfServer checks the thin client's exec: a command Runs accepts
+// runs with its whole input after FrameRuns; any other, and every one
+// when Runs is nil, comes back as Exit.Local at once, with nothing run
+// and nothing of the client's input read.
+func TestExecIfServer(t *testing.T) {
+	h, ran := execHarness(t, func(args []string) bool { return args[0] == "vault" })
+	var s streams
+	c, err := wire.Dial(h.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := wire.Exec(c, wire.Hello{Args: []string{"vault", "put"}, IfServer: true}, bytes.NewReader([]byte("in")), s.writer("out"), s.writer("err"))
+	if err != nil || e.Code != 3 || e.Local {
+		t.Fatalf("a command the server runs: %+v %v", e, err)
+	}
+	if r := <-ran; string(r.stdin) != "in" {
+		t.Fatalf("the command read %q", r.stdin)
+	}
+	none, noneRan := execHarness(t, nil)
+	for _, h := range []*harness{h, none} {
+		for _, args := range [][]string{{"attach"}, nil} {
+			c, err := wire.Dial(h.sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := &countingReader{r: bytes.NewReader([]byte("keep me"))}
+			var out, errOut bytes.Buffer
+			e, err := wire.Exec(c, wire.Hello{Args: args, IfServer: true}, in, &out, &errOut)
+			if err != nil || !e.Local || e.Code != 0 || out.Len()+errOut.Len() > 0 || in.n > 0 {
+				t.Fatalf("no Runs %v, %q: %+v %v, printed %q %q, read %d bytes of input", h == none, args, e, err, out.String(), errOut.String(), in.n)
+			}
+		}
+	}
+	for _, ran := range []chan execResult{ran, noneRan} {
+		select {
+		case r := <-ran:
+			t.Fatalf("a local command ran in the server: %q", r.req.Args)
+		default:
+		}
+	}
+}
+
+// countingReader counts what was read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // fakeSession is a Session that draws on the real screen the daemon gives
@@ -18,12 +19,12 @@ type fakeSession struct {
 	endOnce  sync.Once
 	attached chan struct{}
 	keys     chan rune
-	sizes    chan Size
+	sizes    chan wire.Size
 }
 
 func newFake(spec SessionSpec, agents []AgentState) *fakeSession {
 	return &fakeSession{spec: spec, agents: agents, ended: make(chan struct{}),
-		attached: make(chan struct{}, 256), keys: make(chan rune, 256), sizes: make(chan Size, 256)}
+		attached: make(chan struct{}, 256), keys: make(chan rune, 256), sizes: make(chan wire.Size, 256)}
 }
 
 func (f *fakeSession) Run() error {
@@ -33,7 +34,7 @@ func (f *fakeSession) Run() error {
 	}
 	defer s.Fini()
 	w, h := s.Size()
-	f.sizes <- Size{Cols: w, Rows: h}
+	f.sizes <- wire.Size{Cols: w, Rows: h}
 	events := make(chan tcell.Event)
 	go func() {
 		for {
@@ -69,7 +70,7 @@ func (f *fakeSession) Run() error {
 			case *tcell.EventResize:
 				w, h := ev.Size()
 				s.Sync()
-				f.sizes <- Size{Cols: w, Rows: h}
+				f.sizes <- wire.Size{Cols: w, Rows: h}
 			}
 		}
 	}
@@ -102,7 +103,7 @@ func (f *fakeSession) waitKey(t *testing.T, r rune) {
 }
 
 // waitSize waits for the screen to be resized to s.
-func (f *fakeSession) waitSize(t *testing.T, s Size) {
+func (f *fakeSession) waitSize(t *testing.T, s wire.Size) {
 	t.Helper()
 	for {
 		select {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -8,22 +9,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // exitOf reads what the server answers on c after the client stopped
 // writing: the exit frame, or ok false when the connection ended without
 // one.
-func exitOf(t *testing.T, c *net.UnixConn) (Exit, bool) {
+func exitOf(t *testing.T, c *net.UnixConn) (wire.Exit, bool) {
 	t.Helper()
 	_ = c.SetReadDeadline(time.Now().Add(waitLimit))
 	for {
-		typ, payload, err := readFrame(c)
+		typ, payload, err := wire.ReadFrame(c)
 		if err != nil {
-			return Exit{}, false
+			return wire.Exit{}, false
 		}
-		if typ == frameExit {
-			var e Exit
-			if err := decode(payload, &e); err != nil {
+		if typ == wire.FrameExit {
+			var e wire.Exit
+			if err := wire.Decode(payload, &e); err != nil {
 				t.Fatal(err)
 			}
 			return e, true
@@ -37,7 +40,7 @@ func TestGarbageOnTheSocket(t *testing.T) {
 	h := newHarness(t, nil)
 	hello := func(v any) []byte {
 		data, _ := json.Marshal(v)
-		return append(header(frameHello, uint32(len(data))), data...)
+		return append(header(wire.FrameHello, uint32(len(data))), data...)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := make([]byte, 4096)
@@ -50,16 +53,16 @@ func TestGarbageOnTheSocket(t *testing.T) {
 	}{
 		{"random bytes", string(random), "unknown type"},
 		{"nothing", "", "kws server"},
-		{"half a header", string(header(frameHello, 40)[:3]), "header"},
-		{"half a payload", string(append(header(frameHello, 40), `{"version":1,`...)), "cut short"},
-		{"not a hello first", string(append(header(frameInput, 1), 'x')), "expected a hello"},
-		{"bad JSON", string(append(header(frameHello, 5), "{nope"...)), "malformed"},
-		{"wrong version", string(hello(Hello{Version: 99, Op: "ls"})), "protocol"},
-		{"unknown op", string(hello(Hello{Version: protoVersion, Op: "format-disk"})), "unknown operation"},
-		{"exec of nothing", string(hello(Hello{Version: protoVersion, Op: "exec"})), "nothing to run"},
+		{"half a header", string(header(wire.FrameHello, 40)[:3]), "header"},
+		{"half a payload", string(append(header(wire.FrameHello, 40), `{"version":1,`...)), "cut short"},
+		{"not a hello first", string(append(header(wire.FrameInput, 1), 'x')), "expected a hello"},
+		{"bad JSON", string(append(header(wire.FrameHello, 5), "{nope"...)), "malformed"},
+		{"wrong version", string(hello(wire.Hello{Version: 99, Op: "ls"})), "protocol"},
+		{"unknown op", string(hello(wire.Hello{Version: wire.Version, Op: "format-disk"})), "unknown operation"},
+		{"exec of nothing", string(hello(wire.Hello{Version: wire.Version, Op: "exec"})), "nothing to run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Dial(h.sock)
+			c, err := wire.Dial(h.sock)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,12 +89,12 @@ func TestGarbageOnTheSocket(t *testing.T) {
 func TestGarbageThenGone(t *testing.T) {
 	h := newHarness(t, nil)
 	for _, in := range [][]byte{
-		header(frameHello, 1000)[:2],
-		append(header(frameHello, 1000), `{"version":1,"op":"ls"`...),
-		header(frameHello, 0xffffffff),
+		header(wire.FrameHello, 1000)[:2],
+		append(header(wire.FrameHello, 1000), `{"version":1,"op":"ls"`...),
+		header(wire.FrameHello, 0xffffffff),
 		make([]byte, 4<<20),
 	} {
-		c, err := Dial(h.sock)
+		c, err := wire.Dial(h.sock)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +106,9 @@ func TestGarbageThenGone(t *testing.T) {
 	}
 	// A client attached to a session that sends garbage is dropped; the
 	// session and its other clients go on.
-	a, _ := h.attach(Hello{Workspace: "/w/one", Size: Size{Cols: 80, Rows: 24}})
+	a, _ := h.attach(wire.Hello{Workspace: "/w/one", Size: wire.Size{Cols: 80, Rows: 24}})
 	f := h.session()
-	b, _ := h.attach(Hello{Workspace: "/w/one", Size: Size{Cols: 80, Rows: 24}})
+	b, _ := h.attach(wire.Hello{Workspace: "/w/one", Size: wire.Size{Cols: 80, Rows: 24}})
 	if _, err := b.c.Write([]byte("garbage!")); err != nil {
 		t.Fatal(err)
 	}
@@ -119,3 +122,6 @@ func TestGarbageThenGone(t *testing.T) {
 		t.Fatalf("ls: %+v", list)
 	}
 }
+
+// header is a frame header claiming n bytes of payload.
+func header(typ byte, n uint32) []byte { return binary.BigEndian.AppendUint32([]byte{typ}, n) }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // waitLimit bounds every wait of these tests; it is a failure, never a pause.
@@ -91,22 +93,22 @@ func (h *harness) session() *fakeSession {
 }
 
 // dial connects to the daemon and sends hello.
-func (h *harness) dial(hello Hello) *net.UnixConn {
-	c, err := Dial(h.sock)
+func (h *harness) dial(hello wire.Hello) *net.UnixConn {
+	c, err := wire.Dial(h.sock)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	h.t.Cleanup(func() { c.Close() })
-	hello.Version = protoVersion
-	if err := writeJSON(c, frameHello, hello); err != nil {
+	hello.Version = wire.Version
+	if err := wire.WriteJSON(c, wire.FrameHello, hello); err != nil {
 		h.t.Fatal(err)
 	}
 	return c
 }
 
 // request runs a hello that needs no terminal.
-func (h *harness) request(hello Hello) ([]byte, Exit) {
-	c, err := Dial(h.sock)
+func (h *harness) request(hello wire.Hello) ([]byte, wire.Exit) {
+	c, err := wire.Dial(h.sock)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func (h *harness) request(hello Hello) ([]byte, Exit) {
 
 // ls lists the sessions through the socket.
 func (h *harness) ls() []SessionInfo {
-	out, e := h.request(Hello{Op: "ls"})
+	out, e := h.request(wire.Hello{Op: "ls"})
 	var list []SessionInfo
 	if e.Code != 0 || json.Unmarshal(out, &list) != nil {
 		h.t.Fatalf("ls: %+v %q", e, out)
@@ -133,17 +135,17 @@ type client struct {
 	c      *net.UnixConn
 	frames chan [2][]byte
 	out    bytes.Buffer
-	exit   *Exit
+	exit   *wire.Exit
 }
 
 // attach attaches a client and waits for its Attached frame.
-func (h *harness) attach(hello Hello) (*client, Attached) {
+func (h *harness) attach(hello wire.Hello) (*client, wire.Attached) {
 	hello.Op = "attach"
 	cl := &client{t: h.t, c: h.dial(hello), frames: make(chan [2][]byte, 4096)}
 	go func() {
 		defer close(cl.frames)
 		for {
-			typ, payload, err := readFrame(cl.c)
+			typ, payload, err := wire.ReadFrame(cl.c)
 			if err != nil {
 				return
 			}
@@ -151,8 +153,8 @@ func (h *harness) attach(hello Hello) (*client, Attached) {
 		}
 	}()
 	typ, payload := cl.next()
-	var a Attached
-	if typ != frameAttached || decode(payload, &a) != nil {
+	var a wire.Attached
+	if typ != wire.FrameAttached || wire.Decode(payload, &a) != nil {
 		h.t.Fatalf("attach: got %q %q", typ, payload)
 	}
 	return cl, a
@@ -179,9 +181,9 @@ func (cl *client) waitOutput(want string) []byte {
 	for !bytes.Contains(cl.out.Bytes(), []byte(want)) {
 		typ, payload := cl.next()
 		switch typ {
-		case frameOutput:
+		case wire.FrameOutput:
 			cl.out.Write(payload)
-		case frameExit:
+		case wire.FrameExit:
 			cl.t.Fatalf("exit %q while waiting for %q", payload, want)
 		}
 	}
@@ -189,16 +191,16 @@ func (cl *client) waitOutput(want string) []byte {
 }
 
 // waitExit reads frames until the exit frame.
-func (cl *client) waitExit() Exit {
+func (cl *client) waitExit() wire.Exit {
 	cl.t.Helper()
 	for {
 		typ, payload := cl.next()
-		if typ == frameOutput {
+		if typ == wire.FrameOutput {
 			cl.out.Write(payload)
 		}
-		if typ == frameExit {
-			var e Exit
-			if err := decode(payload, &e); err != nil {
+		if typ == wire.FrameExit {
+			var e wire.Exit
+			if err := wire.Decode(payload, &e); err != nil {
 				cl.t.Fatal(err)
 			}
 			return e
@@ -208,7 +210,7 @@ func (cl *client) waitExit() Exit {
 
 // typeKeys sends input.
 func (cl *client) typeKeys(s string) {
-	if err := writeFrame(cl.c, frameInput, []byte(s)); err != nil {
+	if err := wire.WriteFrame(cl.c, wire.FrameInput, []byte(s)); err != nil {
 		cl.t.Fatal(err)
 	}
 }

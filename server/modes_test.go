@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // refused checks that hello is answered with a failure saying want.
-func (h *harness) refused(hello Hello, want string) {
+func (h *harness) refused(hello wire.Hello, want string) {
 	h.t.Helper()
 	if _, e := h.request(hello); e.Code == 0 || !strings.Contains(e.Message, want) {
 		h.t.Fatalf("%+v got %+v, want a failure saying %q", hello, e, want)
@@ -51,27 +53,27 @@ func (h *harness) journals() []string {
 // and ls, kill-session and kill-server.
 func TestAttachModes(t *testing.T) {
 	h := newHarness(t, nil)
-	h.refused(Hello{Op: "attach", Mode: "attach"}, "no sessions")
-	h.refused(Hello{Op: "attach", Mode: "attach", Session: "nope"}, "can't find session: nope")
-	h.refused(Hello{Op: "attach", Mode: "new", Session: "a/b", Workspace: "/w/app"}, "session name")
-	h.refused(Hello{Op: "attach", Mode: "new", Session: "../x", Workspace: "/w/app"}, "session name")
+	h.refused(wire.Hello{Op: "attach", Mode: "attach"}, "no sessions")
+	h.refused(wire.Hello{Op: "attach", Mode: "attach", Session: "nope"}, "can't find session: nope")
+	h.refused(wire.Hello{Op: "attach", Mode: "new", Session: "a/b", Workspace: "/w/app"}, "session name")
+	h.refused(wire.Hello{Op: "attach", Mode: "new", Session: "../x", Workspace: "/w/app"}, "session name")
 
-	size := Size{Cols: 80, Rows: 24}
-	a, at := h.attach(Hello{Workspace: "/w/app", Size: size})
+	size := wire.Size{Cols: 80, Rows: 24}
+	a, at := h.attach(wire.Hello{Workspace: "/w/app", Size: size})
 	app := h.session()
-	_, again := h.attach(Hello{Mode: "default", Workspace: "/w/app", Size: size})
+	_, again := h.attach(wire.Hello{Mode: "default", Workspace: "/w/app", Size: size})
 	if at.Session != "app" || again.Session != "app" {
 		t.Fatalf("default mode attached to %q, then %q", at.Session, again.Session)
 	}
-	h.refused(Hello{Op: "attach", Mode: "new", Session: "app", Workspace: "/w/other"}, "duplicate session: app")
-	_, second := h.attach(Hello{Mode: "new", Workspace: "/w/app", Size: size})
+	h.refused(wire.Hello{Op: "attach", Mode: "new", Session: "app", Workspace: "/w/other"}, "duplicate session: app")
+	_, second := h.attach(wire.Hello{Mode: "new", Workspace: "/w/app", Size: size})
 	app2 := h.session()
-	_, other := h.attach(Hello{Mode: "new", Session: "other", Workspace: "/x", Args: []string{"--theme", "dark"}, Size: size})
+	_, other := h.attach(wire.Hello{Mode: "new", Session: "other", Workspace: "/x", Args: []string{"--theme", "dark"}, Size: size})
 	f := h.session()
 	if second.Session != "app-2" || other.Session != "other" || !slices.Equal(f.spec.Args, []string{"--theme", "dark"}) {
 		t.Fatalf("new sessions %q, %q with args %q", second.Session, other.Session, f.spec.Args)
 	}
-	_, last := h.attach(Hello{Mode: "attach", Size: size})
+	_, last := h.attach(wire.Hello{Mode: "attach", Size: size})
 	if last.Session != "other" {
 		t.Fatalf("attach without a name went to %q, want the latest, other", last.Session)
 	}
@@ -89,8 +91,8 @@ func TestAttachModes(t *testing.T) {
 		t.Fatalf("ls: %+v", list[0])
 	}
 
-	h.refused(Hello{Op: "kill-session", Session: "nope"}, "can't find session: nope")
-	if _, e := h.request(Hello{Op: "kill-session", Session: "app-2"}); e.Code != 0 {
+	h.refused(wire.Hello{Op: "kill-session", Session: "nope"}, "can't find session: nope")
+	if _, e := h.request(wire.Hello{Op: "kill-session", Session: "app-2"}); e.Code != 0 {
 		t.Fatalf("kill-session: %+v", e)
 	}
 	app2.waitEnded(t)
@@ -101,7 +103,7 @@ func TestAttachModes(t *testing.T) {
 		t.Fatalf("journals after kill-session: %q", got)
 	}
 
-	if _, e := h.request(Hello{Op: "kill-server"}); e.Code != 0 {
+	if _, e := h.request(wire.Hello{Op: "kill-server"}); e.Code != 0 {
 		t.Fatalf("kill-server: %+v", e)
 	}
 	app.waitEnded(t)
@@ -113,7 +115,7 @@ func TestAttachModes(t *testing.T) {
 	if got := h.journals(); len(got) != 0 {
 		t.Fatalf("kill-server left journals %q", got)
 	}
-	if _, err := Dial(h.sock); err == nil {
+	if _, err := wire.Dial(h.sock); err == nil {
 		t.Fatal("the socket still answers after kill-server")
 	}
 }
@@ -123,16 +125,16 @@ func TestAttachModes(t *testing.T) {
 // their saved state, and that a damaged journal is moved aside.
 func TestJournalsRestore(t *testing.T) {
 	h := newHarness(t, nil)
-	size := Size{Cols: 80, Rows: 24}
-	h.attach(Hello{Mode: "new", Session: "keep", Workspace: "/w/k", Args: []string{"--shell", "sh"}, Size: size})
+	size := wire.Size{Cols: 80, Rows: 24}
+	h.attach(wire.Hello{Mode: "new", Session: "keep", Workspace: "/w/k", Args: []string{"--shell", "sh"}, Size: size})
 	keep := h.session()
-	h.attach(Hello{Mode: "new", Session: "gone", Workspace: "/w/g", Size: size})
+	h.attach(wire.Hello{Mode: "new", Session: "gone", Workspace: "/w/g", Size: size})
 	gone := h.session()
 	state := `{"panes":[{"kind":"agent","name":"agent-3"}]}`
 	if err := keep.spec.Save([]byte(state)); err != nil {
 		t.Fatal(err)
 	}
-	if _, e := h.request(Hello{Op: "kill-session", Session: "gone"}); e.Code != 0 {
+	if _, e := h.request(wire.Hello{Op: "kill-session", Session: "gone"}); e.Code != 0 {
 		t.Fatalf("kill-session: %+v", e)
 	}
 	gone.waitEnded(t)

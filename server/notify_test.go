@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // TestNotify checks what each notification setting sends attached
@@ -25,7 +27,7 @@ func TestNotify(t *testing.T) {
 	} {
 		t.Run(cmpOr(tc.mode, "default"), func(t *testing.T) {
 			h := newHarness(t, func(c *Config) { c.Notify = tc.mode })
-			a, _ := h.attach(Hello{Workspace: "/w/n", Size: Size{Cols: 80, Rows: 24}})
+			a, _ := h.attach(wire.Hello{Workspace: "/w/n", Size: wire.Size{Cols: 80, Rows: 24}})
 			f := h.session()
 			<-f.attached
 			a.typeKeys("a")
@@ -64,11 +66,11 @@ func cmpOr(a, b string) string {
 // and once it reads again it gets the rest and the session redraws.
 func TestSlowClient(t *testing.T) {
 	h := newHarness(t, nil)
-	size := Size{Cols: 80, Rows: 24}
-	fast, _ := h.attach(Hello{Workspace: "/w/s", Size: size})
+	size := wire.Size{Cols: 80, Rows: 24}
+	fast, _ := h.attach(wire.Hello{Workspace: "/w/s", Size: size})
 	f := h.session()
 	<-f.attached
-	slow := h.dial(Hello{Op: "attach", Workspace: "/w/s", Size: size})
+	slow := h.dial(wire.Hello{Op: "attach", Workspace: "/w/s", Size: size})
 	<-f.attached
 	tty := h.ttyOf("s")
 	const chunks = 10
@@ -89,11 +91,11 @@ func TestSlowClient(t *testing.T) {
 	var tail []byte
 	_ = slow.SetReadDeadline(time.Now().Add(waitLimit))
 	for !bytes.Contains(tail, []byte("<z>")) {
-		typ, payload, err := readFrame(slow)
+		typ, payload, err := wire.ReadFrame(slow)
 		if err != nil {
 			t.Fatalf("the slow client, after %d bytes: %v", got, err)
 		}
-		if typ == frameOutput {
+		if typ == wire.FrameOutput {
 			got += len(payload)
 			if bytes.HasSuffix(payload, []byte("#")) {
 				marks++

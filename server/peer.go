@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net"
 	"sync"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // maxQueued bounds the output waiting for one slow client. Past it the
@@ -27,7 +29,7 @@ type peer struct {
 	exiting bool
 	closed  bool
 	// size is the client terminal's size (attached clients only).
-	size Size
+	size wire.Size
 	// onCaughtUp runs after a client whose output was dropped has caught
 	// up (the session redraws).
 	onCaughtUp func()
@@ -42,9 +44,9 @@ func newPeer(conn net.Conn) *peer {
 
 // send queues a frame. It never blocks.
 func (p *peer) send(typ byte, payload []byte) {
-	for len(payload) > maxFrame {
-		p.send(typ, payload[:maxFrame])
-		payload = payload[maxFrame:]
+	for len(payload) > wire.MaxFrame {
+		p.send(typ, payload[:wire.MaxFrame])
+		payload = payload[wire.MaxFrame:]
 	}
 	frame := make([]byte, 5+len(payload))
 	frame[0] = typ
@@ -55,7 +57,7 @@ func (p *peer) send(typ byte, payload []byte) {
 		p.mu.Unlock()
 		return
 	}
-	if p.queued+len(frame) > maxQueued && typ == frameOutput {
+	if p.queued+len(frame) > maxQueued && typ == wire.FrameOutput {
 		p.queue, p.queued, p.dropped = nil, 0, true
 		p.mu.Unlock()
 		return
@@ -75,8 +77,8 @@ func (p *peer) sendJSON(typ byte, v any) {
 }
 
 // exit queues the exit frame; the connection closes once it is written.
-func (p *peer) exit(e Exit) {
-	p.sendJSON(frameExit, e)
+func (p *peer) exit(e wire.Exit) {
+	p.sendJSON(wire.FrameExit, e)
 	p.mu.Lock()
 	p.exiting = true
 	p.mu.Unlock()

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // helperSocketEnv tells TestHelperClient which socket to ask.
@@ -16,9 +18,9 @@ const helperSocketEnv = "KWS_TEST_HELPER_SOCKET"
 
 // helperResult is what TestHelperClient prints.
 type helperResult struct {
-	DialError string `json:"dial_error,omitempty"`
-	Exit      *Exit  `json:"exit,omitempty"`
-	Error     string `json:"error,omitempty"`
+	DialError string     `json:"dial_error,omitempty"`
+	Exit      *wire.Exit `json:"exit,omitempty"`
+	Error     string     `json:"error,omitempty"`
 }
 
 // TestHelperClient is not a test: run by TestOtherUserIsRefused under
@@ -29,11 +31,11 @@ func TestHelperClient(t *testing.T) {
 		t.Skip("a helper process of TestOtherUserIsRefused")
 	}
 	var r helperResult
-	c, err := Dial(sock)
+	c, err := wire.Dial(sock)
 	if err != nil {
 		r.DialError = err.Error()
 	} else {
-		out, e, err := Request(c, Hello{Op: "ls"})
+		out, e, err := Request(c, wire.Hello{Op: "ls"})
 		r.Exit = &e
 		if err != nil {
 			r.Error = fmt.Sprintf("%v (output %q)", err, out)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // live is one running session: its workstation and the terminal its
@@ -87,7 +88,7 @@ func (d *Daemon) nameFor(workspace string) string {
 
 // find returns the session a hello names, creating it when the mode says
 // so.
-func (d *Daemon) find(h Hello) (*live, error) {
+func (d *Daemon) find(h wire.Hello) (*live, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.ending {
@@ -218,34 +219,34 @@ func (d *Daemon) detach(s *live, c *peer, what string) {
 		return
 	}
 	s.tty.detach(c)
-	c.exit(Exit{Message: fmt.Sprintf("[%s (from session %s)]", what, s.name)})
+	c.exit(wire.Exit{Message: fmt.Sprintf("[%s (from session %s)]", what, s.name)})
 }
 
 // attach serves an attaching client until it detaches or goes away.
-func (d *Daemon) attach(c *net.UnixConn, h Hello) {
+func (d *Daemon) attach(c *net.UnixConn, h wire.Hello) {
 	s, err := d.find(h)
 	if err != nil {
-		_ = writeJSON(c, frameExit, Exit{Code: 1, Message: err.Error()})
+		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 1, Message: err.Error()})
 		return
 	}
 	p := newPeer(c)
 	p.size = h.Size
 	p.onCaughtUp = s.ws.Attached
-	p.sendJSON(frameAttached, Attached{Session: s.name, Enter: d.ti.enter, Leave: d.ti.leave})
+	p.sendJSON(wire.FrameAttached, wire.Attached{Session: s.name, Enter: d.ti.enter, Leave: d.ti.leave})
 	d.mu.Lock()
 	s.used = time.Now()
 	d.mu.Unlock()
 	s.tty.attach(p)
 	s.ws.Attached()
 	for {
-		typ, payload, err := readFrame(c)
-		if errors.Is(err, ErrFrame) {
+		typ, payload, err := wire.ReadFrame(c)
+		if errors.Is(err, wire.ErrFrame) {
 			// Garbage gets an error reply, as on any connection; a
 			// client that does not take it in time is dropped.
 			d.cfg.Log.Warn("bad frame from a client", "session", s.name, "error", err)
 			s.tty.detach(p)
 			_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			p.exit(Exit{Code: 2, Message: "kws server: " + err.Error()})
+			p.exit(wire.Exit{Code: 2, Message: "kws server: " + err.Error()})
 			<-p.done
 			return
 		}
@@ -256,11 +257,11 @@ func (d *Daemon) attach(c *net.UnixConn, h Hello) {
 			break
 		}
 		switch typ {
-		case frameInput:
+		case wire.FrameInput:
 			s.tty.input(p, payload)
-		case frameSize:
-			var sz Size
-			if decode(payload, &sz) == nil {
+		case wire.FrameSize:
+			var sz wire.Size
+			if wire.Decode(payload, &sz) == nil {
 				s.tty.setSize(p, sz)
 			}
 		}
@@ -284,7 +285,7 @@ func (d *Daemon) notify(s *live, msg string) {
 		seq = "\x1b]9;" + oscText(msg) + "\a"
 	}
 	for _, c := range s.tty.attachedClients() {
-		c.send(frameOutput, []byte(seq))
+		c.send(wire.FrameOutput, []byte(seq))
 	}
 }
 

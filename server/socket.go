@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -14,39 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// SocketEnv names the variable that points kws at a server's socket.
-// Shell panes export it, so a kws typed in a pane reaches its own server.
-const SocketEnv = "KWS_SOCKET"
-
-// maxSocketPath is the longest path a Unix socket may have on Linux,
-// less the terminating NUL.
-const maxSocketPath = 107
-
-// SocketPath is where the server of dataDir listens: $KWS_SOCKET when set,
-// else a name derived from the data dir in a 0700 directory under
-// $XDG_RUNTIME_DIR, else under the data dir itself. When that path is too
-// long for a socket, a 0700 directory of the user's in the system's
-// temporary directory is used.
-func SocketPath(dataDir string) (string, error) {
-	if p := os.Getenv(SocketEnv); p != "" {
-		return p, nil
-	}
-	abs, err := filepath.Abs(dataDir)
-	if err != nil {
-		return "", fmt.Errorf("socket: %w", err)
-	}
-	sum := sha256.Sum256([]byte(abs))
-	name := "kws-" + hex.EncodeToString(sum[:6]) + ".sock"
-	dir := filepath.Join(abs, "run")
-	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
-		dir = filepath.Join(x, "kws")
-	}
-	if len(filepath.Join(dir, name)) > maxSocketPath {
-		dir = filepath.Join(os.TempDir(), "kws-"+strconv.Itoa(os.Getuid()))
-	}
-	return filepath.Join(dir, name), nil
-}
 
 // privateDir makes dir (mode 0700) when it is missing and checks that it
 // is a directory of this user that nobody else may enter: a socket in a

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // TestStaleSocketIsReplaced checks that a socket left by a dead server,
@@ -28,8 +30,8 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 			} else if err := os.WriteFile(h.sock, []byte("old"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Dial(h.sock); !errors.Is(err, ErrNoServer) {
-				t.Fatalf("dial the stale socket: %v, want ErrNoServer", err)
+			if _, err := wire.Dial(h.sock); !errors.Is(err, wire.ErrNoServer) {
+				t.Fatalf("dial the stale socket: %v, want wire.ErrNoServer", err)
 			}
 			h.start(nil)
 			if list := h.ls(); len(list) != 0 {
@@ -100,19 +102,19 @@ func TestStartRace(t *testing.T) {
 	d := winners[0]
 	served := make(chan error, 1)
 	go func() { served <- d.Serve() }()
-	c, err := Dial(sock)
+	c, err := wire.Dial(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, e, err := Request(c, Hello{Op: "ls"}); err != nil || e.Code != 0 || string(out) != "[]" {
+	if out, e, err := Request(c, wire.Hello{Op: "ls"}); err != nil || e.Code != 0 || string(out) != "[]" {
 		t.Fatalf("ls: %q %+v %v", out, e, err)
 	}
 	d.Shutdown(true)
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Dial(sock); !errors.Is(err, ErrNoServer) {
-		t.Fatalf("after shutdown: %v, want ErrNoServer", err)
+	if _, err := wire.Dial(sock); !errors.Is(err, wire.ErrNoServer) {
+		t.Fatalf("after shutdown: %v, want wire.ErrNoServer", err)
 	}
 	if d, err := Start(Config{DataDir: data, Socket: sock}); err != nil {
 		t.Fatalf("a new server after the first stopped: %v", err)

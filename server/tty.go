@@ -5,10 +5,11 @@ import (
 	"sync"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // defaultSize is a session's size before any client has attached.
-var defaultSize = Size{Cols: 80, Rows: 24}
+var defaultSize = wire.Size{Cols: 80, Rows: 24}
 
 // Tty is the terminal a session's screen draws on: every attached client
 // at once. What the screen writes goes to each client; what any client
@@ -25,7 +26,7 @@ type Tty struct {
 	mu      sync.Mutex
 	clients []*peer
 	last    *peer // the client that typed last
-	size    Size
+	size    wire.Size
 	resize  func()
 }
 
@@ -86,7 +87,7 @@ func (t *Tty) Read(p []byte) (int, error) {
 func (t *Tty) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	for _, c := range t.clients {
-		c.send(frameOutput, p)
+		c.send(wire.FrameOutput, p)
 	}
 	t.mu.Unlock()
 	return len(p), nil
@@ -142,7 +143,7 @@ func (t *Tty) detach(c *peer) {
 }
 
 // setSize records a client's new terminal size.
-func (t *Tty) setSize(c *peer, s Size) {
+func (t *Tty) setSize(c *peer, s wire.Size) {
 	if s.Cols <= 0 || s.Rows <= 0 || s.Cols > 10000 || s.Rows > 10000 {
 		return
 	}
@@ -157,7 +158,7 @@ func (t *Tty) fit() {
 	t.mu.Lock()
 	size := t.size
 	if len(t.clients) > 0 {
-		size = Size{}
+		size = wire.Size{}
 		for _, c := range t.clients {
 			s := c.size
 			if s.Cols <= 0 || s.Rows <= 0 {

@@ -81,27 +81,6 @@ type Vault struct {
 	places  *placeMap
 }
 
-// DataDirEnv names the variable that sets the default data dir. The
-// workstation exports it to its shell panes, so a kws typed in a pane
-// uses the workstation's own data dir rather than an empty default one.
-const DataDirEnv = "KWS_DATA_DIR"
-
-// DefaultDataDir returns $KWS_DATA_DIR, else $XDG_DATA_HOME/kws, else
-// ~/.local/share/kws.
-func DefaultDataDir() string {
-	if x := os.Getenv(DataDirEnv); x != "" {
-		return x
-	}
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "kws")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return filepath.Join(os.TempDir(), "kws")
-	}
-	return filepath.Join(home, ".local", "share", "kws")
-}
-
 // OpenDir opens (creating if needed) the vault file inside dataDir.
 func OpenDir(dataDir string, opts *Options) (*Vault, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {

@@ -285,15 +285,3 @@ func TestClosedVault(t *testing.T) {
 		t.Fatalf("get after close: %v", err)
 	}
 }
-
-func TestDefaultDataDirFollowsKWSDataDir(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", "/xdg")
-	t.Setenv(DataDirEnv, "")
-	if got := DefaultDataDir(); got != "/xdg/kws" {
-		t.Errorf("without %s: %q", DataDirEnv, got)
-	}
-	t.Setenv(DataDirEnv, "/from/the/workstation")
-	if got := DefaultDataDir(); got != "/from/the/workstation" {
-		t.Errorf("with %s set: %q", DataDirEnv, got)
-	}
-}

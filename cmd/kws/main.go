@@ -12,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/app"
+	"github.com/kwsdev/kws/internal/datadir"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
@@ -99,7 +101,7 @@ func newRoot() rootCmd {
 		},
 	}
 	addWSFlags(root.Flags(), wf)
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", vault.DefaultDataDir(), "data directory (vault, sessions, logs)")
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", datadir.Default(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g))
@@ -150,7 +152,7 @@ func (g *globals) vaultRun(fn func(*cobra.Command, []string, *vault.Vault) error
 func overview(cmd *cobra.Command, g *globals) error {
 	out := cmd.OutOrStdout()
 	// A running server holds the vault: show its sessions instead.
-	if list, err := request(g, server.Hello{Op: "ls"}); err == nil {
+	if list, err := request(g, wire.Hello{Op: "ls"}); err == nil {
 		var sessions []server.SessionInfo
 		if err := json.Unmarshal(list, &sessions); err != nil {
 			return fmt.Errorf("server: %w", err)

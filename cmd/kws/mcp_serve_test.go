@@ -18,7 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -28,7 +28,7 @@ func mcpEnv(t *testing.T) string {
 	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv(server.SocketEnv, "")
+	t.Setenv(wire.SocketEnv, "")
 	return t.TempDir()
 }
 
@@ -57,13 +57,13 @@ func startKwsServer(t *testing.T, data string) {
 		child.Process.Signal(syscall.SIGTERM)
 		<-exited
 	})
-	sock, err := server.SocketPath(data)
+	sock, err := wire.SocketPath(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := server.Dial(sock)
+		c, err := wire.Dial(sock)
 		if err == nil {
 			c.Close()
 			return

@@ -14,6 +14,7 @@ import (
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // newServeCmd is the hidden command a client starts the server with.
@@ -31,7 +32,7 @@ func newServeCmd(g *globals) *cobra.Command {
 // ends. Another server already serving it is not an error: the client
 // that started this one attaches to that one.
 func runServer(g *globals) error {
-	sock, err := server.SocketPath(g.dataDir)
+	sock, err := wire.SocketPath(g.dataDir)
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,8 @@ func runServer(g *globals) error {
 	cfg, _, _ := config.Load("", getenv)
 	d, err := server.Start(server.Config{DataDir: g.dataDir, Socket: sock, Term: os.Getenv("TERM"), Notify: cfg.Notify,
 		NewSession: func(spec server.SessionSpec) (server.Session, error) { return newSession(st, spec) },
-		Exec:       func(r server.ExecRequest) int { return execInServer(st, g.socket, r) }})
+		Exec:       func(r server.ExecRequest) int { return execInServer(st, g.socket, r) },
+		Runs:       runsInServer})
 	if errors.Is(err, server.ErrRunning) {
 		return &exitError{code: 3, err: err}
 	}
@@ -121,6 +123,15 @@ func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	return 1
 }
 
+// runsInServer reports whether the server runs the command line args for
+// the thin client (cmd/kws-client): the commands forwardable sends to it.
+// The thin client runs every other command, and any args that do not name
+// a command, through the whole kws.
+func runsInServer(args []string) bool {
+	c, _, err := newRoot().Find(args)
+	return err == nil && c.Annotations[forwarded] != ""
+}
+
 // topName is the name of c's top-level command (vault for vault put).
 func topName(c *cobra.Command) string {
 	for c.HasParent() && c.Parent().HasParent() {
@@ -133,6 +144,10 @@ func topName(c *cobra.Command) string {
 // the shared stores, so it runs in the calling process.
 const runsHere = "kws.runs-here"
 
+// forwarded annotates a command that forwardable sends to the server: the
+// commands the server runs for the thin client (see runsInServer).
+const forwarded = "kws.forwarded"
+
 // forwardable makes the commands a server can run go to the running
 // server of the data dir, so they see its vault and memory instead of
 // failing on their locks; without a server they run here.
@@ -141,6 +156,10 @@ func forwardable(root *cobra.Command, g *globals) {
 	walk = func(c *cobra.Command) {
 		if run := c.RunE; run != nil && c.Annotations[runsHere] == "" {
 			c.RunE = g.viaServer(run)
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations[forwarded] = "true"
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
@@ -160,24 +179,24 @@ func (g *globals) viaServer(run func(*cobra.Command, []string) error) func(*cobr
 		if g.shared != nil || g.argv == nil {
 			return run(cmd, args)
 		}
-		sock, err := server.SocketPath(g.dataDir)
+		sock, err := wire.SocketPath(g.dataDir)
 		if err != nil {
 			return run(cmd, args)
 		}
-		c, err := server.Dial(sock)
-		if errors.Is(err, server.ErrNoServer) {
+		c, err := wire.Dial(sock)
+		if errors.Is(err, wire.ErrNoServer) {
 			return run(cmd, args)
 		}
 		if err != nil {
 			return err
 		}
 		wd, _ := os.Getwd()
-		code, err := server.Exec(c, g.argv, wd, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		e, err := wire.Exec(c, wire.Hello{Args: g.argv, Cwd: wd}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}
-		if code != 0 {
-			return &exitError{code: code, err: errPrinted}
+		if e.Code != 0 {
+			return &exitError{code: e.Code, err: errPrinted}
 		}
 		return nil
 	}

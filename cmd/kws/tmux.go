@@ -18,6 +18,7 @@ import (
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/termsafe"
 )
 
@@ -30,7 +31,7 @@ func newServerCmds(g *globals) []*cobra.Command {
 	}
 	target := attach.Flags().StringP("target", "t", "", "session name")
 	attach.RunE = func(cmd *cobra.Command, _ []string) error {
-		return attachTo(cmd, g, server.Hello{Mode: "attach", Session: *target}, false)
+		return attachTo(cmd, g, wire.Hello{Mode: "attach", Session: *target}, false)
 	}
 
 	newCmd := &cobra.Command{
@@ -46,7 +47,7 @@ func newServerCmds(g *globals) []*cobra.Command {
 		if err != nil {
 			return err
 		}
-		return attachTo(cmd, g, server.Hello{Mode: "new", Session: *name, Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
+		return attachTo(cmd, g, wire.Hello{Mode: "new", Session: *name, Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
 	}
 
 	ls := &cobra.Command{
@@ -64,7 +65,7 @@ func newServerCmds(g *globals) []*cobra.Command {
 	killTarget := kill.Flags().StringP("target", "t", "", "session name")
 	_ = kill.MarkFlagRequired("target")
 	kill.RunE = func(cmd *cobra.Command, _ []string) error {
-		_, err := request(g, server.Hello{Op: "kill-session", Session: *killTarget})
+		_, err := request(g, wire.Hello{Op: "kill-session", Session: *killTarget})
 		return err
 	}
 
@@ -73,7 +74,7 @@ func newServerCmds(g *globals) []*cobra.Command {
 		Short: "End every session and stop the server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := request(g, server.Hello{Op: "kill-server"})
+			_, err := request(g, wire.Hello{Op: "kill-server"})
 			return err
 		},
 	}
@@ -104,16 +105,16 @@ func sessionArgs(fs *pflag.FlagSet) []string {
 
 // attachTo attaches the terminal to the session h names, starting the
 // server first when start is set and none runs.
-func attachTo(cmd *cobra.Command, g *globals, h server.Hello, start bool) error {
+func attachTo(cmd *cobra.Command, g *globals, h wire.Hello, start bool) error {
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		return errors.New("attaching needs a terminal (kws ls lists the sessions without one)")
 	}
-	sock, err := server.SocketPath(g.dataDir)
+	sock, err := wire.SocketPath(g.dataDir)
 	if err != nil {
 		return err
 	}
-	c, err := server.Dial(sock)
-	if start && errors.Is(err, server.ErrNoServer) {
+	c, err := wire.Dial(sock)
+	if start && errors.Is(err, wire.ErrNoServer) {
 		c, err = server.DialOrStart(sock, func() (<-chan error, error) { return startServer(g) })
 	}
 	if err != nil {
@@ -192,12 +193,12 @@ func startServer(g *globals) (<-chan error, error) {
 }
 
 // request sends the server a request that needs no terminal.
-func request(g *globals, h server.Hello) ([]byte, error) {
-	sock, err := server.SocketPath(g.dataDir)
+func request(g *globals, h wire.Hello) ([]byte, error) {
+	sock, err := wire.SocketPath(g.dataDir)
 	if err != nil {
 		return nil, err
 	}
-	c, err := server.Dial(sock)
+	c, err := wire.Dial(sock)
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
 	}
@@ -213,7 +214,7 @@ func request(g *globals, h server.Hello) ([]byte, error) {
 
 // listSessions prints kws ls: each session, its agents, who waits.
 func listSessions(cmd *cobra.Command, g *globals) error {
-	out, err := request(g, server.Hello{Op: "ls"})
+	out, err := request(g, wire.Hello{Op: "ls"})
 	if err != nil {
 		return err
 	}

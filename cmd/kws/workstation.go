@@ -10,7 +10,7 @@ import (
 
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // wsFlags are the workstation's flags on the root command.
@@ -36,7 +36,7 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 	if err != nil {
 		return err
 	}
-	return attachTo(cmd, g, server.Hello{Mode: "default", Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
+	return attachTo(cmd, g, wire.Hello{Mode: "default", Workspace: ws, Args: sessionArgs(cmd.Flags())}, true)
 }
 
 // storeOptions are what the app package opens the data dir's stores

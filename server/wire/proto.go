@@ -1,4 +1,9 @@
-package server
+// Package wire is what a kws client needs to talk to the server: the
+// frames of the protocol on its Unix socket, the socket's path, and the
+// client's side of running a command in the server. It imports nothing of
+// kws, so the thin kws client (cmd/kws-client) starts in a few
+// milliseconds; package server implements the server's side on it.
+package wire
 
 import (
 	"encoding/binary"
@@ -13,32 +18,37 @@ import (
 // that many bytes of payload. A connection starts with the client's hello
 // and ends with the server's exit frame.
 const (
-	// frameHello opens a connection (client to server, JSON Hello).
-	frameHello = 'H'
-	// frameInput carries terminal input, or a command's standard input
+	// FrameHello opens a connection (client to server, JSON Hello).
+	FrameHello = 'H'
+	// FrameInput carries terminal input, or a command's standard input
 	// (client to server); an empty one is the end of standard input.
-	frameInput = 'I'
-	// frameSize carries the client terminal's size (client to server,
+	FrameInput = 'I'
+	// FrameSize carries the client terminal's size (client to server,
 	// JSON Size).
-	frameSize = 'W'
-	// frameAttached confirms an attach (server to client, JSON Attached).
-	frameAttached = 'A'
-	// frameOutput carries bytes for the terminal or a command's standard
+	FrameSize = 'W'
+	// FrameAttached confirms an attach (server to client, JSON Attached).
+	FrameAttached = 'A'
+	// FrameOutput carries bytes for the terminal or a command's standard
 	// output (server to client).
-	frameOutput = 'O'
-	// frameStderr carries a command's standard error (server to client).
-	frameStderr = 'E'
-	// frameExit ends the connection (server to client, JSON Exit).
-	frameExit = 'X'
+	FrameOutput = 'O'
+	// FrameStderr carries a command's standard error (server to client).
+	FrameStderr = 'E'
+	// FrameExit ends the connection (server to client, JSON Exit).
+	FrameExit = 'X'
+	// FrameRuns answers an exec with IfServer: the server runs the
+	// command, and the client may send its standard input (server to
+	// client, empty).
+	FrameRuns = 'R'
 )
 
-// maxFrame bounds a frame's payload. A longer length is an error, so a
+// MaxFrame bounds a frame's payload. A longer length is an error, so a
 // peer sending garbage cannot make the other side allocate without limit.
-const maxFrame = 1 << 20
+const MaxFrame = 1 << 20
 
-// protoVersion is the protocol's version; a client and a server of
-// different versions refuse each other with a clear message.
-const protoVersion = 1
+// Version is the protocol's version; a client and a server of
+// different versions refuse each other with a clear message. Version 2
+// added IfServer and FrameRuns for the thin client.
+const Version = 2
 
 // ErrFrame is returned for a frame that is malformed: an unknown type, a
 // length over the limit or a payload that does not decode.
@@ -47,8 +57,13 @@ var ErrFrame = errors.New("malformed frame")
 // Hello is the first frame of a connection: what the client wants.
 type Hello struct {
 	Version int `json:"version"`
-	// Op is "attach" or "exec".
+	// Op is "attach", "exec", "ls", "kill-session" or "kill-server".
 	Op string `json:"op"`
+	// IfServer asks an exec to run Args only when the command is one the
+	// server runs for its clients; for any other the server answers
+	// Exit.Local at once, and the client runs the command itself. The
+	// thin client, which cannot tell kws's commands apart, sets it.
+	IfServer bool `json:"if_server,omitempty"`
 	// Mode is how an attach finds its session: "default" (the session of
 	// Workspace, created when there is none), "attach" (the named
 	// session, else the most recent) or "new" (create Session).
@@ -85,12 +100,15 @@ type Attached struct {
 type Exit struct {
 	Code    int    `json:"code"`
 	Message string `json:"message,omitempty"`
+	// Local answers an exec with IfServer: the server does not run the
+	// command, and the client runs it itself. Nothing ran.
+	Local bool `json:"local,omitempty"`
 }
 
-// writeFrame writes one frame.
-func writeFrame(w io.Writer, typ byte, payload []byte) error {
-	if len(payload) > maxFrame {
-		return fmt.Errorf("%w: %d bytes is over the %d limit", ErrFrame, len(payload), maxFrame)
+// WriteFrame writes one frame.
+func WriteFrame(w io.Writer, typ byte, payload []byte) error {
+	if len(payload) > MaxFrame {
+		return fmt.Errorf("%w: %d bytes is over the %d limit", ErrFrame, len(payload), MaxFrame)
 	}
 	buf := make([]byte, 5+len(payload))
 	buf[0] = typ
@@ -100,18 +118,18 @@ func writeFrame(w io.Writer, typ byte, payload []byte) error {
 	return err
 }
 
-// writeJSON writes one frame whose payload is v as JSON.
-func writeJSON(w io.Writer, typ byte, v any) error {
+// WriteJSON writes one frame whose payload is v as JSON.
+func WriteJSON(w io.Writer, typ byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeFrame(w, typ, data)
+	return WriteFrame(w, typ, data)
 }
 
-// readFrame reads one frame. It returns io.EOF only at a clean end
+// ReadFrame reads one frame. It returns io.EOF only at a clean end
 // between frames.
-func readFrame(r io.Reader) (byte, []byte, error) {
+func ReadFrame(r io.Reader) (byte, []byte, error) {
 	var head [5]byte
 	if _, err := io.ReadFull(r, head[:1]); err != nil {
 		return 0, nil, err
@@ -120,13 +138,13 @@ func readFrame(r io.Reader) (byte, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: cut short in its header", ErrFrame)
 	}
 	switch head[0] {
-	case frameHello, frameInput, frameSize, frameAttached, frameOutput, frameStderr, frameExit:
+	case FrameHello, FrameInput, FrameSize, FrameAttached, FrameOutput, FrameStderr, FrameExit, FrameRuns:
 	default:
 		return 0, nil, fmt.Errorf("%w: unknown type %q", ErrFrame, head[0])
 	}
 	n := binary.BigEndian.Uint32(head[1:])
-	if n > maxFrame {
-		return 0, nil, fmt.Errorf("%w: %d bytes is over the %d limit", ErrFrame, n, maxFrame)
+	if n > MaxFrame {
+		return 0, nil, fmt.Errorf("%w: %d bytes is over the %d limit", ErrFrame, n, MaxFrame)
 	}
 	payload := make([]byte, n)
 	if got, err := io.ReadFull(r, payload); err != nil {
@@ -136,7 +154,7 @@ func readFrame(r io.Reader) (byte, []byte, error) {
 }
 
 // decode unmarshals a JSON payload, wrapping a failure in ErrFrame.
-func decode(payload []byte, v any) error {
+func Decode(payload []byte, v any) error {
 	if err := json.Unmarshal(payload, v); err != nil {
 		return fmt.Errorf("%w: %w", ErrFrame, err)
 	}

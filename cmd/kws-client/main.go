@@ -1,0 +1,109 @@
+// Command kws-client is the kws that make build installs as bin/kws: a
+// thin client that starts in a few milliseconds. When a kws server runs
+// for the data dir and runs the command for its clients (kws memory
+// search, kws vault get and the other vault, memory, sessions and run
+// commands), the command runs there over the server's socket. Everything
+// else, and every command while no server runs, is the whole kws: the
+// program kws-core beside this one (cmd/kws), which it replaces itself
+// with. Process start is most of a short command's time: the whole kws
+// links llama.cpp and every package of the workstation, whose
+// initialization alone takes about 30 ms.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/kwsdev/kws/internal/datadir"
+	"github.com/kwsdev/kws/server/wire"
+)
+
+// CoreEnv names the variable that points the thin client at the whole
+// kws; unset, it is kws-core in the thin client's own directory.
+const CoreEnv = "KWS_CORE"
+
+func main() {
+	code, err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	if err == nil {
+		os.Exit(code)
+	}
+	core, err := corePath()
+	if err == nil {
+		err = syscall.Exec(core, append([]string{core}, os.Args[1:]...), os.Environ())
+	}
+	fmt.Fprintln(os.Stderr, "kws:", err)
+	os.Exit(1)
+}
+
+// errLocal says that the command runs in the whole kws, not the server.
+var errLocal = errors.New("the command runs in kws-core")
+
+// run runs args in the server of their data dir when one runs and runs
+// that command for its clients, and returns its exit code; errLocal when
+// the whole kws must run it. A failure after the server took the command
+// is printed and exits 1: the command may have done part of its work, so
+// it is not run a second time.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	sock, err := wire.SocketPath(dataDir(args))
+	if err != nil {
+		return 0, errLocal
+	}
+	c, err := wire.Dial(sock)
+	if err != nil {
+		return 0, errLocal
+	}
+	wd, _ := os.Getwd()
+	e, err := wire.Exec(c, wire.Hello{Args: args, Cwd: wd, IfServer: true}, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "kws:", err)
+		return 1, nil
+	}
+	if e.Local {
+		return 0, errLocal
+	}
+	return e.Code, nil
+}
+
+// dataDir is the value of the last --data-dir flag before a "--" in
+// args, as the whole kws reads it, else the default data dir.
+func dataDir(args []string) string {
+	dir := datadir.Default()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--data-dir="); ok {
+			dir = v
+		} else if a == "--data-dir" && i+1 < len(args) {
+			dir = args[i+1]
+			i++
+		}
+	}
+	return dir
+}
+
+// corePath is the whole kws: $KWS_CORE, else kws-core beside this
+// program (symbolic links to it followed).
+func corePath() (string, error) {
+	if p := os.Getenv(CoreEnv); p != "" {
+		return p, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find kws-core: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	core := filepath.Join(filepath.Dir(exe), "kws-core")
+	if _, err := os.Stat(core); err != nil {
+		return "", fmt.Errorf("kws-core, the whole kws, is not beside %s: build both with make build (%w)", exe, err)
+	}
+	return core, nil
+}

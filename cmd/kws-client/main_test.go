@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
+)
+
+// TestMain runs the thin client itself when the test binary is started as
+// it (KWS_CLIENT_TEST=1), so the tests see its exit codes and its exec of
+// kws-core.
+func TestMain(m *testing.M) {
+	if os.Getenv("KWS_CLIENT_TEST") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+func TestDataDir(t *testing.T) {
+	t.Setenv("KWS_DATA_DIR", "/default")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "/default"},
+		{[]string{"memory", "search", "q"}, "/default"},
+		{[]string{"--data-dir", "/a", "memory", "search", "q"}, "/a"},
+		{[]string{"memory", "--data-dir=/b", "search", "q"}, "/b"},
+		{[]string{"--data-dir", "/a", "--data-dir=/c", "vault", "ls"}, "/c"},
+		{[]string{"vault", "put", "--", "--data-dir", "/no"}, "/default"},
+		{[]string{"vault", "ls", "--data-dir"}, "/default"},
+	} {
+		if got := dataDir(c.args); got != c.want {
+			t.Errorf("%q: %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
+// client runs the thin client on args with stdin, in env (added to the
+// test's), and returns its exit code and output.
+func client(t *testing.T, env []string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "KWS_CLIENT_TEST=1"), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// TestForwardsOrRunsTheCore starts a real server for a data dir, whose
+// "memory" commands echo their arguments and input: the thin client runs
+// those there, and replaces itself with kws-core for every other command
+// and for a data dir no server serves.
+func TestForwardsOrRunsTheCore(t *testing.T) {
+	run, err := os.MkdirTemp("", "kwsc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	t.Setenv(wire.SocketEnv, "")
+	data := t.TempDir()
+	sock, err := wire.SocketPath(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := server.Start(server.Config{DataDir: data, Socket: sock,
+		Exec: func(r server.ExecRequest) int {
+			in, _ := io.ReadAll(r.Stdin)
+			fmt.Fprintf(r.Stdout, "server ran %q in %s with %q", r.Args, r.Cwd, in)
+			fmt.Fprint(r.Stderr, "to stderr")
+			return 7
+		},
+		Runs: func(args []string) bool { return len(args) > 2 && args[2] == "memory" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- d.Serve() }()
+	t.Cleanup(func() {
+		d.Shutdown(true)
+		<-served
+	})
+	core := filepath.Join(t.TempDir(), "core")
+	if err := os.WriteFile(core, []byte("#!/bin/sh\necho \"core $*\"\nexit 4\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{CoreEnv + "=" + core}
+	wd, _ := os.Getwd()
+
+	code, out, errOut := client(t, env, "some input", "--data-dir", data, "memory", "search", "q")
+	if want := fmt.Sprintf("server ran %q in %s with %q", []string{"--data-dir", data, "memory", "search", "q"}, wd, "some input"); code != 7 || out != want || errOut != "to stderr" {
+		t.Fatalf("a server command: exit %d, %q, %q; want 7, %q", code, out, errOut, want)
+	}
+	code, out, _ = client(t, env, "", "--data-dir", data, "attach")
+	if code != 4 || out != "core --data-dir "+data+" attach\n" {
+		t.Fatalf("a command the server does not run: exit %d, %q", code, out)
+	}
+	code, out, _ = client(t, env, "", "--data-dir", t.TempDir(), "memory", "search", "q")
+	if code != 4 || !strings.HasPrefix(out, "core --data-dir ") {
+		t.Fatalf("no server: exit %d, %q", code, out)
+	}
+	// Without kws-core beside it, the thin client says what is missing.
+	code, _, errOut = client(t, []string{CoreEnv + "="}, "", "--data-dir", data, "attach")
+	if code != 1 || !strings.Contains(errOut, "kws-core, the whole kws, is not beside") {
+		t.Fatalf("no kws-core: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,129 @@
+package wire
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+)
+
+// ErrNoServer is returned by Dial when no server answers on the socket.
+var ErrNoServer = errors.New("no server running")
+
+// Dial connects to the server listening on socket.
+func Dial(socket string) (*net.UnixConn, error) {
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socket, Net: "unix"})
+	if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("%w on %s", ErrNoServer, socket)
+		}
+		return nil, fmt.Errorf("connect to the server: %w", err)
+	}
+	return c, nil
+}
+
+// SendHello writes the hello. A server that refused the connection at
+// once may have closed it before the hello was written: its exit frame,
+// returned then, is still there to read and says why.
+func SendHello(c net.Conn, h Hello) (*Exit, error) {
+	werr := WriteJSON(c, FrameHello, h)
+	if werr == nil {
+		return nil, nil
+	}
+	if typ, payload, err := ReadFrame(c); err == nil && typ == FrameExit {
+		var e Exit
+		if Decode(payload, &e) == nil {
+			return &e, nil
+		}
+	}
+	return nil, fmt.Errorf("server: %w", werr)
+}
+
+// Exec runs a kws command in the server: h.Args on the server's stores,
+// as if in h.Cwd. stdin goes to it, its output comes back to stdout and
+// stderr, and the exit returned holds its exit code; a message the server
+// ends with is printed on stderr. With h.IfServer, a command the server
+// does not run comes back at once as Exit.Local, with nothing of stdin
+// read, so the caller can run it itself.
+func Exec(c net.Conn, h Hello, stdin io.Reader, stdout, stderr io.Writer) (Exit, error) {
+	defer c.Close()
+	h.Version, h.Op = Version, "exec"
+	if e, err := SendHello(c, h); e != nil || err != nil {
+		if e == nil {
+			return Exit{Code: 1}, err
+		}
+		if e.Message != "" {
+			fmt.Fprintln(stderr, e.Message)
+		}
+		return Exit{Code: cmp.Or(e.Code, 1), Message: e.Message}, err
+	}
+	if h.IfServer {
+		typ, payload, err := ReadFrame(c)
+		if err != nil {
+			return Exit{Code: 1}, fmt.Errorf("server: %w", err)
+		}
+		switch typ {
+		case FrameRuns:
+		case FrameExit:
+			var e Exit
+			if err := Decode(payload, &e); err != nil {
+				return Exit{Code: 1}, fmt.Errorf("server: %w", err)
+			}
+			if !e.Local && e.Message != "" {
+				fmt.Fprintln(stderr, e.Message)
+			}
+			return e, nil
+		default:
+			return Exit{Code: 1}, fmt.Errorf("server: %w: expected runs or exit, got %q", ErrFrame, typ)
+		}
+	}
+	var wmu sync.Mutex
+	go func() {
+		buf := make([]byte, 256<<10)
+		for {
+			n, err := stdin.Read(buf)
+			if n > 0 {
+				wmu.Lock()
+				werr := WriteFrame(c, FrameInput, buf[:n])
+				wmu.Unlock()
+				if werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					wmu.Lock()
+					_ = WriteFrame(c, FrameInput, nil)
+					wmu.Unlock()
+				}
+				return
+			}
+		}
+	}()
+	for {
+		typ, payload, err := ReadFrame(c)
+		if err != nil {
+			return Exit{Code: 1}, fmt.Errorf("server: %w", err)
+		}
+		switch typ {
+		case FrameOutput:
+			if _, err := stdout.Write(payload); err != nil {
+				return Exit{Code: 1}, err
+			}
+		case FrameStderr:
+			_, _ = stderr.Write(payload)
+		case FrameExit:
+			var e Exit
+			if err := Decode(payload, &e); err != nil {
+				return Exit{Code: 1}, fmt.Errorf("server: %w", err)
+			}
+			if e.Message != "" {
+				fmt.Fprintln(stderr, e.Message)
+			}
+			return e, nil
+		}
+	}
+}
