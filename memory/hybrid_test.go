@@ -64,15 +64,19 @@ func TestTuneFusion(t *testing.T) {
 	}
 	t.Logf("%s baseline BM25: %.1f %.1f %.1f", split, base.All.At1, base.All.At5, base.All.At10)
 	grid := []fusion{
-		{k: 60, words: 1, meaning: 0, depth: 100},
-		{k: 60, words: 0, meaning: 1, depth: 100},
+		{k: 60, words: 1, depth: 100},
+		{k: 60, meaning: 1, depth: 100},
+		{k: 60, context: 1, depth: 100},
 		{k: 60, words: 1, meaning: 1, depth: 100},
+		{k: 1, words: 3, meaning: 1, depth: 100},
 		defaultFusion,
 	}
 	if os.Getenv("KWS_TUNE_GRID") != "" {
 		for _, k := range []float64{0.5, 1, 2, 5, 20, 60} {
-			for _, w := range []float64{1, 1.5, 2, 3, 4, 6} {
-				grid = append(grid, fusion{k: k, words: w, meaning: 1, depth: 100})
+			for _, w := range []float64{1, 2, 3, 4, 6} {
+				for _, c := range []float64{0, 0.5, 1, 2, 3, 4} {
+					grid = append(grid, fusion{k: k, words: w, meaning: 1, context: c, depth: 100})
+				}
 			}
 		}
 	}

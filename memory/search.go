@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kwsdev/kws/internal/lexical"
 	"github.com/philippgille/chromem-go"
 )
 
@@ -27,12 +28,13 @@ const (
 
 // fusion is how hybrid search combines rankings (weighted reciprocal
 // rank fusion): a memory's relevance is Σ weight/(k + rank) over the word
-// ranking (BM25 over the lexicon) and the meaning ranking (the embedder's
-// cosine similarity), each read depth deep.
+// ranking (BM25 over the memories' own words), the meaning ranking (the
+// embedder's cosine similarity) and the context ranking (BM25 over the
+// memories' context documents, see lexicon), each read depth deep.
 type fusion struct {
-	k              float64
-	words, meaning float64
-	depth          int
+	k                       float64
+	words, meaning, context float64
+	depth                   int
 }
 
 // defaultFusion was chosen on recallset's Tune split with the hashing
@@ -110,12 +112,12 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 		return byMeaning[i].ID < byMeaning[j].ID
 	})
 	byMeaning = byMeaning[:min(depth, len(byMeaning))]
-	byWords := s.lexRank(query, only, depth)
+	lex := s.lexRank(query, only, depth)
 
 	// Equal scores share a rank (the first of theirs), so two memories
 	// alike by words and meaning stay alike, and the project boost and
 	// recency decide between them.
-	all := make(map[string]*found, len(byMeaning)+len(byWords))
+	all := make(map[string]*found, len(byMeaning)+len(lex.words)+len(lex.near))
 	rank := 0
 	for i, f := range byMeaning {
 		if i > 0 && f.cos != byMeaning[i-1].cos {
@@ -124,22 +126,26 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 		f.Score = fu.meaning / (fu.k + float64(rank+1))
 		all[f.key] = f
 	}
-	rank = 0
-	for i, w := range byWords {
-		if i > 0 && w.Score != byWords[i-1].Score {
-			rank = i
-		}
-		f := all[w.ID]
-		if f == nil {
-			if f = s.lookup(w.ID, vec); f == nil {
-				continue
+	fuseLex := func(ranked []lexical.Scored, weight float64, own bool) {
+		rank := 0
+		for i, w := range ranked {
+			if i > 0 && w.Score != ranked[i-1].Score {
+				rank = i
 			}
-			all[w.ID] = f
+			f := all[w.ID]
+			if f == nil {
+				if f = s.lookup(w.ID, vec); f == nil {
+					continue
+				}
+				all[w.ID] = f
+			}
+			f.words = f.words || own
+			f.Score += weight / (fu.k + float64(rank+1))
 		}
-		f.words = true
-		f.Score += fu.words / (fu.k + float64(rank+1))
 	}
-	top := (fu.words + fu.meaning) / (fu.k + 1)
+	fuseLex(lex.words, fu.words, true)
+	fuseLex(lex.near, fu.context, false)
+	top := (fu.words + fu.meaning + fu.context) / (fu.k + 1)
 	out := make([]found, 0, len(all))
 	for _, f := range all {
 		f.Score /= top

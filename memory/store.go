@@ -102,7 +102,7 @@ func (s *Store) place(doc chromem.Document) {
 		s.docs[scope] = map[string]*chromem.Document{}
 	}
 	s.docs[scope][doc.ID] = &doc
-	s.lexPut(scope, doc.ID, doc.Content)
+	s.lexPut(scope, doc.ID, doc.Content, createdOf(doc.Metadata))
 	c, _ := s.db.GetOrCreateCollection(scope, nil, s.opts.Embedder) // fails only without an embedder
 	if !s.current(doc) {
 		c.Delete(context.Background(), nil, nil, doc.ID) // fails only without ids
