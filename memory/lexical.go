@@ -11,14 +11,16 @@ import (
 // lexicon is the store's word indexes (BM25, internal/lexical) over the
 // memories of every scope, whichever embedder made their vectors, so a
 // memory waiting to be re-embedded is still found by its words. words
-// indexes each memory's own text; near indexes its context document
-// (neighbours.go): its terms and those of the memories saved just before
-// and after it. The first search builds both from the store's memories;
-// place and unplace keep them current from then on.
+// indexes each memory's own text (Prose: stopwords dropped, stemmed);
+// near indexes its context document (neighbours.go): those terms and the
+// ones of the memories saved just before and after it; surf indexes its
+// words as written (see surface). The first search builds all three from
+// the store's memories; place and unplace keep them current from then on.
 type lexicon struct {
 	mu    sync.RWMutex
 	words *lexical.Index
 	near  *lexical.Index
+	surf  *lexical.Index
 	mems  map[string]lexMemory  // by lexicon key
 	order map[string][]lexEntry // by scope: its memories, oldest first
 	built bool
@@ -42,7 +44,7 @@ func (s *Store) lexPut(scope, id, text string, created time.Time) {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()
 	if s.lex.built {
-		s.lex.put(scope, lexEntry{created, id}, lexical.Analyze(lexical.Prose, text))
+		s.lex.put(scope, lexEntry{created, id}, lexical.Analyze(lexical.Prose, text), lexical.Analyze(surface, text))
 	}
 }
 
@@ -70,7 +72,7 @@ func (s *Store) lexBuild() {
 	if s.lex.built {
 		return
 	}
-	s.lex.words, s.lex.near = lexical.New(), lexical.New()
+	s.lex.words, s.lex.near, s.lex.surf = lexical.New(), lexical.New(), lexical.New()
 	s.lex.mems, s.lex.order = map[string]lexMemory{}, map[string][]lexEntry{}
 	for scope, docs := range s.docs {
 		for id, d := range docs {
@@ -78,6 +80,7 @@ func (s *Store) lexBuild() {
 			m := lexMemory{createdOf(d.Metadata), lexical.Analyze(lexical.Prose, d.Content)}
 			s.lex.mems[key] = m
 			s.lex.words.Add(key, m.terms)
+			s.lex.surf.Add(key, lexical.Analyze(surface, d.Content))
 			s.lex.order[scope] = append(s.lex.order[scope], lexEntry{m.created, id})
 		}
 	}
@@ -98,7 +101,14 @@ func createdOf(md map[string]string) time.Time {
 type lexRanks struct {
 	words []lexical.Scored // by the memory's own words
 	near  []lexical.Scored // by its context document's words
+	surf  []lexical.Scored // by its words as written
 }
+
+// surface is the analyzer of the surface view: Unicode words as written
+// (lowercased), stopwords kept and nothing stemmed. Prose's stopwords
+// and stems lose what plain word matching finds ("is", "name" against
+// "named"); fused with it, the surface view keeps those matches.
+var surface = lexical.Analyzer{}
 
 // lexRank ranks the memories of scopes (nil: every scope) for query by
 // BM25 over their words and over their context documents, at most k of
@@ -119,5 +129,6 @@ func (s *Store) lexRank(query string, scopes []string, k int) lexRanks {
 	return lexRanks{
 		words: s.lex.words.Rank(terms, k, keep),
 		near:  s.lex.near.Rank(terms, k, keep),
+		surf:  s.lex.surf.Rank(surface.Terms(query), k, keep),
 	}
 }

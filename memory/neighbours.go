@@ -68,11 +68,12 @@ func (l *lexicon) sortScope(scope string) {
 // put indexes memory e of scope with its own terms v, replacing what it
 // held before, and renews the context documents of it and of its old
 // and new neighbours.
-func (l *lexicon) put(scope string, e lexEntry, v lexical.Vector) {
+func (l *lexicon) put(scope string, e lexEntry, v, surf lexical.Vector) {
 	l.remove(scope, e.id)
 	key := lexKey(scope, e.id)
 	l.mems[key] = lexMemory{e.created, v}
 	l.words.Add(key, v)
+	l.surf.Add(key, surf)
 	i := l.find(scope, e)
 	l.order[scope] = slices.Insert(l.order[scope], i, e)
 	for j := i - 1; j <= i+1; j++ {
@@ -90,6 +91,7 @@ func (l *lexicon) remove(scope, id string) {
 	}
 	l.words.Remove(key)
 	l.near.Remove(key)
+	l.surf.Remove(key)
 	delete(l.mems, key)
 	i := l.find(scope, lexEntry{m.created, id})
 	l.order[scope] = slices.Delete(l.order[scope], i, i+1)

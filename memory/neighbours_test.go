@@ -179,8 +179,12 @@ func TestContextIncrementalMatchesBuild(t *testing.T) {
 	rank := func() map[string][]string {
 		out := map[string][]string{}
 		for _, w := range words {
-			for _, sc := range s.lexRank(w, nil, 1000).near {
-				out[w] = append(out[w], fmt.Sprintf("%s %.6f", sc.ID, sc.Score))
+			ranks := s.lexRank(w, nil, 1000)
+			for _, sc := range ranks.near {
+				out[w] = append(out[w], fmt.Sprintf("near %s %.6f", sc.ID, sc.Score))
+			}
+			for _, sc := range ranks.surf {
+				out[w] = append(out[w], fmt.Sprintf("surface %s %.6f", sc.ID, sc.Score))
 			}
 			slices.Sort(out[w])
 		}
@@ -190,5 +194,37 @@ func TestContextIncrementalMatchesBuild(t *testing.T) {
 	s.lex.built = false
 	if built := rank(); !reflect.DeepEqual(kept, built) {
 		t.Errorf("kept current:\n%v\nbuilt anew:\n%v", kept, built)
+	}
+}
+
+// TestSurfaceKeepsPlainWords: the surface view finds a memory by words
+// the prose analyzer drops or stems away, and follows updates.
+func TestSurfaceKeepsPlainWords(t *testing.T) {
+	ctx := context.Background()
+	s, _ := nearStore(t)
+	m := mustAdd(t, s, proj, "note", "Caroline: it is what it is, named or not")
+	mustAdd(t, s, proj, "note", "Melanie: the name escapes me")
+	surf := func(query string) []string {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		ranks := s.lexRank(query, nil, 10)
+		if len(ranks.words) != 0 {
+			t.Errorf("%q: prose words match %v", query, ranks.words)
+		}
+		var ids []string
+		for _, sc := range ranks.surf {
+			ids = append(ids, idOfKey(sc.ID))
+		}
+		return ids
+	}
+	if got := surf("what is it"); !reflect.DeepEqual(got, []string{m.ID}) {
+		t.Errorf("what is it: %v, want %s", got, m.ID)
+	}
+	m.Text = "Caroline: nothing to see"
+	if _, err := s.Update(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got := surf("what is it"); len(got) != 0 {
+		t.Errorf("updated: %v", got)
 	}
 }
