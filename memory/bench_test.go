@@ -213,7 +213,7 @@ func BenchmarkSearch(b *testing.B) {
 			{"words", func(s *Store, q string) (int, error) {
 				s.mu.RLock()
 				defer s.mu.RUnlock()
-				return len(s.lexRank(q, scopes, 10)), nil
+				return len(s.lexRank(q, scopes, 10).words), nil
 			}},
 			{"similarity", func(s *Store, q string) (int, error) {
 				hits, err := s.search(ctx, q, scopes, 10)

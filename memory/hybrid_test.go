@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kwsdev/kws/memory/recallset"
 )
@@ -39,10 +40,11 @@ func (sc *storeCache) retrieve(c recallset.Conversation) (recallset.SearchFunc, 
 }
 
 // TestTuneFusion prints recall on one split of recallset (KWS_TUNE_SPLIT,
-// tune by default) for words alone, meaning alone, the textbook fusion
-// (k 60, equal weights) and defaultFusion (KWS_TUNE_FUSION=1; slow), and
-// with KWS_TUNE_GRID=1 a grid of k and word weights. defaultFusion was
-// chosen with it on Tune only.
+// tune by default) for each ranking alone (words, meaning, context,
+// surface), the textbook fusion (k 60, equal weights), the former default
+// and defaultFusion (KWS_TUNE_FUSION=1), and with KWS_TUNE_GRID=1 a grid
+// of k and the four weights (minutes). defaultFusion was chosen with it
+// on Tune only.
 func TestTuneFusion(t *testing.T) {
 	if os.Getenv("KWS_TUNE_FUSION") == "" {
 		t.Skip("set KWS_TUNE_FUSION=1 to tune")
@@ -64,15 +66,24 @@ func TestTuneFusion(t *testing.T) {
 	}
 	t.Logf("%s baseline BM25: %.1f %.1f %.1f", split, base.All.At1, base.All.At5, base.All.At10)
 	grid := []fusion{
-		{k: 60, words: 1, meaning: 0, depth: 100},
-		{k: 60, words: 0, meaning: 1, depth: 100},
+		{k: 60, words: 1, depth: 100},
+		{k: 60, meaning: 1, depth: 100},
+		{k: 60, context: 1, depth: 100},
+		{k: 60, surface: 1, depth: 100},
 		{k: 60, words: 1, meaning: 1, depth: 100},
+		{k: 1, words: 3, meaning: 1, depth: 100}, // the default before the context ranking
 		defaultFusion,
 	}
 	if os.Getenv("KWS_TUNE_GRID") != "" {
-		for _, k := range []float64{0.5, 1, 2, 5, 20, 60} {
-			for _, w := range []float64{1, 1.5, 2, 3, 4, 6} {
-				grid = append(grid, fusion{k: k, words: w, meaning: 1, depth: 100})
+		for _, k := range []float64{0.5, 1, 2} {
+			for _, w := range []float64{1, 2, 3} {
+				for _, m := range []float64{0.5, 1, 2} {
+					for _, c := range []float64{0, 1, 2, 3, 4} {
+						for _, sf := range []float64{0, 1, 2, 3, 4} {
+							grid = append(grid, fusion{k: k, words: w, meaning: m, context: c, surface: sf, depth: 100})
+						}
+					}
+				}
 			}
 		}
 	}
@@ -124,15 +135,20 @@ func searchIDs(t *testing.T, s *Store, query string, scopes []string) []string {
 }
 
 // TestSearchFusesWordsAndMeaning: a memory that shares a rare, inflected
-// word with the query ranks first, with a score that says it led both
-// rankings, and the word index ranks within the asked scopes only.
+// word with the query ranks first, with a score that says it led every
+// ranking, and the word index ranks within the asked scopes only. The
+// memories are saved hours apart, so each one's context is its own words.
 func TestSearchFusesWordsAndMeaning(t *testing.T) {
-	s := mustOpen(t, t.TempDir(), Options{})
+	s, clk := nearStore(t)
 	fill(t, s, proj)
-	target := mustAdd(t, s, proj, "note", "Caroline: I went to the LGBTQ support group yesterday")
-	mustAdd(t, s, proj, "note", "Melanie: yesterday I went to the beach with the kids")
-	mustAdd(t, s, proj, "note", "Caroline: the group chat was quiet yesterday")
-	other := mustAdd(t, s, GlobalScope, "note", "Caroline supports the LGBTQ groups downtown")
+	add := func(scope, text string) Memory {
+		clk.skip(time.Hour)
+		return mustAdd(t, s, scope, "note", text)
+	}
+	target := add(proj, "Caroline: I went to the LGBTQ support group yesterday")
+	add(proj, "Melanie: yesterday I went to the beach with the kids")
+	add(proj, "Caroline: the group chat was quiet yesterday")
+	other := add(GlobalScope, "Caroline supports the LGBTQ groups downtown")
 	hits, err := s.Search(context.Background(), "When did Caroline go to the LGBTQ support groups?", []string{proj}, 3)
 	if err != nil {
 		t.Fatal(err)

@@ -3,20 +3,28 @@ package memory
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kwsdev/kws/internal/lexical"
 )
 
-// lexicon is the store's word index (BM25, internal/lexical) over the
-// text of the memories of every scope, whichever embedder made their
-// vectors, so a memory waiting to be re-embedded is still found by its
-// words. The first search builds it from the store's memories; place and
-// unplace keep it current from then on.
+// lexicon is the store's word indexes (BM25, internal/lexical) over the
+// memories of every scope, whichever embedder made their vectors, so a
+// memory waiting to be re-embedded is still found by its words. words
+// indexes each memory's own text (Prose: stopwords dropped, stemmed);
+// near indexes its context document (neighbours.go): those terms and the
+// ones of the memories saved just before and after it; surf indexes its
+// words as written (see surface). The first search builds all three from
+// the store's memories; place and unplace keep them current from then on.
 type lexicon struct {
 	mu    sync.RWMutex
-	ix    *lexical.Index
+	words *lexical.Index
+	near  *lexical.Index
+	surf  *lexical.Index
+	mems  map[string]lexMemory  // by lexicon key
+	order map[string][]lexEntry // by scope: its memories, oldest first
 	built bool
-	fuse  *fusion // how Search fuses the two rankings; nil: defaultFusion
+	fuse  *fusion // how Search fuses the rankings; nil: defaultFusion
 }
 
 // lexKey is a memory's document name in the lexicon: an id can be in two
@@ -29,22 +37,24 @@ func scopeOfKey(key string) string { return key[:strings.IndexByte(key, 0)] }
 // idOfKey returns the memory id of a lexicon key.
 func idOfKey(key string) string { return key[strings.IndexByte(key, 0)+1:] }
 
-// lexPut indexes the text of memory id of scope, replacing what it said
-// before.
-func (s *Store) lexPut(scope, id, text string) {
+// lexPut indexes the text of memory id of scope, created at created,
+// replacing what it said before, and renews the context documents it
+// is part of.
+func (s *Store) lexPut(scope, id, text string, created time.Time) {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()
 	if s.lex.built {
-		s.lex.ix.Add(lexKey(scope, id), lexical.Analyze(lexical.Prose, text))
+		s.lex.put(scope, lexEntry{created, id}, lexical.Analyze(lexical.Prose, text), lexical.Analyze(surface, text))
 	}
 }
 
-// lexRemove drops memory id of scope from the lexicon.
+// lexRemove drops memory id of scope from the lexicon and renews its
+// neighbours' context documents.
 func (s *Store) lexRemove(scope, id string) {
 	s.lex.mu.Lock()
 	defer s.lex.mu.Unlock()
 	if s.lex.built {
-		s.lex.ix.Remove(lexKey(scope, id))
+		s.lex.remove(scope, id)
 	}
 }
 
@@ -62,19 +72,48 @@ func (s *Store) lexBuild() {
 	if s.lex.built {
 		return
 	}
-	ix := lexical.New()
+	s.lex.words, s.lex.near, s.lex.surf = lexical.New(), lexical.New(), lexical.New()
+	s.lex.mems, s.lex.order = map[string]lexMemory{}, map[string][]lexEntry{}
 	for scope, docs := range s.docs {
 		for id, d := range docs {
-			ix.Add(lexKey(scope, id), lexical.Analyze(lexical.Prose, d.Content))
+			key := lexKey(scope, id)
+			m := lexMemory{createdOf(d.Metadata), lexical.Analyze(lexical.Prose, d.Content)}
+			s.lex.mems[key] = m
+			s.lex.words.Add(key, m.terms)
+			s.lex.surf.Add(key, lexical.Analyze(surface, d.Content))
+			s.lex.order[scope] = append(s.lex.order[scope], lexEntry{m.created, id})
 		}
 	}
-	s.lex.ix, s.lex.built = ix, true
+	for scope := range s.lex.order {
+		s.lex.sortScope(scope)
+	}
+	s.lex.built = true
 }
 
+// createdOf returns the creation time a document's metadata records.
+func createdOf(md map[string]string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, md[keyCreated])
+	return t
+}
+
+// lexRanks are the lexicon's rankings of memories for one query, best
+// first, by lexicon key.
+type lexRanks struct {
+	words []lexical.Scored // by the memory's own words
+	near  []lexical.Scored // by its context document's words
+	surf  []lexical.Scored // by its words as written
+}
+
+// surface is the analyzer of the surface view: Unicode words as written
+// (lowercased), stopwords kept and nothing stemmed. Prose's stopwords
+// and stems lose what plain word matching finds ("is", "name" against
+// "named"); fused with it, the surface view keeps those matches.
+var surface = lexical.Analyzer{}
+
 // lexRank ranks the memories of scopes (nil: every scope) for query by
-// BM25, best first, at most k of them, by lexicon key; the caller holds
-// s.mu, for reading at least.
-func (s *Store) lexRank(query string, scopes []string, k int) []lexical.Scored {
+// BM25 over their words and over their context documents, at most k of
+// each; the caller holds s.mu, for reading at least.
+func (s *Store) lexRank(query string, scopes []string, k int) lexRanks {
 	s.lexBuild()
 	var keep func(string) bool
 	if scopes != nil {
@@ -84,7 +123,12 @@ func (s *Store) lexRank(query string, scopes []string, k int) []lexical.Scored {
 		}
 		keep = func(key string) bool { return want[scopeOfKey(key)] }
 	}
+	terms := lexical.Prose.Terms(query)
 	s.lex.mu.RLock()
 	defer s.lex.mu.RUnlock()
-	return s.lex.ix.Rank(lexical.Prose.Terms(query), k, keep)
+	return lexRanks{
+		words: s.lex.words.Rank(terms, k, keep),
+		near:  s.lex.near.Rank(terms, k, keep),
+		surf:  s.lex.surf.Rank(surface.Terms(query), k, keep),
+	}
 }

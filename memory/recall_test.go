@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fill adds a handful of unrelated memories to scope.
@@ -24,7 +25,7 @@ func fill(t *testing.T, s *Store, scope string) map[string]Memory {
 
 func TestRecallRanking(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpen(t, t.TempDir(), Options{})
+	s, clk := nearStore(t)
 	mems := fill(t, s, proj)
 	both := []string{proj, GlobalScope}
 	tests := []struct {
@@ -50,10 +51,14 @@ func TestRecallRanking(t *testing.T) {
 		}
 	}
 
-	// A project memory outranks a global one of equal similarity.
+	// A project memory outranks a global one of equal relevance: both are
+	// saved an hour after anything else, so their contexts are alike.
+	clk.skip(time.Hour)
+	p := mustAdd(t, s, proj, "note", "the API server listens on port 8080")
+	clk.skip(time.Hour)
 	g := mustAdd(t, s, GlobalScope, "note", "the API server listens on port 8080")
 	_, used, err := s.Recall(ctx, "the API server port", both, 1000, nil)
-	if err != nil || len(used) < 2 || used[0].ID != mems["port"].ID || used[1].ID != g.ID {
+	if err != nil || len(used) < 2 || used[0].ID != p.ID || used[1].ID != g.ID {
 		t.Fatalf("project not boosted over global: %+v %v", used, err)
 	}
 	_, used, _ = s.Recall(ctx, "the API server port", []string{GlobalScope}, 1000, nil)

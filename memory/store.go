@@ -103,7 +103,7 @@ func (s *Store) place(doc chromem.Document) {
 		s.docs[scope] = map[string]*chromem.Document{}
 	}
 	s.docs[scope][doc.ID] = &doc
-	s.lexPut(scope, doc.ID, doc.Content)
+	s.lexPut(scope, doc.ID, doc.Content, createdOf(doc.Metadata))
 	if !s.current(doc) {
 		s.unvector(scope, doc.ID)
 		return

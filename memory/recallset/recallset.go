@@ -9,7 +9,10 @@
 // answers, asked with other words than it used), temporal ("when did …",
 // the turn says "last Tuesday"), multi-hop (two turns, stated sessions
 // apart, are needed; either counts as a hit) and update (a later turn
-// replaces an earlier fact; only the later one is evidence). Small talk
+// replaces an earlier fact; only the later one is evidence). Some facts
+// are the answer to the other speaker's question in the turn before, and
+// are asked about later with that question's words; the asking turn is
+// not evidence. Small talk
 // fills the rest and reuses the facts' words, so word overlap alone
 // misleads.
 //
@@ -156,26 +159,39 @@ type planned struct {
 	q       int // index of the question it is evidence for, -1 if none
 }
 
-// conversation generates one conversation: the facts' turns and each
-// one's reply at random slots (multi-hop and update pairs in order,
-// sessions apart), small talk everywhere else.
+// conversation generates one conversation: the facts' turns, each one's
+// reply and, for a fact given as an answer, the question before it, at
+// random slots (multi-hop and update pairs in order, sessions apart),
+// small talk everywhere else.
 func conversation(r *rand.Rand, name string, facts []factTemplate, chat []string, o Options) Conversation {
 	first := r.IntN(len(firstNames))
 	second := (first + 1 + r.IntN(len(firstNames)-1)) % len(firstNames)
 	conv := Conversation{Name: name, Speakers: [2]string{firstNames[first], firstNames[second]}}
 	total := o.Sessions * o.TurnsPerSession
 	taken := make([]bool, total)
-	free := func(lo, hi int) int {
+	// free takes n free slots in a row, the first in [lo, hi) if it can.
+	free := func(lo, hi, n int) int {
+		fits := func(s int) bool {
+			if s+n > total {
+				return false
+			}
+			for i := s; i < s+n; i++ {
+				if taken[i] {
+					return false
+				}
+			}
+			for i := s; i < s+n; i++ {
+				taken[i] = true
+			}
+			return true
+		}
 		for tries := 0; tries < 1000; tries++ {
-			s := lo + r.IntN(max(1, hi-lo))
-			if s+1 < total && !taken[s] && !taken[s+1] {
-				taken[s], taken[s+1] = true, true
+			if s := lo + r.IntN(max(1, hi-lo)); fits(s) {
 				return s
 			}
 		}
-		for s := 0; s+1 < total; s++ {
-			if !taken[s] && !taken[s+1] {
-				taken[s], taken[s+1] = true, true
+		for s := 0; s < total; s++ {
+			if fits(s) {
 				return s
 			}
 		}
@@ -190,12 +206,18 @@ func conversation(r *rand.Rand, name string, facts []factTemplate, chat []string
 			q := Question{Text: fill(f.question, who, other), Category: ft.category}
 			// The first statement lands in the first two thirds so that
 			// a multi-hop or update partner can follow sessions later.
-			at := free(0, total*2/3)
+			var at int
+			if f.ask != "" {
+				at = free(0, total*2/3, 3) + 1
+				plan = append(plan, planned{at - 1, 1 - sp, fill(f.ask, who, other), -1})
+			} else {
+				at = free(0, total*2/3, 2)
+			}
 			plan = append(plan, planned{at, sp, fill(f.says[0], who, other), qi},
 				planned{at + 1, 1 - sp, fill(f.reply, who, other), -1})
 			if len(f.says) > 1 {
 				gap := 2 * o.TurnsPerSession
-				at2 := free(min(at+gap, total-2), total-1)
+				at2 := free(min(at+gap, total-2), total-1, 2)
 				plan = append(plan, planned{at2, sp, fill(f.says[1], who, other), qi},
 					planned{at2 + 1, 1 - sp, fill(replies[r.IntN(len(replies))], who, other), -1})
 			}

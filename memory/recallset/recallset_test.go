@@ -1,6 +1,7 @@
 package recallset
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,7 +29,7 @@ func TestGenerateIsDeterministicAndWellFormed(t *testing.T) {
 					t.Errorf("%s: turn %d: %+v", c.Name, i, turn)
 				}
 			}
-			if len(c.Questions) != 24 {
+			if len(c.Questions) != 2*len(splitOf(factTemplates, split)) {
 				t.Errorf("%s: %d questions", c.Name, len(c.Questions))
 			}
 			for _, q := range c.Questions {
@@ -70,9 +71,47 @@ func TestSplitsShareNoPhrasing(t *testing.T) {
 		}
 	}
 	if ft := splitOf(factTemplates, Measure); slices.ContainsFunc(splitOf(factTemplates, Tune), func(a factTemplate) bool {
-		return slices.ContainsFunc(ft, func(b factTemplate) bool { return a.says[0] == b.says[0] })
+		return slices.ContainsFunc(ft, func(b factTemplate) bool { return a.says[0] == b.says[0] || a.ask != "" && a.ask == b.ask })
 	}) {
 		t.Error("a fact template is in both splits")
+	}
+}
+
+// TestAskedFacts: a fact given as an answer follows the other speaker's
+// question, which is not evidence, in both splits.
+func TestAskedFacts(t *testing.T) {
+	for _, split := range []Split{Tune, Measure} {
+		asks := map[string]bool{}
+		for _, ft := range splitOf(factTemplates, split) {
+			if ft.ask != "" {
+				asks[ft.ask] = true
+			}
+		}
+		if len(asks) == 0 {
+			t.Fatalf("%s: no fact is given as an answer", split)
+		}
+		found := 0
+		for _, c := range Generate(split, Options{}).Conversations {
+			for _, q := range c.Questions {
+				ev := q.Evidence[0]
+				if ev == 0 {
+					continue
+				}
+				prev := c.Turns[ev-1]
+				if !slices.ContainsFunc(slices.Collect(maps.Keys(asks)), func(a string) bool {
+					return fill(a, c.Turns[ev].Speaker, prev.Speaker) == prev.Text
+				}) {
+					continue
+				}
+				found++
+				if prev.Speaker == c.Turns[ev].Speaker || slices.Contains(q.Evidence, prev.ID) {
+					t.Errorf("%s: %q answers %q", c.Name, c.Turns[ev].Line(), prev.Line())
+				}
+			}
+		}
+		if want := 2 * len(asks) * 10; found != want {
+			t.Errorf("%s: %d answered facts, want %d", split, found, want)
+		}
 	}
 }
 
