@@ -40,7 +40,7 @@ func newBenchCmd(g *globals) *cobra.Command {
 	ui.Flags().DurationVar(&f.idle, "idle", 10*time.Second, "how long kws sits idle while its CPU time is read")
 	ui.Flags().IntVar(&f.w, "width", 160, "terminal width kws runs in")
 	ui.Flags().IntVar(&f.h, "height", 48, "terminal height kws runs in")
-	cmd.AddCommand(ui, newBenchServerCmd(g))
+	cmd.AddCommand(ui, newBenchServerCmd(g), newBenchMemoryCmd(g))
 	return cmd
 }
 
