@@ -71,7 +71,7 @@ func TestThinClient(t *testing.T) {
 
 	kws(thin, nil, "memory", "add", "the user prefers pnpm over npm")
 	kws(thin, nil, "memory", "add", "integration tests live in e2e and need tmux")
-	alone := search(thin, nil, "which package manager")
+	alone := search(thin, nil, "does the user prefer pnpm")
 	if len(alone) == 0 || alone[0].Text != "the user prefers pnpm over npm" {
 		t.Fatalf("without a server: %+v", alone)
 	}
@@ -100,7 +100,7 @@ func TestThinClient(t *testing.T) {
 	}
 	// No kws-core to fall back on: what answers is the server.
 	noCore := []string{"KWS_CORE=" + filepath.Join(bin, "missing")}
-	if got := search(thin, noCore, "which package manager"); !slices.Equal(got, alone) {
+	if got := search(thin, noCore, "does the user prefer pnpm"); !slices.Equal(got, alone) {
 		t.Fatalf("through the server %+v, alone %+v", got, alone)
 	}
 	kws(thin, noCore, "memory", "add", "the staging database is postgres 16")
