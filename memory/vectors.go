@@ -6,15 +6,27 @@ import (
 )
 
 // vectors are one scope's vectors of the store's embedder, every one
-// normalized, in one block of memory: a query is compared with all of
-// them in one pass over it. chromem-go's collection compared a query with
-// each document's own slice, with a plain loop and a goroutine per CPU;
-// at 10,000 memories that scan was most of a search (BenchmarkSearch).
+// normalized, in blocks of chunkRows rows: a query is compared with all of
+// them in one pass over a few large blocks. chromem-go's collection
+// compared a query with each document's own slice, with a plain loop and a
+// goroutine per CPU; at 10,000 memories that scan was most of a search
+// (BenchmarkSearch). Blocks of fixed size never move once made, so
+// loading 10,000 vectors touches each page once instead of copying a
+// growing slice again and again.
 type vectors struct {
-	dims int
-	ids  []string
-	data []float32 // row i, data[i*dims:(i+1)*dims], is ids[i]'s vector
-	row  map[string]int
+	dims   int
+	ids    []string
+	chunks [][]float32 // row i is vec(i), in chunks[i/chunkRows]
+	row    map[string]int
+}
+
+// chunkRows is how many vectors one block holds.
+const chunkRows = 256
+
+// vec returns row i.
+func (v *vectors) vec(i int) []float32 {
+	off := (i % chunkRows) * v.dims
+	return v.chunks[i/chunkRows][off : off+v.dims]
 }
 
 // put stores vec, normalized, as id's vector, replacing what id had.
@@ -24,13 +36,16 @@ func (v *vectors) put(id string, vec []float32) {
 		v.row, v.dims = map[string]int{}, len(vec)
 	}
 	vec = normalized(vec)
-	if i, ok := v.row[id]; ok {
-		copy(v.data[i*v.dims:], vec)
-		return
+	i, ok := v.row[id]
+	if !ok {
+		i = len(v.ids)
+		if i/chunkRows == len(v.chunks) {
+			v.chunks = append(v.chunks, make([]float32, chunkRows*v.dims))
+		}
+		v.row[id] = i
+		v.ids = append(v.ids, id)
 	}
-	v.row[id] = len(v.ids)
-	v.ids = append(v.ids, id)
-	v.data = append(v.data, vec...)
+	copy(v.vec(i), vec)
 }
 
 // remove forgets id's vector; the last row takes its place.
@@ -43,11 +58,13 @@ func (v *vectors) remove(id string) {
 	if i != last {
 		v.ids[i] = v.ids[last]
 		v.row[v.ids[i]] = i
-		copy(v.data[i*v.dims:(i+1)*v.dims], v.data[last*v.dims:])
+		copy(v.vec(i), v.vec(last))
 	}
 	delete(v.row, id)
 	v.ids = v.ids[:last]
-	v.data = v.data[:last*v.dims]
+	if (last+chunkRows-1)/chunkRows < len(v.chunks) {
+		v.chunks = v.chunks[:len(v.chunks)-1]
+	}
 }
 
 // len is how many vectors v holds.
@@ -68,7 +85,7 @@ func (v *vectors) nearest(q []float32, n int) []near {
 	}
 	top := make(nearHeap, 0, n)
 	for i, id := range v.ids {
-		sim := dot32(q, v.data[i*v.dims:(i+1)*v.dims])
+		sim := dot32(q, v.vec(i))
 		if len(top) < n {
 			heap.Push(&top, near{id, sim})
 		} else if top.less(top[0], near{id, sim}) {

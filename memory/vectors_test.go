@@ -53,8 +53,8 @@ func TestVectorsNearestMatchesAFullSort(t *testing.T) {
 				t.Fatalf("step %d, n %d: nearest %v, want %v", step, n, got, all[:min(n, len(all))])
 			}
 		}
-		if v.len() != len(want) || len(v.data) != len(want)*v.dims {
-			t.Fatalf("step %d: %d ids and %d numbers for %d vectors", step, v.len(), len(v.data), len(want))
+		if v.len() != len(want) || len(v.chunks) != (len(want)+chunkRows-1)/chunkRows {
+			t.Fatalf("step %d: %d ids and %d blocks for %d vectors", step, v.len(), len(v.chunks), len(want))
 		}
 	}
 	if got := v.nearest(make([]float32, 4), 3); got != nil {
