@@ -121,3 +121,16 @@ func TestRecallBudget(t *testing.T) {
 		t.Fatalf("an empty scope gave %q", block)
 	}
 }
+
+// TestRecallNeedsMoreThanAStopword checks that a memory sharing only
+// stopwords with the turn ("the", "is") is not recalled: the surface
+// ranking matches them, but only a word of the word ranking counts as
+// shared.
+func TestRecallNeedsMoreThanAStopword(t *testing.T) {
+	s, _ := nearStore(t)
+	fill(t, s, proj)
+	block, used, err := s.Recall(context.Background(), "what is the weather like with them", []string{proj}, 1000, nil)
+	if err != nil || len(used) != 0 || block != "" {
+		t.Fatalf("recalled %+v %v", used, err)
+	}
+}

@@ -27,9 +27,11 @@ const (
 
 // fusion is how hybrid search combines rankings (weighted reciprocal
 // rank fusion): a memory's relevance is Σ weight/(k + rank) over the word
-// ranking (BM25 over the memories' own words), the meaning ranking (the
-// embedder's cosine similarity) and the context ranking (BM25 over the
-// memories' context documents, see lexicon), each read depth deep.
+// ranking (BM25 over the memories' own words, stemmed, stopwords left
+// out), the meaning ranking (the embedder's cosine similarity), the
+// context ranking (BM25 over the memories' context documents, see
+// lexicon) and the surface ranking (BM25 over the words as written,
+// stopwords kept), each read depth deep.
 type fusion struct {
 	k                                float64
 	words, meaning, context, surface float64
@@ -145,7 +147,9 @@ func (s *Store) hybrid(ctx context.Context, query string, scopes []string, k int
 	}
 	fuseLex(lex.words, fu.words, true)
 	fuseLex(lex.near, fu.context, false)
-	fuseLex(lex.surf, fu.surface, true)
+	// Recall keeps a memory that shares a word with the query (found.words):
+	// a word of the Prose ranking, not a stopword the surface view matched.
+	fuseLex(lex.surf, fu.surface, false)
 	top := (fu.words + fu.meaning + fu.context + fu.surface) / (fu.k + 1)
 	out := make([]found, 0, len(all))
 	for _, f := range all {
