@@ -113,10 +113,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFastEmulator$$' -fuzztime $$((20000 * $(FUZZX)))x ./pty
 	$(GO) test -run '^$$' -fuzz '^FuzzRenamesIn$$' -fuzztime $$((100000 * $(FUZZX)))x ./memory
 
-# The Go benchmarks, then the workstation in tmux against plain tmux.
+# The Go benchmarks, then the workstation in tmux against plain tmux, then
+# kws memory search as a command at 10,000 memories.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./$(BIN) bench ui
+	./$(BIN) bench memory
 
 clean:
 	rm -rf bin
