@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -187,4 +188,48 @@ func Attach(c net.Conn, h wire.Hello, in, out *os.File) (wire.Exit, error) {
 			return e, err
 		}
 	}
+}
+
+// Terminate stops the server on socket as a SIGTERM does (its sessions
+// stop, and the next server restores them). It is for a server of an
+// older protocol version, which refuses every request of this client,
+// kill-server too: it signals the process at the other end of the socket,
+// which must be this user's, and waits until nothing answers there.
+func Terminate(socket string) error {
+	c, err := wire.Dial(socket)
+	if err != nil {
+		return err
+	}
+	uid, pid, err := peerCred(c)
+	c.Close()
+	if err != nil {
+		return fmt.Errorf("the server's process: %w", err)
+	}
+	if uid != os.Getuid() {
+		return fmt.Errorf("the server on %s runs as uid %d, not this user", socket, uid)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stop the server (pid %d): %w", pid, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		c, err := wire.Dial(socket)
+		if errors.Is(err, wire.ErrNoServer) {
+			return nil
+		}
+		if err == nil {
+			c.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server (pid %d) still answers 30 s after SIGTERM", pid)
+		}
+		time.Sleep(wait)
+	}
+}
+
+// OldProtocol reports whether e is a server's refusal of this client's
+// protocol version. Servers of every version word it so ("kws server:
+// protocol 1, this client speaks 2: …").
+func OldProtocol(e wire.Exit) bool {
+	return e.Code == 2 && strings.Contains(e.Message, "this client speaks")
 }

@@ -225,7 +225,9 @@ func (d *Daemon) handle(c *net.UnixConn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	if h.Version != wire.Version {
+	// kill-server means the same in every protocol version, so a client of
+	// another version can still stop a server it cannot otherwise use.
+	if h.Version != wire.Version && h.Op != "kill-server" {
 		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 2, Message: fmt.Sprintf("kws server: protocol %d, this client speaks %d: run kws kill-server, then kws again", wire.Version, h.Version)})
 		return
 	}

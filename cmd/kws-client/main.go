@@ -23,11 +23,33 @@ import (
 	"github.com/kwsdev/kws/server/wire"
 )
 
+// prctl's PR_GET_DUMPABLE and PR_SET_DUMPABLE (linux/prctl.h): the
+// syscall package, all the thin client links, does not name them.
+const (
+	prGetDumpable = 3
+	prSetDumpable = 4
+)
+
+// protectEnviron makes the process not dumpable. The environment may hold
+// API keys, and a forwarded kws run lives as long as its agent: like
+// kws-core (protectKeys), the thin client then keeps the commands agents
+// run as this user from reading /proc/PID/environ. kws-core, which an
+// exec makes dumpable again, protects itself.
+func protectEnviron() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetDumpable, 0, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
 // CoreEnv names the variable that points the thin client at the whole
 // kws; unset, it is kws-core in the thin client's own directory.
 const CoreEnv = "KWS_CORE"
 
 func main() {
+	if err := protectEnviron(); err != nil {
+		fmt.Fprintln(os.Stderr, "kws: warning: cannot protect the API keys in the environment:", err)
+	}
 	code, err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if err == nil {
 		os.Exit(code)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kwsdev/kws/server"
@@ -16,10 +17,16 @@ import (
 
 // TestMain runs the thin client itself when the test binary is started as
 // it (KWS_CLIENT_TEST=1), so the tests see its exit codes and its exec of
-// kws-core.
+// kws-core; KWS_CLIENT_TEST=dumpable checks protectEnviron.
 func TestMain(m *testing.M) {
-	if os.Getenv("KWS_CLIENT_TEST") == "1" {
+	switch os.Getenv("KWS_CLIENT_TEST") {
+	case "1":
 		main()
+	case "dumpable":
+		err := protectEnviron()
+		d, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetDumpable, 0, 0)
+		fmt.Println(d, err)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -65,8 +72,9 @@ func client(t *testing.T, env []string, stdin string, args ...string) (int, stri
 
 // TestForwardsOrRunsTheCore starts a real server for a data dir, whose
 // "memory" commands echo their arguments and input: the thin client runs
-// those there, and replaces itself with kws-core for every other command
-// and for a data dir no server serves.
+// those there, and replaces
+// itself with kws-core, which gets the whole input, for every other
+// command and for a data dir no server serves.
 func TestForwardsOrRunsTheCore(t *testing.T) {
 	run, err := os.MkdirTemp("", "kwsc")
 	if err != nil {
@@ -98,7 +106,7 @@ func TestForwardsOrRunsTheCore(t *testing.T) {
 		<-served
 	})
 	core := filepath.Join(t.TempDir(), "core")
-	if err := os.WriteFile(core, []byte("#!/bin/sh\necho \"core $*\"\nexit 4\n"), 0o755); err != nil {
+	if err := os.WriteFile(core, []byte("#!/bin/sh\necho \"core $*\"\ncat\nexit 4\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{CoreEnv + "=" + core}
@@ -108,17 +116,55 @@ func TestForwardsOrRunsTheCore(t *testing.T) {
 	if want := fmt.Sprintf("server ran %q in %s with %q", []string{"--data-dir", data, "memory", "search", "q"}, wd, "some input"); code != 7 || out != want || errOut != "to stderr" {
 		t.Fatalf("a server command: exit %d, %q, %q; want 7, %q", code, out, errOut, want)
 	}
-	code, out, _ = client(t, env, "", "--data-dir", data, "attach")
-	if code != 4 || out != "core --data-dir "+data+" attach\n" {
+	code, out, _ = client(t, env, "all of the input", "--data-dir", data, "attach")
+	if code != 4 || out != "core --data-dir "+data+" attach\nall of the input" {
 		t.Fatalf("a command the server does not run: exit %d, %q", code, out)
 	}
 	code, out, _ = client(t, env, "", "--data-dir", t.TempDir(), "memory", "search", "q")
 	if code != 4 || !strings.HasPrefix(out, "core --data-dir ") {
 		t.Fatalf("no server: exit %d, %q", code, out)
 	}
+	// A server of an older protocol refuses the hello: nothing ran, and
+	// kws-core runs the command with the whole input.
+	old := t.TempDir()
+	oldSock, err := wire.SocketPath(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := server.Listen(oldSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _, _ = wire.ReadFrame(c)
+			_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 2, Message: "kws server: protocol 1, this client speaks 2"})
+			c.Close()
+		}
+	}()
+	code, out, errOut = client(t, env, "input", "--data-dir", old, "memory", "search", "q")
+	if code != 4 || out != "core --data-dir "+old+" memory search q\ninput" || errOut != "" {
+		t.Fatalf("an old server: exit %d, %q, %q", code, out, errOut)
+	}
 	// Without kws-core beside it, the thin client says what is missing.
 	code, _, errOut = client(t, []string{CoreEnv + "="}, "", "--data-dir", data, "attach")
 	if code != 1 || !strings.Contains(errOut, "kws-core, the whole kws, is not beside") {
 		t.Fatalf("no kws-core: exit %d, %q", code, errOut)
+	}
+}
+
+// TestProtectEnviron checks that protectEnviron leaves the process not
+// dumpable (in a child: it cannot be undone).
+func TestProtectEnviron(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "KWS_CLIENT_TEST=dumpable")
+	out, err := cmd.Output()
+	if err != nil || string(out) != "0 <nil>\n" {
+		t.Fatalf("dumpable after protectEnviron: %q %v", out, err)
 	}
 }

@@ -75,7 +75,15 @@ func newServerCmds(g *globals) []*cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := request(g, wire.Hello{Op: "kill-server"})
-			return err
+			if !errors.Is(err, errOldProtocol) {
+				return err
+			}
+			// A server of an older protocol refuses kill-server too.
+			sock, err := wire.SocketPath(g.dataDir)
+			if err != nil {
+				return err
+			}
+			return server.Terminate(sock)
 		},
 	}
 	return []*cobra.Command{newServeCmd(g), attach, newCmd, ls, kill, killServer}
@@ -207,10 +215,17 @@ func request(g *globals, h wire.Hello) ([]byte, error) {
 		return nil, err
 	}
 	if e.Code != 0 {
+		if server.OldProtocol(e) {
+			return nil, &exitError{code: e.Code, err: fmt.Errorf("%w: %s", errOldProtocol, e.Message)}
+		}
 		return nil, &exitError{code: e.Code, err: errors.New(e.Message)}
 	}
 	return out, nil
 }
+
+// errOldProtocol is request's error when the server speaks an older
+// protocol version and refuses every request.
+var errOldProtocol = errors.New("the server is of an older kws")
 
 // listSessions prints kws ls: each session, its agents, who waits.
 func listSessions(cmd *cobra.Command, g *globals) error {

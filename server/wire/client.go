@@ -45,13 +45,20 @@ func SendHello(c net.Conn, h Hello) (*Exit, error) {
 // Exec runs a kws command in the server: h.Args on the server's stores,
 // as if in h.Cwd. stdin goes to it, its output comes back to stdout and
 // stderr, and the exit returned holds its exit code; a message the server
-// ends with is printed on stderr. With h.IfServer, a command the server
-// does not run comes back at once as Exit.Local, with nothing of stdin
-// read, so the caller can run it itself.
+// ends with is printed on stderr. With h.IfServer, whatever ends the
+// connection before the server's FrameRuns (a command it does not run, a
+// refusal, a server of another protocol version, a cut connection) comes
+// back as Exit.Local, with nothing printed and nothing of stdin read:
+// nothing ran, and the caller runs the command itself, which meets the
+// same refusal with the whole kws's own error.
 func Exec(c net.Conn, h Hello, stdin io.Reader, stdout, stderr io.Writer) (Exit, error) {
 	defer c.Close()
 	h.Version, h.Op = Version, "exec"
-	if e, err := SendHello(c, h); e != nil || err != nil {
+	if h.IfServer {
+		if !runs(c, h) {
+			return Exit{Local: true}, nil
+		}
+	} else if e, err := SendHello(c, h); e != nil || err != nil {
 		if e == nil {
 			return Exit{Code: 1}, err
 		}
@@ -59,26 +66,6 @@ func Exec(c net.Conn, h Hello, stdin io.Reader, stdout, stderr io.Writer) (Exit,
 			fmt.Fprintln(stderr, e.Message)
 		}
 		return Exit{Code: cmp.Or(e.Code, 1), Message: e.Message}, err
-	}
-	if h.IfServer {
-		typ, payload, err := ReadFrame(c)
-		if err != nil {
-			return Exit{Code: 1}, fmt.Errorf("server: %w", err)
-		}
-		switch typ {
-		case FrameRuns:
-		case FrameExit:
-			var e Exit
-			if err := Decode(payload, &e); err != nil {
-				return Exit{Code: 1}, fmt.Errorf("server: %w", err)
-			}
-			if !e.Local && e.Message != "" {
-				fmt.Fprintln(stderr, e.Message)
-			}
-			return e, nil
-		default:
-			return Exit{Code: 1}, fmt.Errorf("server: %w: expected runs or exit, got %q", ErrFrame, typ)
-		}
 	}
 	var wmu sync.Mutex
 	go func() {
@@ -126,4 +113,14 @@ func Exec(c net.Conn, h Hello, stdin io.Reader, stdout, stderr io.Writer) (Exit,
 			return e, nil
 		}
 	}
+}
+
+// runs sends the hello of an exec with IfServer and reports whether the
+// server answered FrameRuns: it runs the command.
+func runs(c net.Conn, h Hello) bool {
+	if e, err := SendHello(c, h); e != nil || err != nil {
+		return false
+	}
+	typ, _, err := ReadFrame(c)
+	return err == nil && typ == FrameRuns
 }
