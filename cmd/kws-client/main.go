@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/kwsdev/kws/internal/datadir"
@@ -91,23 +90,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) 
 	return e.Code, nil
 }
 
-// dataDir is the value of the last --data-dir flag before a "--" in
-// args, as the whole kws reads it, else the default data dir.
+// dataDir is the data dir of args: their --data-dir, else the default.
 func dataDir(args []string) string {
-	dir := datadir.Default()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(a, "--data-dir="); ok {
-			dir = v
-		} else if a == "--data-dir" && i+1 < len(args) {
-			dir = args[i+1]
-			i++
-		}
+	if dir, ok := wire.DataDirArg(args); ok {
+		return dir
 	}
-	return dir
+	return datadir.Default()
 }
 
 // corePath is the whole kws: $KWS_CORE, else kws-core beside this

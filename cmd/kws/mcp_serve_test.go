@@ -320,3 +320,31 @@ func TestMcpServeRefusesWhatItCannotServe(t *testing.T) {
 		t.Fatalf("serve on a held vault: %q %v", out, err)
 	}
 }
+
+// TestRunsInServer checks which command lines the server runs for the
+// thin client: forwarded commands, whose --data-dir kws reads as the thin
+// client did.
+func TestRunsInServer(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"memory", "search", "q"}, true},
+		{[]string{"--data-dir", "/d", "memory", "search", "-k", "3", "q"}, true},
+		{[]string{"vault", "get", "--data-dir=/d", "ctx:1"}, true},
+		{[]string{"memory", "add", "--", "--data-dir", "/d"}, true},
+		{[]string{"sessions", "ls"}, true},
+		{[]string{"memory", "search", "--scope", "--data-dir=/x", "q"}, false},
+		{[]string{"memory", "search", "--scope", "--data-dir", "/x", "q"}, false},
+		{[]string{"memory", "eval"}, false},
+		{[]string{"memory"}, false},
+		{[]string{"attach"}, false},
+		{[]string{"--help"}, false},
+		{[]string{"nonsense"}, false},
+		{nil, false},
+	} {
+		if got := runsInServer(c.args); got != c.want {
+			t.Errorf("%q: %v, want %v", c.args, got, c.want)
+		}
+	}
+}

@@ -124,12 +124,23 @@ func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 }
 
 // runsInServer reports whether the server runs the command line args for
-// the thin client (cmd/kws-client): the commands forwardable sends to it.
-// The thin client runs every other command, and any args that do not name
-// a command, through the whole kws.
+// the thin client (cmd/kws-client): the commands forwardable sends to it,
+// when kws reads their --data-dir as the thin client did to pick this
+// server (wire.DataDirArg); pflag reads "kws memory search --scope
+// --data-dir=/x q" as a scope, the thin client as /x. The thin client
+// runs every other command, and any args that do not name a command,
+// through the whole kws.
 func runsInServer(args []string) bool {
-	c, _, err := newRoot().Find(args)
-	return err == nil && c.Annotations[forwarded] != ""
+	c, rest, err := newRoot().Find(args)
+	if err != nil || c.Annotations[forwarded] == "" || c.ParseFlags(rest) != nil {
+		return false
+	}
+	dir, set := wire.DataDirArg(args)
+	if set != c.Flags().Changed("data-dir") {
+		return false
+	}
+	got, _ := c.Flags().GetString("data-dir")
+	return !set || got == dir
 }
 
 // topName is the name of c's top-level command (vault for vault put).

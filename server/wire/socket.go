@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // SocketEnv names the variable that points kws at a server's socket.
@@ -40,4 +41,25 @@ func SocketPath(dataDir string) (string, error) {
 		dir = filepath.Join(os.TempDir(), "kws-"+strconv.Itoa(os.Getuid()))
 	}
 	return filepath.Join(dir, name), nil
+}
+
+// DataDirArg returns the value of the last --data-dir flag before a "--"
+// in a kws command line, and whether there is one: the thin client picks
+// the server's socket by it. The server checks that pflag reads the same
+// before it runs a command for the thin client.
+func DataDirArg(args []string) (string, bool) {
+	dir, ok := "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if v, found := strings.CutPrefix(a, "--data-dir="); found {
+			dir, ok = v, true
+		} else if a == "--data-dir" && i+1 < len(args) {
+			dir, ok = args[i+1], true
+			i++
+		}
+	}
+	return dir, ok
 }
