@@ -111,8 +111,8 @@ type lexRanks struct {
 var surface = lexical.Analyzer{}
 
 // lexRank ranks the memories of scopes (nil: every scope) for query by
-// BM25 over their words and over their context documents, at most k of
-// each; the caller holds s.mu, for reading at least.
+// BM25 over their words, their context documents and their surface
+// words, at most k of each; the caller holds s.mu, for reading at least.
 func (s *Store) lexRank(query string, scopes []string, k int) lexRanks {
 	s.lexBuild()
 	var keep func(string) bool

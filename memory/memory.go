@@ -1,6 +1,7 @@
 // Package memory is kws's long-term memory: short facts, preferences and
-// decisions that outlive a session, kept in a chromem-go vector database
-// with one collection per scope (global, and one per project).
+// decisions that outlive a session, kept in chromem-go's file layout, one
+// folder per scope (global, and one per project), and searched by words,
+// neighbours and meaning (search.go).
 //
 // The pipeline runs from candidates (the Rules extractor, or the sidecar
 // through the Extractor interface) through promotion (a confidence

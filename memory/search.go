@@ -177,8 +177,10 @@ func (s *Store) lookup(key string, vec []float32) *found {
 		return nil
 	}
 	f := &found{Hit: Hit{Memory: decode(doc.ID, doc.Content, doc.Metadata)}, key: key}
-	if vec != nil && s.current(*doc) {
-		f.cos = dot(vec, doc.Embedding)
+	if v := s.vecs[scopeOfKey(key)]; vec != nil && v != nil {
+		if i, ok := v.row[doc.ID]; ok { // the store's embedder made it
+			f.cos = float64(dot32(vec, v.vec(i))) // normalized, as the query
+		}
 	}
 	return f
 }
@@ -240,15 +242,6 @@ func (s *Store) nearest(ctx context.Context, query string, embed func(context.Co
 		}
 	}
 	return vec, nil
-}
-
-// dot is the dot product of two vectors of the same length.
-func dot(a, b []float32) float64 {
-	var s float64
-	for i := range a {
-		s += float64(a[i]) * float64(b[i])
-	}
-	return s
 }
 
 // List returns every memory of scope, most recently updated first.

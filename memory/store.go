@@ -31,7 +31,7 @@ type Store struct {
 	// (disk.go).
 	vecs map[string]*vectors
 	// dims is the size of the embedder's vectors, 0 until one is seen; a
-	// vector of another size never reaches db.
+	// vector of another size never reaches vecs.
 	dims   int
 	damage []Damage // found by Open
 

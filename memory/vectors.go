@@ -62,7 +62,9 @@ func (v *vectors) remove(id string) {
 	}
 	delete(v.row, id)
 	v.ids = v.ids[:last]
-	if (last+chunkRows-1)/chunkRows < len(v.chunks) {
+	// One empty block is kept, so adding and removing at a block's edge
+	// does not make and drop a block each time.
+	if (last+chunkRows-1)/chunkRows+1 < len(v.chunks) {
 		v.chunks = v.chunks[:len(v.chunks)-1]
 	}
 }
@@ -152,4 +154,13 @@ func normalized(v []float32) []float32 {
 		out[i] = float32(float64(x) / n)
 	}
 	return out
+}
+
+// dot is the dot product of two vectors of the same length.
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
 }

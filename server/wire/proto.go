@@ -153,7 +153,7 @@ func ReadFrame(r io.Reader) (byte, []byte, error) {
 	return head[0], payload, nil
 }
 
-// decode unmarshals a JSON payload, wrapping a failure in ErrFrame.
+// Decode unmarshals a JSON payload, wrapping a failure in ErrFrame.
 func Decode(payload []byte, v any) error {
 	if err := json.Unmarshal(payload, v); err != nil {
 		return fmt.Errorf("%w: %w", ErrFrame, err)
