@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/server/wire"
 )
 
@@ -76,28 +76,27 @@ func TestThinClient(t *testing.T) {
 		t.Fatalf("without a server: %+v", alone)
 	}
 
+	// The server starts as the workstation starts it (server.DialOrStart).
 	srv := exec.Command(core, "--data-dir", data, "server")
-	if err := srv.Start(); err != nil {
+	exited, done := make(chan error, 1), make(chan struct{})
+	c, err := server.DialOrStart(sock, func() (<-chan error, error) {
+		if err := srv.Start(); err != nil {
+			return nil, err
+		}
+		go func() {
+			exited <- srv.Wait()
+			close(done)
+		}()
+		t.Cleanup(func() {
+			_ = srv.Process.Kill()
+			<-done
+		})
+		return exited, nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	t.Cleanup(func() {
-		_ = srv.Process.Kill()
-		<-exited
-	})
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		c, err := wire.Dial(sock)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not answer: %v", err)
-		}
-		time.Sleep(pollInterval)
-	}
+	c.Close()
 	// No kws-core to fall back on: what answers is the server.
 	noCore := []string{"KWS_CORE=" + filepath.Join(bin, "missing")}
 	if got := search(thin, noCore, "does the user prefer pnpm"); !slices.Equal(got, alone) {
