@@ -24,12 +24,15 @@ NPMSTAMP  := $(NPMDIR)/node_modules/.package-lock.json
 export PATH := $(PATH):/usr/local/go/bin
 export CGO_CPPFLAGS := $(strip $(filter-out -I$(CINCLUDE),$(CGO_CPPFLAGS)) -I$(CINCLUDE))
 
-.PHONY: all setup env build run test fuzz bench clean
+.PHONY: all setup deps have-go env build run test fuzz bench clean
 
 all: build
 
-setup: $(MINIAUDIO) $(NPMSTAMP)
-	@command -v $(GO) >/dev/null 2>&1 || { echo "kws: Go 1.26 or later is required (https://go.dev/dl)"; exit 1; }
+# setup is everything make test needs; deps, the part of it that make build
+# and make run need: Go, a C++ compiler and llama.cpp's headers. The test
+# tools and the npm packages are the tests' own: their absence fails the
+# tests that need them, with a message saying what to install, not the build.
+setup: deps $(NPMSTAMP)
 	@missing=; for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	if [ -z "$$missing" ]; then :; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
@@ -39,6 +42,8 @@ setup: $(MINIAUDIO) $(NPMSTAMP)
 	else \
 		echo "kws: the e2e test and make bench need$$missing: install it (apt-get install$$missing as root on Debian)"; \
 	fi
+
+deps: have-go $(MINIAUDIO)
 	@missing=; command -v $(CXX) >/dev/null 2>&1 || missing=" g++"; for hp in $(CHEADERS); do \
 		echo "#include <$${hp%%:*}>" | $(CXX) -E -x c++ - >/dev/null 2>&1 || missing="$$missing $${hp#*:}"; \
 	done; \
@@ -51,6 +56,9 @@ setup: $(MINIAUDIO) $(NPMSTAMP)
 		echo "kws: sidecar/llamacpp needs$$missing: install it (apt-get install$$missing as root on Debian)"; \
 	fi
 	@$(GO) mod download
+
+have-go:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "kws: Go 1.26 or later is required (https://go.dev/dl)"; exit 1; }
 
 # miniaudio.h as the llama package includes it ("miniaudio/miniaudio.h"),
 # refreshed when go.mod changes.
@@ -67,8 +75,8 @@ $(NPMSTAMP): $(NPMDIR)/package-lock.json
 		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 			echo "kws: installing nodejs npm (apt-get)"; \
 			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; } >/dev/null; \
-		else echo "kws: the MCP tests need Node.js and npm: install them (apt-get install nodejs npm as root on Debian)"; exit 1; fi; }
-	@cd $(NPMDIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+		else echo "kws: the MCP tests need Node.js and npm: install them (apt-get install nodejs npm as root on Debian)"; fi; }
+	@if command -v npm >/dev/null 2>&1; then cd $(NPMDIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null; fi
 
 # The cgo flags make exports, for go commands run by hand: eval "$$(make -s env)".
 env:
@@ -83,11 +91,22 @@ env:
 # CGO_CFLAGS and CGO_CXXFLAGS are kept.
 MARCH   ?= native
 CPUKEY   = $(if $(filter native,$(MARCH)),-DKWS_CPU=$(shell $(CC) -march=native -Q --help=target 2>/dev/null | cksum | cut -d' ' -f1))
-build: setup
-	CGO_CFLAGS="$(or $(CGO_CFLAGS),-O2 -g) -march=$(MARCH) $(CPUKEY)" \
-	CGO_CXXFLAGS="$(or $(CGO_CXXFLAGS),-O2 -g) -march=$(MARCH) $(CPUKEY)" \
-	$(GO) build -o $(CORE) ./cmd/kws
-	$(GO) build -o $(BIN) ./cmd/kws-client
+# No AMX. On a CPU with AMX (Sapphire Rapids and later Xeons, so most cloud
+# machines), -march=native or =sapphirerapids defines __AMX_INT8__, and
+# ggml-cpu.cpp then calls ggml_backend_amx_buffer_type(), which lives in
+# ggml-cpu/amx/amx.cpp: the llama package has no Go file in that folder, so
+# cgo never compiles it and the link fails. ollama's own build leaves AMX out
+# too. The flag is passed only where the compiler takes it: gcc for arm64
+# knows no AMX and rejects it.
+NOAMX    = $(shell $(1) -mno-amx-int8 -x c -c -o /dev/null /dev/null >/dev/null 2>&1 && echo -mno-amx-int8)
+# Both programs carry the commit they were built from (kws --version) when
+# this is a git clone that git will read, whatever GOFLAGS says.
+VCS      = $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo -buildvcs=true)
+build: deps
+	CGO_CFLAGS="$(or $(CGO_CFLAGS),-O2 -g) -march=$(MARCH) $(call NOAMX,$(CC)) $(CPUKEY)" \
+	CGO_CXXFLAGS="$(or $(CGO_CXXFLAGS),-O2 -g) -march=$(MARCH) $(call NOAMX,$(CXX)) $(CPUKEY)" \
+	$(GO) build $(VCS) -o $(CORE) ./cmd/kws
+	$(GO) build $(VCS) -o $(BIN) ./cmd/kws-client
 
 run: build
 	./$(BIN)

@@ -1,6 +1,6 @@
 module github.com/kwsdev/kws
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/BobuSumisu/aho-corasick v1.0.3

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/kwsdev/kws/internal/buildinfo"
 	"github.com/kwsdev/kws/internal/datadir"
 	"github.com/kwsdev/kws/server/wire"
 )
@@ -49,8 +51,13 @@ func main() {
 	if err := protectEnviron(); err != nil {
 		fmt.Fprintln(os.Stderr, "kws: warning: cannot protect the API keys in the environment:", err)
 	}
-	code, err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	if err == nil {
+	args := os.Args[1:]
+	if buildinfo.IsVersionArgs(args) {
+		// kws-core, when it is here, tells both programs' builds.
+		if _, err := corePath(); err != nil {
+			os.Exit(printVersion(os.Stdout, args, err))
+		}
+	} else if code, err := run(args, os.Stdin, os.Stdout, os.Stderr); err == nil {
 		os.Exit(code)
 	}
 	core, err := corePath()
@@ -116,4 +123,17 @@ func corePath() (string, error) {
 		return "", fmt.Errorf("kws-core, the whole kws, is not beside %s: build both with make build (%w)", exe, err)
 	}
 	return core, nil
+}
+
+// printVersion prints the thin client's own build, for --version when
+// kws-core, which tells more, is missing (why is missing), and returns 0.
+func printVersion(w io.Writer, args []string, missing error) int {
+	self := buildinfo.Self()
+	r := buildinfo.Report{Client: &self, Missing: missing.Error()}
+	if args[len(args)-1] == "--json" {
+		_ = json.NewEncoder(w).Encode(r)
+		return 0
+	}
+	r.Write(w)
+	return 0
 }

@@ -168,3 +168,26 @@ func TestProtectEnviron(t *testing.T) {
 		t.Fatalf("dumpable after protectEnviron: %q %v", out, err)
 	}
 }
+
+// TestVersion checks that --version reaches kws-core when it is there and
+// that the thin client answers it alone, saying what is missing, when not.
+func TestVersion(t *testing.T) {
+	core := filepath.Join(t.TempDir(), "core")
+	if err := os.WriteFile(core, []byte("#!/bin/sh\necho \"core $*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--version"}, {"-V"}, {"version"}} {
+		code, out, _ := client(t, []string{CoreEnv + "=" + core}, "", args...)
+		if code != 0 || out != "core "+args[0]+"\n" {
+			t.Fatalf("%v with kws-core: exit %d, %q", args, code, out)
+		}
+	}
+	code, out, _ := client(t, []string{CoreEnv + "="}, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "kws ") || !strings.Contains(out, "go1.") || !strings.Contains(out, "kws-core, the whole kws, is not beside") {
+		t.Fatalf("--version without kws-core: exit %d, %q", code, out)
+	}
+	code, out, _ = client(t, []string{CoreEnv + "="}, "", "version", "--json")
+	if code != 0 || !strings.Contains(out, `"client":{"path":"github.com/kwsdev/kws/cmd/kws-client"`) {
+		t.Fatalf("version --json without kws-core: exit %d, %q", code, out)
+	}
+}

@@ -97,14 +97,18 @@ func newRoot() rootCmd {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				return printVersion(cmd, g)
+			}
 			return runWorkstation(cmd, g, wf)
 		},
 	}
 	addWSFlags(root.Flags(), wf)
+	root.Flags().BoolP("version", "V", false, "print the version and how kws was built, as kws version does")
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", datadir.Default(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
-	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g))
+	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
 	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
 	root.AddCommand(newServerCmds(g)...)
 	forwardable(root, g)

@@ -18,6 +18,26 @@ extern void kwsLlamaLog(int level, char *text, void *user_data);
 int llama_pooling_type(const struct llama_context *ctx);
 struct llama_memory_i *llama_get_memory(const struct llama_context *ctx);
 int32_t llama_model_n_ctx_train(const struct llama_model *model);
+int ggml_cpu_has_sse3(void);
+int ggml_cpu_has_ssse3(void);
+int ggml_cpu_has_avx(void);
+int ggml_cpu_has_avx_vnni(void);
+int ggml_cpu_has_avx2(void);
+int ggml_cpu_has_bmi2(void);
+int ggml_cpu_has_f16c(void);
+int ggml_cpu_has_fma(void);
+int ggml_cpu_has_avx512(void);
+int ggml_cpu_has_avx512_vbmi(void);
+int ggml_cpu_has_avx512_vnni(void);
+int ggml_cpu_has_avx512_bf16(void);
+int ggml_cpu_has_amx_int8(void);
+int ggml_cpu_has_neon(void);
+int ggml_cpu_has_arm_fma(void);
+int ggml_cpu_has_fp16_va(void);
+int ggml_cpu_has_dotprod(void);
+int ggml_cpu_has_matmul_int8(void);
+int ggml_cpu_has_sve(void);
+int ggml_cpu_has_sme(void);
 */
 import "C"
 
@@ -136,4 +156,33 @@ func hasCache(lc *llama.Context) bool {
 // positions it has embeddings or was trained for.
 func trainContext(model *llama.Model) int {
 	return int(C.llama_model_n_ctx_train(*(**C.struct_llama_model)(unsafe.Pointer(model))))
+}
+
+// Features are the CPU features llama.cpp was compiled for (ggml's
+// ggml_cpu_has_* answer from the compiler's defines, not the CPU), in
+// ggml's order; kws --version prints them.
+func Features() []string {
+	all := []struct {
+		name string
+		has  C.int
+	}{
+		{"SSE3", C.ggml_cpu_has_sse3()}, {"SSSE3", C.ggml_cpu_has_ssse3()},
+		{"AVX", C.ggml_cpu_has_avx()}, {"AVX_VNNI", C.ggml_cpu_has_avx_vnni()},
+		{"AVX2", C.ggml_cpu_has_avx2()}, {"BMI2", C.ggml_cpu_has_bmi2()},
+		{"F16C", C.ggml_cpu_has_f16c()}, {"FMA", C.ggml_cpu_has_fma()},
+		{"AVX512", C.ggml_cpu_has_avx512()}, {"AVX512_VBMI", C.ggml_cpu_has_avx512_vbmi()},
+		{"AVX512_VNNI", C.ggml_cpu_has_avx512_vnni()}, {"AVX512_BF16", C.ggml_cpu_has_avx512_bf16()},
+		{"AMX_INT8", C.ggml_cpu_has_amx_int8()},
+		{"NEON", C.ggml_cpu_has_neon()}, {"ARM_FMA", C.ggml_cpu_has_arm_fma()},
+		{"FP16_VA", C.ggml_cpu_has_fp16_va()}, {"DOTPROD", C.ggml_cpu_has_dotprod()},
+		{"MATMUL_INT8", C.ggml_cpu_has_matmul_int8()}, {"SVE", C.ggml_cpu_has_sve()},
+		{"SME", C.ggml_cpu_has_sme()},
+	}
+	var out []string
+	for _, f := range all {
+		if f.has != 0 {
+			out = append(out, f.name)
+		}
+	}
+	return out
 }
