@@ -177,14 +177,12 @@ type Agent struct {
 	totals      Totals
 	last        *sentPrompt // the latest prompt sent, for the stats tool
 
-	turnStart   int
-	faults      int
-	overCap     int
-	injected    int
-	seenIDs     map[string]int // id → diet index of its exact page-in
-	pendingSeen []string       // ids paged in by the message being built
-	expanded    map[string]bool
-	requestSeq  int
+	turnStart  int
+	faults     int
+	overCap    int
+	injected   int
+	expanded   map[string]bool
+	requestSeq int
 
 	// What goes on the wire besides the diet's contents (wire.go), and
 	// the figures of the last call (cost.go).
@@ -388,10 +386,6 @@ func (a *Agent) record(m provider.Message) error {
 	a.history = append(a.history, m)
 	a.naiveTok += rawTokens(m)
 	a.addDiet(m, dietMessage(m))
-	for _, id := range a.pendingSeen {
-		a.seenIDs[id] = a.dietS.Len() - 1
-	}
-	a.pendingSeen = nil
 	if a.cfg.Recorder != nil {
 		if err := a.cfg.Recorder.AppendMessage(m); err != nil {
 			return fmt.Errorf("agent: session: %w", err)

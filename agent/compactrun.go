@@ -53,7 +53,6 @@ func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 	a.totals.Compactions++
 	a.compactGate = end + compactKeep
 	a.lastPrompt = 0
-	a.seenIDs = map[string]int{}
 	info.Covered = a.compactFrom
 	info.SummaryChars = len(a.summary)
 	info.AfterTokens = after.sent

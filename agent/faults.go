@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/vault"
@@ -18,8 +17,8 @@ var ErrFaultLimit = errors.New("agent: the model kept paging in context past the
 const overCapTurns = 3
 
 // pageFault answers one request for vaulted context, within the turn's
-// caps: a get of an id whose exact answer is still in the prompt is
-// answered by reference, not resent; past the fault cap or the
+// caps (the diet sends an answer whose bytes stand exact earlier in the
+// prompt as a note saying where, not twice): past the fault cap or the
 // injected-bytes budget the model is told to go on with what it has; an
 // oversized block comes back as its head and tail, marked partial; a
 // sensitive block passes sensitiveGate first.
@@ -33,8 +32,9 @@ func (a *Agent) pageFault(ctx context.Context, f diet.Fault) string {
 	}
 	a.emit(Event{Type: EvPageFault, Fault: &f})
 	a.event("page_fault", f)
-	if idx, ok := a.seenIDs[f.ID]; ok && f.Op == "get" && a.dietS.SentExact(idx) {
-		return fmt.Sprintf("<ctx_exact id=%q repeated=\"true\"/> (sent earlier in this turn and still above; read it there)", f.ID)
+	if f.Op == "get" && a.dietS.StandsExact(f.ID) {
+		// Already in front of the model: neither counted nor charged.
+		return diet.Answer(a.cfg.Vault, nil, f)
 	}
 	if a.faults >= a.cfg.MaxPageFaults {
 		a.overCap++
@@ -53,14 +53,10 @@ func (a *Agent) pageFault(ctx context.Context, f diet.Fault) string {
 	}
 	ans := diet.Answer(a.cfg.Vault, search, f)
 	room := a.cfg.MaxInjectedChars - a.injected
-	full := true
 	if len(ans) > room {
-		ans, full = partialExact(f.ID, ans, room), false
+		ans = partialExact(f.ID, ans, room)
 	}
 	a.injected += len(ans)
-	if f.Op == "get" && full && strings.HasPrefix(ans, "<ctx_exact") {
-		a.pendingSeen = append(a.pendingSeen, f.ID)
-	}
 	return ans
 }
 

@@ -94,7 +94,7 @@ func (a *Agent) Resume(ctx context.Context) (string, bool, error) {
 func (a *Agent) startTurn(at int) {
 	a.turnStart = at
 	a.faults, a.overCap, a.injected = 0, 0, 0
-	a.seenIDs, a.expanded, a.pendingSeen = map[string]int{}, map[string]bool{}, nil
+	a.expanded = map[string]bool{}
 }
 
 // repairToolResults answers every tool call of the last assistant message

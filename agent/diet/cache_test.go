@@ -122,8 +122,13 @@ func TestRepeatIsSeenBeforeTheTrigger(t *testing.T) {
 	}
 	s.Add(Message{Role: "tool", Content: out})
 	r = build(t, s)
-	if last := r.Messages[len(r.Messages)-1].Content; !strings.HasPrefix(last, "<il:seen ") || strings.Contains(last, "exact repeat") {
+	// The first copy has joined a run by now, so no seen ref could point
+	// at it: the repeat goes as its own ref.
+	if last := r.Messages[len(r.Messages)-1].Content; !strings.HasPrefix(last, "<ctx ") || strings.Contains(last, "exact repeat") {
 		t.Fatalf("repeat once active: %.120q", last)
+	}
+	if r.Messages[2].Content != FoldMarker && !strings.Contains(r.Messages[2].Content, `k="run"`) {
+		t.Fatalf("the first copy did not join a run: %.120q", r.Messages[2].Content)
 	}
 }
 

@@ -3,6 +3,7 @@ package diet
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -44,4 +45,34 @@ func EscapeInvalidUTF8(data []byte) string {
 		data = data[n:]
 	}
 	return b.String()
+}
+
+// unescapeInvalidUTF8 undoes EscapeInvalidUTF8; ok is false for text it
+// cannot have written.
+func unescapeInvalidUTF8(s string) (string, bool) {
+	var b strings.Builder
+	for len(s) > 0 {
+		k := strings.IndexByte(s, '\\')
+		if k < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:k])
+		s = s[k:]
+		switch {
+		case strings.HasPrefix(s, `\\`):
+			b.WriteByte('\\')
+			s = s[2:]
+		case len(s) >= 4 && s[1] == 'x':
+			v, err := strconv.ParseUint(s[2:4], 16, 8)
+			if err != nil {
+				return "", false
+			}
+			b.WriteByte(byte(v))
+			s = s[4:]
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }

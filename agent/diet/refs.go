@@ -19,7 +19,16 @@ const (
 
 // ref builds the reference for entry e.
 func (s *Session) ref(e *entry, autoRestored bool) vault.Ref {
-	return RefFor(s.p, e.id, e.msg.kind(), e.msg.Content, *e.desc, e.naiveTok-MsgOverheadTokens, autoRestored)
+	return RefFor(s.p, e.id, e.msg.kind(), e.body(), *e.desc, e.naiveTok-MsgOverheadTokens, autoRestored)
+}
+
+// body is the text e's block holds: the message, or for a full page-in
+// answer the block it answered with.
+func (e *entry) body() string {
+	if e.pin != nil {
+		return e.pin.data
+	}
+	return e.msg.Content
 }
 
 // RefFor builds the sized reference for a block with description d.

@@ -80,6 +80,7 @@ const (
 	formSpans              // <il:spans> new parts exact, repeats as <il:seg/>
 	formFold               // <ctx k="run"/>: opens a run of folded messages
 	formFolded             // FoldMarker: folded into the run opened before it
+	formAbove              // a page-in answer whose bytes stand exact earlier: where
 )
 
 type entry struct {
@@ -94,6 +95,8 @@ type entry struct {
 	sentTok  int
 	wantIL   bool
 	turn     int
+	pageIn   bool    // a page-fault answer: never encoded (see pagein.go)
+	pin      *pageIn // the block a full page-in answer carries
 }
 
 // Session is the diet state of one conversation. Add appends messages,
@@ -114,6 +117,7 @@ type Session struct {
 	active   bool
 	first    map[[32]byte]int
 	spans    *spanIndex
+	pageIns  []int // the page-in answers, in order
 
 	nonExact              int
 	naiveTok, sentTok     int
@@ -164,7 +168,13 @@ func (s *Session) Add(msgs ...Message) {
 		if m.IsHumanTurn() {
 			s.turns++
 		}
-		e := &entry{msg: m, sum: sha256.Sum256([]byte(m.Content)), sent: m.Content, turn: s.turns}
+		e := &entry{msg: m, sum: sha256.Sum256([]byte(m.Content)), sent: m.Content, turn: s.turns, pageIn: m.kind() == KindPageIn}
+		if e.pageIn {
+			if pin, ok := parsePageIn(m.Content); ok {
+				e.pin = &pin
+			}
+			s.pageIns = append(s.pageIns, i)
+		}
 		c := s.tok.CountHashed(e.sum, m.Content)
 		e.naiveTok, e.exactTok = c.Tokens+MsgOverheadTokens, c.Exact
 		e.sentTok = e.naiveTok
@@ -173,10 +183,10 @@ func (s *Session) Add(msgs ...Message) {
 		}
 		if !e.msg.Pinned && len(m.Content) >= s.p.MinBlockChars {
 			s.pending = append(s.pending, i)
-			if _, dup := s.first[e.sum]; !dup {
+			if _, dup := s.first[e.sum]; !dup && !e.pageIn {
 				s.first[e.sum] = i
 			}
-			e.wantIL = s.active && s.p.Lossless && !m.IsHumanTurn()
+			e.wantIL = s.active && s.p.Lossless && !m.IsHumanTurn() && !e.pageIn
 		}
 		s.entries = append(s.entries, e)
 		s.naiveTok += e.naiveTok
@@ -194,31 +204,44 @@ func (s *Session) overIngest(text string) bool {
 }
 
 // flush stores queued blocks in one vault transaction and renders the
-// forms that need an id.
+// forms that need an id. A full page-in answer stores nothing: its block
+// is in the vault already, and its id is the answer's.
 func (s *Session) flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	blocks := make([]vault.Block, len(s.pending))
-	for k, i := range s.pending {
+	var blocks []vault.Block
+	for _, i := range s.pending {
 		e := s.entries[i]
+		if e.pin != nil {
+			d := describeMessage(Message{Role: e.msg.Role, Kind: e.msg.Kind, Content: e.pin.data})
+			e.desc, e.id = &d, e.pin.id
+			continue
+		}
 		d := describeMessage(e.msg)
 		e.desc = &d
 		m := d.Meta(e.msg.kind(), i, e.naiveTok-MsgOverheadTokens, !e.exactTok)
 		m.Agent, m.Session, m.Turn = s.agent, s.session, e.turn
-		blocks[k] = vault.Block{Data: []byte(e.msg.Content), Meta: m}
+		blocks = append(blocks, vault.Block{Data: []byte(e.msg.Content), Meta: m})
 	}
 	ids, err := s.store.PutMany(blocks)
 	if err != nil {
 		return fmt.Errorf("diet: vault put: %w", err)
 	}
-	for k, i := range s.pending {
+	for _, i := range s.pending {
 		e := s.entries[i]
-		e.id = ids[k]
+		if e.pin == nil {
+			e.id, ids = ids[0], ids[1:]
+		}
+		if e.pageIn {
+			continue
+		}
 		s.indexSpans(i)
 		switch {
 		case s.seenAtOnce(e, i):
 			s.sendSeen(e)
+		case s.repeatAtOnce(e, i):
+			s.setSent(e, formRef, s.ref(e, false).String())
 		case e.form == formIngest:
 			s.setSent(e, formIngest, compactBody(e, s.ref(e, false)))
 		case e.wantIL && s.trySpans(i):
@@ -235,7 +258,34 @@ func (s *Session) flush() error {
 // repeated output tells the model nothing new. A repeated human turn
 // waits for an epoch (it may be the current one).
 func (s *Session) seenAtOnce(e *entry, i int) bool {
-	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn()
+	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn() && s.showsID(s.first[e.sum])
+}
+
+// repeatAtOnce reports whether entry i repeats an earlier message that
+// has joined a run, so that no <il:seen/> can point at it: the repeat goes
+// as its own ref at once, for the reason seenAtOnce gives.
+func (s *Session) repeatAtOnce(e *entry, i int) bool {
+	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn() && !s.showsID(s.first[e.sum])
+}
+
+// showsID says whether message j shows its block's id in the prompt: sent
+// exact, encoded or as its ref, but not folded into a run, where only the
+// run's id shows. A <il:seen/> repeats a message that shows the same id,
+// so the model finds the text above, or the ref to page it in by.
+func (s *Session) showsID(j int) bool {
+	f := s.entries[j].form
+	return f != formFold && f != formFolded
+}
+
+// fixSeen makes a ref of every <il:seen/> whose first occurrence no longer
+// shows its id (it joined a run): a seen ref must point at something the
+// prompt still shows.
+func (s *Session) fixSeen() {
+	for _, e := range s.entries {
+		if e.form == formSeen && !s.showsID(s.first[e.sum]) {
+			s.setSent(e, formRef, s.ref(e, false).String())
+		}
+	}
 }
 
 // sendSeen sends e as <il:seen/>. Before the diet is active the ref
@@ -255,7 +305,7 @@ func (s *Session) sendSeen(e *entry) {
 
 // setSent replaces what entry e sends and keeps the running totals.
 func (s *Session) setSent(e *entry, f form, text string) {
-	if e.form == formExact && f != formExact {
+	if (e.form == formExact || e.form == formAbove) && f != formExact {
 		s.nonExact++
 	}
 	s.sentTok -= e.sentTok
@@ -269,7 +319,7 @@ func (s *Session) setSent(e *entry, f form, text string) {
 // tryIL sends e as <il:v1> when the lossless encoding saves at least a
 // fifth of its bytes.
 func (s *Session) tryIL(e *entry) {
-	if e.form != formExact {
+	if e.form != formExact || e.pageIn {
 		return
 	}
 	body := vault.EncodeIL([]byte(e.msg.Content))
@@ -285,7 +335,7 @@ func (s *Session) verify(e *entry) error {
 	if err != nil {
 		return fmt.Errorf("diet: verify %s: %w", e.id, err)
 	}
-	if !bytes.Equal(got, []byte(e.msg.Content)) {
+	if !bytes.Equal(got, []byte(e.body())) {
 		return fmt.Errorf("diet: verify %s: vault bytes differ from the message", e.id)
 	}
 	return nil
@@ -320,7 +370,7 @@ func (s *Session) epoch(cur int) error {
 				return err
 			}
 		}
-		if j := s.first[e.sum]; s.p.Seen && j < i {
+		if j, ok := s.first[e.sum]; s.p.Seen && ok && j < i && s.showsID(j) {
 			r := vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}
 			s.setSent(e, formSeen, r.String())
 			continue
@@ -334,6 +384,7 @@ func (s *Session) epoch(cur int) error {
 		}
 	}
 	s.spanRecent(end)
+	s.fixSeen()
 	if !s.active {
 		s.active = true
 		if s.p.Lossless {
@@ -466,6 +517,7 @@ func (s *Session) Build() (Result, error) {
 		}
 		ev.Epoch = true
 	}
+	s.placePageIns()
 	s.calls++
 	out := make([]Message, len(s.entries))
 	toks := make([]int, len(s.entries))

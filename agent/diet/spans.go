@@ -206,7 +206,7 @@ func (s *Session) indexSpans(i int) {
 // <il:seen/>) and the current human turn stay as they are.
 func (s *Session) trySpans(i int) bool {
 	e := s.entries[i]
-	if !s.p.Spans || s.spans == nil || e.form != formExact || e.id == "" || e.msg.Pinned || e.msg.Sensitive ||
+	if !s.p.Spans || s.spans == nil || e.form != formExact || e.id == "" || e.pageIn || e.msg.Pinned || e.msg.Sensitive ||
 		len(e.msg.Content) < minSpanChars || len(e.msg.Content) > spanFindBytes || s.first[e.sum] != i || e.msg.IsHumanTurn() && i == s.currentTurn() {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/vault"
@@ -45,8 +46,26 @@ func Verify(v Getter, orig []diet.Message, prompt []diet.Message) error {
 		if err := verifyOne(v, m.Content, orig[i].Content); err != nil {
 			return fmt.Errorf("message %d: %w", i, err)
 		}
+		if err := verifySeen(prompt, orig, i); err != nil {
+			return fmt.Errorf("message %d: %w", i, err)
+		}
 	}
 	return nil
+}
+
+// verifySeen checks that message i, when it is an <il:seen/>, repeats an
+// earlier message the prompt shows: exact, or under the same id.
+func verifySeen(prompt, orig []diet.Message, i int) error {
+	if !strings.HasPrefix(prompt[i].Content, "<"+vault.TagSeen+" ") {
+		return nil
+	}
+	id := vault.ParseRefs(prompt[i].Content)[0].ID
+	for j := range i {
+		if prompt[j].Content == orig[i].Content || strings.Contains(prompt[j].Content, `id="`+id+`"`) {
+			return nil
+		}
+	}
+	return fmt.Errorf("<il:seen> of %s, which no earlier message of the prompt shows", id)
 }
 
 // verifyRun checks the run with block id opened by message i and returns

@@ -172,6 +172,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			s.t.Errorf("providertest: request %d does not match its step: %v", n, err)
 		}
 	}
+	if step.Reply != nil {
+		step = step.Reply(rec)
+	}
 	step.respond(w, r, rec, n)
 }
 

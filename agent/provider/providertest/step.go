@@ -41,6 +41,9 @@ type Step struct {
 	// Match, when set, checks the request; an error is reported with
 	// t.Errorf.
 	Match func(RecordedRequest) error
+	// Reply, when set, makes the answer from the request, after Match: a
+	// model that acts on what it was sent, such as a ref it pages in.
+	Reply func(RecordedRequest) Step
 }
 
 // TextStep answers with streamed text.
