@@ -63,7 +63,7 @@ func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error
 // system prompt always holds it, so that is taken off again.
 func (a *Agent) build() (wirePrompt, error) {
 	specs := a.toolSpecs(a.directTurn)
-	a.dietS.SetExtraTokens(a.extraTokens(specs)-a.decoderDup, a.savableArguments())
+	a.dietS.SetExtraTokens(a.specsTokens(specs)-a.decoderDup, a.callsTokensAll(), a.savableArguments())
 	res, err := a.dietS.Build()
 	if err != nil {
 		return wirePrompt{}, err

@@ -100,6 +100,7 @@ func TestProviderUsageStartsCompaction(t *testing.T) {
 func TestCompactionIsNotRepeatedForAFewTokens(t *testing.T) {
 	tight := func(c *Config) {
 		c.Diet.TriggerTokens, c.Diet.Recent = 1, 2
+		c.Diet.Fold = false // eliding would keep the history under the budget
 		c.Profile.ContextWindow, c.Profile.CompletionReserve = 7200, 1000
 	}
 	r := newRig(t, tight)

@@ -80,6 +80,9 @@ func (a *Agent) view(res diet.Result, meta []provider.Message) ContextView {
 	}
 	count := tokens.Default()
 	for i, m := range res.Messages {
+		if m.Elided {
+			continue // not sent: its run's ref stands for it
+		}
 		tok := res.Tokens[i] + callTokens(meta[i])
 		switch {
 		case i == 0 && m.Role == "system":

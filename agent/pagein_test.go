@@ -25,13 +25,14 @@ func bigLines(n int) string {
 }
 
 // pager is a scripted model that pages in the output of one tool call
-// as a model would: by the ref it sees in the call's place, through the run
-// that folded it when it was folded (the largest ref of the run's block),
+// as a model would: by the ref it sees in the call's place, or through the
+// runs that hold it, by the message numbers their refs and blocks give,
 // until the exact output arrives. Then it asks for it again with each
 // page-fault form in turn.
 type pager struct {
 	t      testing.TB
 	callID string
+	msg    int // the index of the call's result in the conversation
 	want   string
 	id     string   // the output's block id, once known
 	faults int      // faults made before the exact output arrived
@@ -77,30 +78,19 @@ func (p *pager) reply(req providertest.RecordedRequest) providertest.Step {
 	return providertest.ToolStep(call(fmt.Sprintf("f%d", p.faults), "ctx_get", map[string]any{"id": id}))
 }
 
-// next is the id the model pages in next: the largest ref in the last
-// page-in answer, else the ref standing for the call's result.
+// next is the id the model pages in next: in the last page-in answer, a
+// run's block, the part of the output's message (its ref, or the run that
+// holds it); else, in the prompt, the ref standing for the call's result,
+// or the run whose summary's "msgs A-B" covers its message.
 func (p *pager) next(req providertest.RecordedRequest) string {
 	last := req.Messages[len(req.Messages)-1]
 	if strings.HasPrefix(last.Content, "<ctx_exact") {
-		best := vault.Ref{}
-		for _, r := range vault.ParseRefs(last.Content) {
-			if r.Tag == vault.TagCtx && r.Chars > best.Chars {
-				best = r
-			}
-		}
-		if best.ID != "" {
-			return best.ID
+		if id := p.inRun(last.Content); id != "" {
+			return id
 		}
 	}
-	run := ""
 	for _, m := range req.Messages {
-		if refs := vault.ParseRefs(m.Content); len(refs) > 0 && refs[0].Kind == diet.KindRun && strings.HasPrefix(m.Content, "<ctx") {
-			run = refs[0].ID
-		}
-		if m.Role == "tool" && m.ToolCallID == p.callID {
-			if m.Content == diet.FoldMarker {
-				return run
-			}
+		if m.Role == "tool" && m.ToolCallID == p.callID && m.Content != diet.FoldMarker {
 			if refs := vault.ParseRefs(m.Content); len(refs) > 0 {
 				return refs[0].ID
 			}
@@ -108,8 +98,53 @@ func (p *pager) next(req providertest.RecordedRequest) string {
 			return ""
 		}
 	}
-	p.t.Errorf("no result of %s in the request", p.callID)
+	for _, m := range req.Messages {
+		for _, r := range vault.ParseRefs(m.Content) {
+			if covers(r, p.msg) {
+				return r.ID
+			}
+		}
+	}
+	p.t.Errorf("no ref in the request leads to message %d", p.msg)
 	return ""
+}
+
+// inRun finds, in a page-in answer holding a run's block, what leads to
+// message p.msg: its part's ref, or the part opening the run that holds it.
+func (p *pager) inRun(answer string) string {
+	_, body, _ := strings.Cut(answer, "\n")
+	body = strings.TrimSuffix(body, "\n</ctx_exact>")
+	parts, err := diet.ParseFold([]byte(body))
+	if err != nil {
+		return ""
+	}
+	lead := ""
+	for _, part := range parts {
+		if part.Index > p.msg {
+			break
+		}
+		refs := vault.ParseRefs(part.Text)
+		switch {
+		case part.Index == p.msg && len(refs) > 0:
+			return refs[0].ID
+		case len(refs) == 1 && refs[0].Kind == diet.KindRun && covers(refs[0], p.msg):
+			lead = refs[0].ID
+		}
+	}
+	return lead
+}
+
+// covers says whether r is a run's ref whose summary's "msgs A-B" holds
+// message i.
+func covers(r vault.Ref, i int) bool {
+	var a, b int
+	if r.Kind != diet.KindRun {
+		return false
+	}
+	if _, err := fmt.Sscanf(r.Summary, "msgs %d-%d", &a, &b); err != nil {
+		return false
+	}
+	return a <= i && i <= b
 }
 
 // exactIDs are the ids of the <ctx_exact> elements in text.
@@ -142,7 +177,8 @@ func TestPageInReachesTheModelExact(t *testing.T) {
 	for k := range 3 {
 		steps = append(steps, providertest.ToolStep(call(fmt.Sprintf("s%d", k), "shell", map[string]any{"command": fmt.Sprintf("echo step %d", k)})))
 	}
-	p := &pager{t: t, callID: "c1", want: big, again: []string{"tool", "line", "need_ref"}}
+	// The transcript: system, task, then each call and its result.
+	p := &pager{t: t, callID: "c1", msg: 3, want: big, again: []string{"tool", "line", "need_ref"}}
 	for range 12 {
 		steps = append(steps, p.step())
 	}
@@ -170,4 +206,39 @@ func promptText(msgs []provider.Message) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestElidedHistoryIsAValidRequest runs enough tool rounds at a small
+// trigger that old messages are elided (not sent at all): every request
+// still pairs each tool result with its call (the scripted server refuses
+// one that does not), and the first output is still reachable by
+// following the refs the model sees, through the runs that hold it.
+func TestElidedHistoryIsAValidRequest(t *testing.T) {
+	r := newRig(t, func(c *Config) { c.Diet.TriggerTokens, c.Diet.Recent, c.MaxSteps = 1500, 2, 100 })
+	var steps []providertest.Step
+	for k := range 60 {
+		steps = append(steps, providertest.ToolStep(call(fmt.Sprintf("c%d", k), "shell", map[string]any{"command": fmt.Sprintf("seq %d %d | sed 's/^/build step /'", k*100, k*100+30)})))
+	}
+	var first strings.Builder
+	for i := range 31 {
+		fmt.Fprintf(&first, "build step %d\n", i)
+	}
+	p := &pager{t: t, callID: "c0", msg: 3, want: first.String()}
+	for range 8 {
+		steps = append(steps, p.step())
+	}
+	r.srv.Push(steps...)
+	r.run("run the build steps")
+	reqs := r.srv.Requests()
+	elided := false
+	for _, req := range reqs {
+		elided = elided || len(req.Messages) < len(r.a.meta)/2
+	}
+	if !elided {
+		t.Fatalf("no request elided old messages: the last of %d requests sent %d of %d messages", len(reqs), len(reqs[len(reqs)-1].Messages), len(r.a.meta))
+	}
+	if p.id == "" {
+		t.Fatal("the first output never reached the model")
+	}
+	t.Logf("faults to reach the first of 60 outputs: %d", p.faults)
 }

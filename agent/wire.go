@@ -170,29 +170,41 @@ func (a *Agent) savableArguments() []int {
 	return save
 }
 
-// extraTokens is what the next prompt sends besides the message contents
-// as the diet stands: schemas, tool-call ids, names and arguments.
-func (a *Agent) extraTokens(specs []provider.ToolSpec) int {
-	n := a.specsTokens(specs)
+// callsTokensAll is what each message of the next prompt sends besides
+// its content as the diet stands: tool-call ids, names and arguments.
+func (a *Agent) callsTokensAll() []int {
+	n := make([]int, len(a.wire))
 	for i := range a.wire {
-		n += a.callsTokens(i)
+		n[i] = a.callsTokens(i)
 	}
 	return n
 }
 
 // wirePrompt turns a built diet prompt into the request: contents as the
 // diet sent them, old bulky tool-call arguments as refs to their exact
-// bytes in the vault, and counts every token of it.
+// bytes in the vault, and counts every token of it. Messages the diet
+// elided are not sent, and the message opening their run, which stands for
+// them, goes without its tool calls: their results are among them.
 func (a *Agent) wirePrompt(res diet.Result, specs []provider.ToolSpec) (wirePrompt, error) {
 	if err := a.vaultArguments(); err != nil {
 		return wirePrompt{}, err
 	}
-	w := wirePrompt{res: res, msgs: make([]provider.Message, len(res.Messages)), specs: specs, tok: make([]int, len(res.Messages))}
+	w := wirePrompt{res: res, msgs: make([]provider.Message, 0, len(res.Messages)), specs: specs, tok: make([]int, 0, len(res.Messages))}
 	w.specsTok = a.specsTokens(specs)
 	w.sent = diet.PromptOverheadTokens + w.specsTok
 	for i, dm := range res.Messages {
+		if dm.Elided {
+			continue
+		}
 		m := a.meta[i]
 		m.Content = dm.Content
+		if i+1 < len(res.Messages) && res.Messages[i+1].Elided {
+			m.ToolCalls = nil
+			w.msgs = append(w.msgs, m)
+			w.tok = append(w.tok, res.Tokens[i])
+			w.sent += res.Tokens[i]
+			continue
+		}
 		if len(m.ToolCalls) > 0 {
 			m.ToolCalls = append([]provider.ToolCall(nil), m.ToolCalls...)
 			old := a.dietS.Externalized(i)
@@ -203,9 +215,9 @@ func (a *Agent) wirePrompt(res diet.Result, specs []provider.ToolSpec) (wireProm
 				}
 			}
 		}
-		w.msgs[i] = m
-		w.tok[i] = res.Tokens[i] + a.callsTokens(i)
-		w.sent += w.tok[i]
+		w.msgs = append(w.msgs, m)
+		w.tok = append(w.tok, res.Tokens[i]+a.callsTokens(i))
+		w.sent += w.tok[len(w.tok)-1]
 	}
 	w.naive = diet.PromptOverheadTokens + w.specsTok + a.naiveTok
 	return w, nil

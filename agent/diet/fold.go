@@ -117,7 +117,7 @@ func ParseFold(data []byte) ([]FoldPart, error) {
 // folded already.
 func (s *Session) foldable(i, cur int) bool {
 	e := s.entries[i]
-	if i == cur || e.msg.Pinned || e.form == formFold || e.form == formFolded {
+	if i == cur || e.msg.Pinned || e.form == formFold || e.form == formFolded || e.form == formElided {
 		return false
 	}
 	for _, d := range s.deferred {

@@ -12,21 +12,42 @@ import (
 
 // resolveMessage returns the exact content message i of prompt stands
 // for: the text itself, the block of its single <ctx>/<il:seen> ref, or,
-// inside a run, its part of the run's block resolved the same way.
+// inside a run (folded or elided), its part of the run's block resolved
+// the same way, through nested runs.
 func resolveMessage(t *testing.T, v *vault.Vault, prompt []Message, i int) string {
 	t.Helper()
-	text := prompt[i].Content
-	if text == FoldMarker {
-		head := i - 1
-		for head >= 0 && prompt[head].Content == FoldMarker {
-			head--
+	var view []FoldPart
+	for k, m := range prompt {
+		if !m.Elided {
+			view = append(view, FoldPart{Index: k, Role: m.Role, Text: m.Content})
 		}
-		if head < 0 {
+	}
+	return resolveIn(t, v, view, i)
+}
+
+// resolveIn resolves message i in view, the texts sent for messages in
+// order (a prompt, or a run's parts), elided ones absent.
+func resolveIn(t *testing.T, v *vault.Vault, view []FoldPart, i int) string {
+	t.Helper()
+	k := len(view) - 1
+	for k >= 0 && view[k].Index > i {
+		k--
+	}
+	if k < 0 {
+		t.Fatalf("message %d is in no run", i)
+	}
+	text := view[k].Text
+	if view[k].Index != i || text == FoldMarker {
+		for k >= 0 && view[k].Text == FoldMarker {
+			k--
+		}
+		if k < 0 {
 			t.Fatalf("message %d is folded with no run before it", i)
 		}
-		text = runPart(t, v, prompt[head].Content, i)
-	} else if refs := vault.ParseRefs(text); len(refs) == 1 && refs[0].Kind == KindRun {
-		text = runPart(t, v, text, i)
+		return resolveIn(t, v, runParts(t, v, view[k].Text), i)
+	}
+	if refs := vault.ParseRefs(text); len(refs) == 1 && refs[0].Kind == KindRun {
+		return resolveIn(t, v, runParts(t, v, text), i)
 	}
 	if refs := vault.ParseRefs(text); len(refs) == 1 && refs[0].String() == text {
 		got, err := v.Get(refs[0].ID)
@@ -38,10 +59,14 @@ func resolveMessage(t *testing.T, v *vault.Vault, prompt []Message, i int) strin
 	return text
 }
 
-// runPart returns message i's part of the run opened by ref.
-func runPart(t *testing.T, v *vault.Vault, ref string, i int) string {
+// runParts returns the parts of the run opened by ref.
+func runParts(t *testing.T, v *vault.Vault, ref string) []FoldPart {
 	t.Helper()
-	data, err := v.Get(vault.ParseRefs(ref)[0].ID)
+	refs := vault.ParseRefs(ref)
+	if len(refs) != 1 || refs[0].Kind != KindRun {
+		t.Fatalf("not a run's ref: %.100q", ref)
+	}
+	data, err := v.Get(refs[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +74,7 @@ func runPart(t *testing.T, v *vault.Vault, ref string, i int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range parts {
-		if p.Index == i {
-			return p.Text
-		}
-	}
-	t.Fatalf("message %d is not in its run", i)
-	return ""
+	return parts
 }
 
 // TestFoldBoundsThePromptAndLosesNothing replays a long session of small
@@ -95,7 +114,7 @@ func TestFoldBoundsThePromptAndLosesNothing(t *testing.T) {
 			if got := resolveMessage(t, v, r.Messages, i); got != msgs[i].Content {
 				t.Fatalf("call at %d messages: message %d resolves to %.80q", n, i, got)
 			}
-			if m.Content == FoldMarker {
+			if m.Content == FoldMarker || m.Elided {
 				folded++
 			}
 		}

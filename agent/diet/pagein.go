@@ -112,9 +112,10 @@ func (s *Session) exactEarlier(i int) int {
 // aboveNote is what page-in e sends when message j already holds its bytes
 // exact: the id, where, and what produced it.
 func (s *Session) aboveNote(e *entry, j int) string {
-	where := fmt.Sprintf("message %d of this conversation, the system prompt being message 1", j+1)
+	// Messages are numbered from 0, the system prompt, as runs number them.
+	where := fmt.Sprintf("message %d of this conversation (the system prompt is message 0)", j)
 	if e.pin == nil {
-		return fmt.Sprintf("<ctx_repeated at=%d/> (the same answer stands above as %s; read it there)", j+1, where)
+		return fmt.Sprintf("<ctx_repeated at=%d/> (the same answer stands above as %s; read it there)", j, where)
 	}
 	if src, _, _ := strings.Cut(strings.TrimSpace(s.entries[j].msg.Source), "\n"); src != "" {
 		where += fmt.Sprintf(": the result of %q", clip(src, 80))
@@ -122,5 +123,5 @@ func (s *Session) aboveNote(e *entry, j int) string {
 		where += ": an earlier answer"
 	}
 	return fmt.Sprintf("<ctx_exact id=%q original_chars=%d repeated=\"true\" at=%d/> (these exact bytes stand above as %s; read them there)",
-		e.pin.id, len(e.pin.data), j+1, where)
+		e.pin.id, len(e.pin.data), j, where)
 }

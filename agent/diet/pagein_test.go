@@ -38,21 +38,28 @@ func TestPageInIsNeverEncoded(t *testing.T) {
 	s.Add(Message{Role: "assistant", Content: ".ctx_get id=" + id}, pageInMsg(v, id))
 	r = build(t, s)
 	again := r.Messages[len(r.Messages)-1].Content
-	if !strings.Contains(again, `repeated="true"`) || !strings.Contains(again, "message "+strconv.Itoa(first+1)+" ") || r.Messages[first].Content != want {
+	if !strings.Contains(again, `repeated="true"`) || !strings.Contains(again, "message "+strconv.Itoa(first)+" ") || r.Messages[first].Content != want {
 		t.Fatalf("the repeated answer: %.300q", again)
 	}
 	if !s.StandsExact(id) {
 		t.Fatal("StandsExact denies the exact answer in the prompt")
 	}
 	// Enough new output ages both answers out: they become refs by the
-	// block's id, never a seen ref or a segment.
+	// block's id, never a seen ref or a segment, and resolve to the block
+	// whether folded or elided.
 	for _, m := range conversation(20)[2+2*8:] {
 		s.Add(m)
 	}
 	r = build(t, s)
 	for _, k := range []int{first, len(msgs) + 3} {
 		c := r.Messages[k].Content
-		if strings.Contains(c, "<il:") && c != FoldMarker || !strings.Contains(c, id) && c != FoldMarker {
+		if got := resolveMessage(t, v, r.Messages, k); got != msgs[3].Content {
+			t.Fatalf("aged-out answer %d resolves to %.200q", k, got)
+		}
+		if r.Messages[k].Elided || c == FoldMarker {
+			continue
+		}
+		if strings.Contains(c, "<il:") || !strings.Contains(c, id) {
 			t.Fatalf("aged-out answer %d sent as %.200q", k, c)
 		}
 	}
@@ -72,7 +79,7 @@ func TestPageInOfAnExactMessageSaysWhere(t *testing.T) {
 	s.Add(Message{Role: "assistant", Content: ".ctx_get id=" + id}, pageInMsg(v, id))
 	r := build(t, s)
 	last := r.Messages[len(r.Messages)-1].Content
-	if !strings.Contains(last, `repeated="true" at=4/>`) || r.Messages[3].Content != msgs[3].Content {
+	if !strings.Contains(last, `repeated="true" at=3/>`) || r.Messages[3].Content != msgs[3].Content {
 		t.Fatalf("answer for a block exact above: %.300q", last)
 	}
 	if !s.StandsExact(id) {

@@ -35,6 +35,9 @@ type Message struct {
 	// main argument, or the shell command ("shell: pytest -x"). The vault
 	// indexes it, so a search for the command finds its output.
 	Source string `json:"source,omitempty"`
+	// Elided, in a built prompt, marks a message that is not sent: the
+	// elided run opened by an earlier message's ref holds it.
+	Elided bool `json:"elided,omitempty"`
 }
 
 // kind returns Kind, else Role.
@@ -81,6 +84,7 @@ const (
 	formFold               // <ctx k="run"/>: opens a run of folded messages
 	formFolded             // FoldMarker: folded into the run opened before it
 	formAbove              // a page-in answer whose bytes stand exact earlier: where
+	formElided             // not sent: elided into the run opened before it (elide.go)
 )
 
 type entry struct {
@@ -97,6 +101,9 @@ type entry struct {
 	turn     int
 	pageIn   bool    // a page-fault answer: never encoded (see pagein.go)
 	pin      *pageIn // the block a full page-in answer carries
+	// elidedRun marks the first message of an elided run, whose ref
+	// stands for the messages after it that are not sent.
+	elidedRun bool
 }
 
 // Session is the diet state of one conversation. Add appends messages,
@@ -126,7 +133,8 @@ type Session struct {
 	turns                 int
 	decoderTok            int
 	restore               stickyRestore
-	extraTok              int   // sent besides the contents; see SetExtraTokens
+	extraFixed            int   // sent besides the contents; see SetExtraTokens
+	extraPer              []int // ... with each message
 	extraSave             []int // per message, saved besides its content when externalized
 }
 
@@ -274,7 +282,7 @@ func (s *Session) repeatAtOnce(e *entry, i int) bool {
 // so the model finds the text above, or the ref to page it in by.
 func (s *Session) showsID(j int) bool {
 	f := s.entries[j].form
-	return f != formFold && f != formFolded
+	return f != formFold && f != formFolded && f != formElided
 }
 
 // fixSeen makes a ref of every <il:seen/> whose first occurrence no longer
@@ -362,7 +370,7 @@ func (s *Session) epoch(cur int) error {
 			s.deferred = append(s.deferred, i)
 			continue
 		}
-		if e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen || e.form == formFold || e.form == formFolded {
+		if e.msg.Pinned || e.id == "" || e.form == formRef || e.form == formSeen || e.form == formFold || e.form == formFolded || e.form == formElided {
 			continue
 		}
 		if s.p.Verify {
@@ -380,6 +388,9 @@ func (s *Session) epoch(cur int) error {
 	s.cut = end
 	if s.p.Fold {
 		if err := s.fold(end, cur); err != nil {
+			return err
+		}
+		if err := s.elide(end, cur); err != nil {
 			return err
 		}
 	}
@@ -409,7 +420,7 @@ func seq(a, b int) []int {
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
 func (s *Session) promptTokens() int {
-	n := s.sentTok + PromptOverheadTokens + s.extraTok
+	n := s.sentTok + PromptOverheadTokens + s.extraTokens()
 	if s.nonExact > 0 {
 		n += s.decoderTok
 	}
@@ -441,6 +452,7 @@ func (s *Session) epochDue(cur int) bool {
 	end := max(s.cut, len(s.entries)-s.p.Recent)
 	recent := s.recentTokens(end)
 	free := s.freeable(end, cur) + s.foldSavings(end, cur)
+	free += s.elideSavings(end, free)
 	over := p - recent - s.p.TriggerTokens
 	return free >= s.hysteresis() || over > 0 && (free >= over || free >= s.p.TriggerTokens*minFreePct/100)
 }
@@ -524,6 +536,7 @@ func (s *Session) Build() (Result, error) {
 	for i, e := range s.entries {
 		out[i] = e.msg
 		out[i].Content = e.sent
+		out[i].Elided = e.form == formElided
 		toks[i] = e.sentTok
 		switch e.form {
 		case formRef, formFold:

@@ -6,13 +6,28 @@ package diet
 // the messages.
 
 // SetExtraTokens sets how many tokens each prompt sends besides the
-// messages' contents and frames (tool schemas, tool-call ids, names and
-// arguments), so the trigger sees the whole prompt. It counts in the
+// messages' contents and frames, so the trigger sees the whole prompt:
+// fixed once (tool schemas), and per[i] with message i (its tool-call ids,
+// names and arguments), which goes when the message is elided, and with
+// the first message of an elided run, whose tool calls the agent drops
+// with their results (Result.Messages[i+1].Elided). It counts in the
 // prompt figure of the next Build's event. savable[i], when given, is what
 // externalizing message i would save besides its content (its bulky
 // tool-call arguments going by ref), so an epoch is timed by all it frees.
-func (s *Session) SetExtraTokens(n int, savable []int) {
-	s.extraTok, s.extraSave = max(n, 0), savable
+func (s *Session) SetExtraTokens(fixed int, per, savable []int) {
+	s.extraFixed, s.extraPer, s.extraSave = max(fixed, 0), per, savable
+}
+
+// extraTokens is what the prompt sends besides contents and frames, as
+// SetExtraTokens gave it, for the messages sent.
+func (s *Session) extraTokens() int {
+	n := s.extraFixed
+	for i, t := range s.extraPer {
+		if i >= len(s.entries) || s.entries[i].form != formElided && !s.entries[i].elidedRun {
+			n += t
+		}
+	}
+	return n
 }
 
 // savableExtra is savable[i] of the last SetExtraTokens, or 0.

@@ -152,13 +152,18 @@ func emitPrompt(dir, name string, msgs []diet.Message) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// The messages sent, each with its index in the conversation: the
+	// elided ones are not sent, their run's ref stands for them.
 	type pm struct {
+		Index   int    `json:"i"`
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	}
-	out := make([]pm, len(msgs))
+	out := make([]pm, 0, len(msgs))
 	for i, m := range msgs {
-		out[i] = pm{m.Role, m.Content}
+		if !m.Elided {
+			out = append(out, pm{i, m.Role, m.Content})
+		}
 	}
 	data, err := json.MarshalIndent(out, "", " ")
 	if err != nil {

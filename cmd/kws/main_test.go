@@ -109,9 +109,20 @@ func TestDietReplayEmitsPrompts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var prompt []diet.Message
-		if err := json.Unmarshal(raw, &prompt); err != nil || len(prompt) != int(row["messages"].(float64)) {
-			t.Fatalf("emitted prompt for %s: %d entries, %v", name, len(prompt), err)
+		var sent []struct {
+			I int `json:"i"`
+			diet.Message
+		}
+		if err := json.Unmarshal(raw, &sent); err != nil || len(sent) == 0 {
+			t.Fatalf("emitted prompt for %s: %d entries, %v", name, len(sent), err)
+		}
+		// The messages not sent were elided into the run before them.
+		prompt := make([]diet.Message, int(row["messages"].(float64)))
+		for i := range prompt {
+			prompt[i].Elided = true
+		}
+		for _, m := range sent {
+			prompt[m.I] = m.Message
 		}
 		conv, err := replay.Load(filepath.Join("../../testdata/trajectories", name+".traj"))
 		if err != nil {

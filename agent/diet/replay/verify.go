@@ -21,8 +21,9 @@ type Getter interface {
 // original content (and an <il:v1> body decodes to it); a segmented one's
 // own id and its literal parts and segments all resolve to it; a run's ref
 // opens a run whose block holds, for it and for each following message
-// sent as diet.FoldMarker (or auto-restored, resolving on its own), a text
-// that resolves to that message by these same rules.
+// sent as diet.FoldMarker (or auto-restored, resolving on its own) or not
+// sent at all (elided), a text that resolves to that message by these same
+// rules, a run's ref in a block opening a run in its turn.
 func Verify(v Getter, orig []diet.Message, prompt []diet.Message) error {
 	if len(prompt) != len(orig) {
 		return fmt.Errorf("prompt has %d messages, want %d", len(prompt), len(orig))
@@ -32,12 +33,27 @@ func Verify(v Getter, orig []diet.Message, prompt []diet.Message) error {
 		if m.Role != orig[i].Role {
 			return fmt.Errorf("message %d: role %q, want %q", i, m.Role, orig[i].Role)
 		}
-		if refs := vault.ParseRefs(m.Content); len(refs) == 1 && refs[0].Kind == diet.KindRun && m.Content == refs[0].String() {
-			n, err := verifyRun(v, refs[0].ID, i, orig, prompt)
+		if m.Elided {
+			return fmt.Errorf("message %d: elided without a run before it", i)
+		}
+		if id, ok := runRef(m.Content); ok {
+			end, err := verifyRun(v, id, i, orig)
 			if err != nil {
 				return err
 			}
-			i += n - 1
+			for j := i + 1; j < end; j++ {
+				switch {
+				case prompt[j].Elided:
+				case prompt[j].Role != orig[j].Role:
+					return fmt.Errorf("message %d: role %q, want %q", j, prompt[j].Role, orig[j].Role)
+				case prompt[j].Content == diet.FoldMarker:
+				default:
+					if err := verifyOne(v, prompt[j].Content, orig[j].Content); err != nil {
+						return fmt.Errorf("message %d: run %s: message %d is neither folded nor exact: %w", i, id, j, err)
+					}
+				}
+			}
+			i = end - 1
 			continue
 		}
 		if m.Content == diet.FoldMarker && orig[i].Content != diet.FoldMarker {
@@ -53,6 +69,59 @@ func Verify(v Getter, orig []diet.Message, prompt []diet.Message) error {
 	return nil
 }
 
+// runRef returns the id of the run whose ref text is, alone.
+func runRef(text string) (string, bool) {
+	refs := vault.ParseRefs(text)
+	if len(refs) == 1 && refs[0].Kind == diet.KindRun && text == refs[0].String() {
+		return refs[0].ID, true
+	}
+	return "", false
+}
+
+// verifyRun checks the run with block id opened by message start and
+// returns the index after the last message it covers. Its parts are the
+// texts the prompt sent for the messages it holds, in order: a part that
+// opens a run covers that run's messages, of which the ones sent as
+// diet.FoldMarker have marker parts and the elided ones none.
+func verifyRun(v Getter, id string, start int, orig []diet.Message) (int, error) {
+	data, err := v.Get(id)
+	if err != nil {
+		return 0, fmt.Errorf("message %d: run %s: %w", start, id, err)
+	}
+	parts, err := diet.ParseFold(data)
+	if err != nil {
+		return 0, fmt.Errorf("message %d: run %s: %w", start, id, err)
+	}
+	j := start
+	for k := 0; k < len(parts); {
+		p := parts[k]
+		switch {
+		case j >= len(orig) || p.Index != j:
+			return 0, fmt.Errorf("message %d: run %s: part %d is message %d, want %d", start, id, k, p.Index, j)
+		case p.Role != orig[j].Role:
+			return 0, fmt.Errorf("message %d: run %s: role %q, want %q", j, id, p.Role, orig[j].Role)
+		}
+		if sub, ok := runRef(p.Text); ok {
+			end, err := verifyRun(v, sub, j, orig)
+			if err != nil {
+				return 0, err
+			}
+			for k++; k < len(parts) && parts[k].Index < end; k++ {
+				if parts[k].Text != diet.FoldMarker {
+					return 0, fmt.Errorf("message %d (run %s): covered by run %s but not a marker", parts[k].Index, id, sub)
+				}
+			}
+			j = end
+			continue
+		}
+		if err := verifyOne(v, p.Text, orig[j].Content); err != nil {
+			return 0, fmt.Errorf("message %d (run %s): %w", j, id, err)
+		}
+		j, k = j+1, k+1
+	}
+	return j, nil
+}
+
 // verifySeen checks that message i, when it is an <il:seen/>, repeats an
 // earlier message the prompt shows: exact, or under the same id.
 func verifySeen(prompt, orig []diet.Message, i int) error {
@@ -66,36 +135,6 @@ func verifySeen(prompt, orig []diet.Message, i int) error {
 		}
 	}
 	return fmt.Errorf("<il:seen> of %s, which no earlier message of the prompt shows", id)
-}
-
-// verifyRun checks the run with block id opened by message i and returns
-// how many messages it covers.
-func verifyRun(v Getter, id string, i int, orig, prompt []diet.Message) (int, error) {
-	data, err := v.Get(id)
-	if err != nil {
-		return 0, fmt.Errorf("message %d: run %s: %w", i, id, err)
-	}
-	parts, err := diet.ParseFold(data)
-	if err != nil {
-		return 0, fmt.Errorf("message %d: run %s: %w", i, id, err)
-	}
-	for k, p := range parts {
-		j := i + k
-		switch {
-		case j >= len(orig) || p.Index != j:
-			return 0, fmt.Errorf("message %d: run %s: part %d is message %d", i, id, k, p.Index)
-		case k > 0 && prompt[j].Content != diet.FoldMarker:
-			if err := verifyOne(v, prompt[j].Content, orig[j].Content); err != nil {
-				return 0, fmt.Errorf("message %d: run %s: message %d is neither folded nor exact: %w", i, id, j, err)
-			}
-		case prompt[j].Role != orig[j].Role:
-			return 0, fmt.Errorf("message %d: role %q, want %q", j, prompt[j].Role, orig[j].Role)
-		}
-		if err := verifyOne(v, p.Text, orig[j].Content); err != nil {
-			return 0, fmt.Errorf("message %d (run %s): %w", j, id, err)
-		}
-	}
-	return len(parts), nil
 }
 
 // verifyOne checks that text, what the prompt sends for one message,

@@ -148,6 +148,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "providertest: "+err.Error())
 		return
 	}
+	if err := checkToolResults(rec.Messages); err != nil {
+		// OpenAI refuses a tool message that answers no call of the
+		// assistant message before it, and a call left unanswered.
+		writeError(w, http.StatusBadRequest, "providertest: "+err.Error())
+		return
+	}
 
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
@@ -230,6 +236,29 @@ func checkArguments(msgs []provider.Message) error {
 			if err := json.Unmarshal([]byte(tc.Arguments), &obj); err != nil || obj == nil {
 				return fmt.Errorf("messages[%d]: tool call %q (%s): arguments are not a JSON object: %.80q", i, tc.ID, tc.Name, tc.Arguments)
 			}
+		}
+	}
+	return nil
+}
+
+// checkToolResults reports the first tool message that answers no call of
+// the assistant message it follows (with only tool messages between), and
+// the first call that no such tool message answers.
+func checkToolResults(msgs []provider.Message) error {
+	open := map[string]bool{}
+	for i, m := range msgs {
+		if m.Role == "tool" {
+			if !open[m.ToolCallID] {
+				return fmt.Errorf("messages[%d]: tool result for %q, which the assistant message before it did not call", i, m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+			continue
+		}
+		for id := range open {
+			return fmt.Errorf("messages[%d]: tool call %q has no result before it", i, id)
+		}
+		for _, tc := range m.ToolCalls {
+			open[tc.ID] = true
 		}
 	}
 	return nil

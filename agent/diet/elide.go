@@ -1,0 +1,193 @@
+package diet
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/kwsdev/kws/vault"
+)
+
+// Eliding. Folding leaves every old message in the prompt, as a run's ref
+// or FoldMarker, and that floor (a marker and its frame, some 7 tokens a
+// message, plus a ref per run) grows with the session: past a few
+// thousand messages the old history alone exceeds the trigger. So when,
+// at an epoch, the history behind the cut costs more than elideAbovePct
+// of the trigger, its oldest messages are folded again into runs whose
+// other messages are not sent at all: the run's block holds, for each
+// message the prompt still sent, that text (a run's ref with its markers,
+// an earlier such run's ref, a ref, a small exact message), and the run's
+// ref stands in the prompt for all of them. A run may open with an
+// earlier one, so the history folds into a hierarchy and the prompt stays
+// bounded at any length. Every message still resolves exactly: through
+// the runs' blocks, one level at a time.
+//
+// An elided run rewrites the prompt from its first message, so the
+// provider's cached prefix ends there; it brings the history down to
+// elideToPct so that the next one is far off.
+
+// Shares of the trigger that the history behind the cut may cost: above
+// elideAbovePct an epoch elides, down to elideToPct; but never below
+// elideMinTokens, so a short session (or a tiny trigger) keeps its runs.
+const (
+	elideAbovePct  = 25
+	elideToPct     = 10
+	elideMinTokens = 1000
+)
+
+// elideAbove and elideTo are the history's bounds in tokens.
+func (s *Session) elideAbove() int {
+	return max(elideMinTokens, s.p.TriggerTokens*elideAbovePct/100)
+}
+
+func (s *Session) elideTo() int {
+	return max(elideMinTokens/2, s.p.TriggerTokens*elideToPct/100)
+}
+
+// historyTokens is what the messages before end send, pinned ones aside
+// (they are never folded).
+func (s *Session) historyTokens(end int) int {
+	n := 0
+	for i := 0; i < end && i < len(s.entries); i++ {
+		if e := s.entries[i]; !e.msg.Pinned {
+			n += e.sentTok
+		}
+	}
+	return n
+}
+
+// elideSavings estimates what eliding would save at an epoch that moves
+// the cut to end, given that the epoch's refs and folds save folded.
+func (s *Session) elideSavings(end, folded int) int {
+	if !s.p.Fold {
+		return 0
+	}
+	left := s.historyTokens(end) - folded
+	if left <= s.elideAbove() {
+		return 0
+	}
+	return left - s.elideTo()
+}
+
+// elidable reports whether entry i may join an elided run: sent, old, not
+// pinned, not the current human turn nor one held back.
+func (s *Session) elidable(i, cur int) bool {
+	e := s.entries[i]
+	if e.form == formElided || i == cur || e.msg.Pinned {
+		return false
+	}
+	for _, d := range s.deferred {
+		if d == i {
+			return false
+		}
+	}
+	return true
+}
+
+// opensRange reports whether an elided run may start at entry i, or end
+// just before it: not a message folded into the run before it, nor one
+// elided into it, nor a tool result, whose call must stay with it.
+func (s *Session) opensRange(i int) bool {
+	e := s.entries[i]
+	return e.form != formFolded && e.form != formElided && e.msg.Role != "tool"
+}
+
+// elide folds the oldest history before end into elided runs while it
+// costs more than the share of the trigger elideAbovePct allows.
+func (s *Session) elide(end, cur int) error {
+	if !s.p.Fold || s.historyTokens(end) <= s.elideAbove() {
+		return nil
+	}
+	for s.historyTokens(end) > s.elideTo() {
+		a, b := s.elideRange(end, cur, false)
+		if b == a {
+			a, b = s.elideRange(end, cur, true)
+		}
+		if b == a {
+			return nil
+		}
+		if err := s.elideRun(a, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elideRange is the oldest range [a, b) of messages before end that one
+// elided run can hold: at least two messages it sends, every message in
+// it elidable (or elided into a run in it), the block of the texts it
+// sends at most foldRunBytes, and both ends where opensRange allows.
+// Unless nest is set, the range holds no elided run: runs fold into runs
+// only once no range of other messages is left, so the hierarchy grows
+// in breadth first, and an old message is few faults deep.
+func (s *Session) elideRange(end, cur int, nest bool) (int, int) {
+	joins := func(j int) bool { return s.elidable(j, cur) && (nest || !s.entries[j].elidedRun) }
+	for a := 0; a < end; a++ {
+		if !joins(a) || !s.opensRange(a) {
+			continue
+		}
+		best, size, sent := a, 0, 0
+		for j := a; ; j++ {
+			if sent >= 2 && size <= foldRunBytes && (j == len(s.entries) || s.opensRange(j)) {
+				best = j
+			}
+			if j >= end || size > foldRunBytes {
+				break
+			}
+			if e := s.entries[j]; e.form != formElided {
+				if !joins(j) {
+					break
+				}
+				size += len(e.sent) + foldHeaderBytes
+				sent++
+			}
+		}
+		if best > a {
+			return a, best
+		}
+	}
+	return 0, 0
+}
+
+// elideRun folds [a, b) into one elided run: its block holds each sent
+// message's text, message a sends the run's ref and the others nothing.
+func (s *Session) elideRun(a, b int) error {
+	var parts []FoldPart
+	idx := make([]int, 0, b-a)
+	for i := a; i < b; i++ {
+		idx = append(idx, i)
+		if e := s.entries[i]; e.form != formElided {
+			parts = append(parts, FoldPart{Index: i, Role: e.msg.Role, Text: e.sent})
+		}
+	}
+	data := EncodeFold(parts)
+	d := s.describeRun(idx)
+	m := d.Meta(KindRun, a, s.tok.Count(string(data)).Tokens, true)
+	m.Agent, m.Session, m.Turn = s.agent, s.session, s.entries[a].turn
+	m.Summary = runSummary([]int{a, b - 1}, d, 400)
+	ids, err := s.store.PutMany([]vault.Block{{Data: data, Meta: m}})
+	if err != nil {
+		return fmt.Errorf("diet: vault put run: %w", err)
+	}
+	if s.p.Verify {
+		got, err := s.store.Get(ids[0])
+		if err != nil {
+			return fmt.Errorf("diet: verify run %s: %w", ids[0], err)
+		}
+		if !bytes.Equal(got, data) {
+			return fmt.Errorf("diet: verify run %s: vault bytes differ from the messages", ids[0])
+		}
+	}
+	sd := Description{Command: m.Command, Files: m.Files, Sensitive: m.Sensitive}
+	summary := runSummary([]int{a, b - 1}, sd, max(minSummary, min(maxSummary, len(data)/s.p.RefDivisor)))
+	ref := vault.Ref{Tag: vault.TagCtx, Kind: KindRun, ID: ids[0], Chars: len(data), Sensitive: sd.Sensitive, Summary: summary}
+	s.setSent(s.entries[a], formFold, ref.String())
+	s.entries[a].elidedRun = true
+	for i := a + 1; i < b; i++ {
+		if e := s.entries[i]; e.form != formElided {
+			s.sentTok -= e.sentTok
+			s.sentChars -= len(e.sent)
+			e.form, e.sent, e.sentTok = formElided, "", 0
+		}
+	}
+	return nil
+}
