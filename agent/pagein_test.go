@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/diet/replay"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/vault"
@@ -100,8 +101,8 @@ func (p *pager) next(req providertest.RecordedRequest) string {
 	}
 	for _, m := range req.Messages {
 		for _, r := range vault.ParseRefs(m.Content) {
-			if covers(r, p.msg) {
-				return r.ID
+			if replay.Covers(r, p.msg) {
+				return replay.Handle(r, p.msg)
 			}
 		}
 	}
@@ -127,24 +128,11 @@ func (p *pager) inRun(answer string) string {
 		switch {
 		case part.Index == p.msg && len(refs) > 0:
 			return refs[0].ID
-		case len(refs) == 1 && refs[0].Kind == diet.KindRun && covers(refs[0], p.msg):
-			lead = refs[0].ID
+		case len(refs) == 1 && replay.Covers(refs[0], p.msg):
+			lead = replay.Handle(refs[0], p.msg)
 		}
 	}
 	return lead
-}
-
-// covers says whether r is a run's ref whose summary's "msgs A-B" holds
-// message i.
-func covers(r vault.Ref, i int) bool {
-	var a, b int
-	if r.Kind != diet.KindRun {
-		return false
-	}
-	if _, err := fmt.Sscanf(r.Summary, "msgs %d-%d", &a, &b); err != nil {
-		return false
-	}
-	return a <= i && i <= b
 }
 
 // exactIDs are the ids of the <ctx_exact> elements in text.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -203,7 +204,7 @@ func (s *Session) fold(end, cur int) error {
 		d := s.describeRun(r)
 		m := d.Meta(KindRun, r[0], s.tok.Count(string(data)).Tokens, true)
 		m.Agent, m.Session, m.Turn = s.agent, s.session, s.entries[r[0]].turn
-		m.Summary = runSummary(r, d, 400)
+		m.Summary = withHandles(runSummary(r, d, 400), s.handles(r, d.Sensitive, handleBytes))
 		blocks = append(blocks, vault.Block{Data: data, Meta: m})
 		kept = append(kept, r)
 	}
@@ -227,7 +228,8 @@ func (s *Session) fold(end, cur int) error {
 		}
 		d := Description{Command: b.Meta.Command, Files: b.Meta.Files, Sensitive: b.Meta.Sensitive}
 		summary := runSummary(r, d, max(minSummary, min(maxSummary, len(b.Data)/s.p.RefDivisor)))
-		ref := vault.Ref{Tag: vault.TagCtx, Kind: KindRun, ID: ids[k], Chars: len(b.Data), Sensitive: d.Sensitive, Summary: summary}
+		ref := vault.Ref{Tag: vault.TagCtx, Kind: KindRun, ID: ids[k], Chars: len(b.Data), Sensitive: d.Sensitive,
+			Priority: s.runPriority(r), Summary: withHandles(summary, s.handles(r, d.Sensitive, handleBytes))}
 		for j, i := range r {
 			if j == 0 {
 				s.setSent(s.entries[i], formFold, ref.String())
@@ -237,6 +239,16 @@ func (s *Session) fold(end, cur int) error {
 		}
 	}
 	return nil
+}
+
+// runPriority is "high" when a message of r is: a run keeps the hint.
+func (s *Session) runPriority(r []int) string {
+	for _, i := range r {
+		if d := s.entries[i].desc; d != nil && d.Priority == "high" {
+			return "high"
+		}
+	}
+	return ""
 }
 
 // describeRun describes a run by what its messages say, not by the refs
@@ -301,4 +313,81 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// handleBytes bounds the handles a run's ref lists; an elided run's ref,
+// which stands for many more blocks and of which the prompt holds few,
+// lists elidedHandles times as many.
+const (
+	handleBytes   = 480
+	elidedHandles = 4
+)
+
+// handleWhatBytes bounds what one handle says of its block.
+const handleWhatBytes = 32
+
+// handles lists, within budget bytes, the blocks of messages idx (those
+// stored as blocks: the prompt sent them as refs before they were
+// folded), so that one fault pages any of them in without the runs
+// first: "I ctx:ID what", I the message, what the command or file that
+// produced it and its first error or test summary. Errors and failing
+// tests come first, then the newest; a sensitive block (or any, in a
+// sensitive run) is named by its id alone.
+func (s *Session) handles(idx []int, sensitive bool, budget int) string {
+	type handle struct {
+		i    int
+		text string
+	}
+	var high, rest []handle
+	for _, i := range idx {
+		e := s.entries[i]
+		if e.id == "" || e.desc == nil || e.msg.Pinned || e.form == formExact {
+			continue
+		}
+		h := handle{i, fmt.Sprintf("%d %s", i, e.id)}
+		if d := e.desc; !sensitive && !d.Sensitive && !e.msg.Sensitive {
+			what := d.Command
+			if what == "" && len(d.Files) > 0 {
+				what = d.Files[0]
+			}
+			switch {
+			case len(d.Errors) > 0:
+				what += ": " + d.Errors[0]
+			case d.Tests != "":
+				what += ": " + d.Tests
+			}
+			if what = strings.TrimSpace(vault.CleanHint(what)); what != "" {
+				h.text += " " + clip(what, handleWhatBytes)
+			}
+		}
+		if e.desc.Priority == "high" {
+			high = append(high, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	slices.Reverse(rest)
+	var picked []handle
+	size := 0
+	for _, h := range append(high, rest...) {
+		if size+len(h.text)+2 > budget {
+			continue
+		}
+		picked = append(picked, h)
+		size += len(h.text) + 2
+	}
+	slices.SortFunc(picked, func(a, b handle) int { return a.i - b.i })
+	out := make([]string, len(picked))
+	for k, h := range picked {
+		out[k] = h.text
+	}
+	return strings.Join(out, ", ")
+}
+
+// withHandles appends handles to a run's summary.
+func withHandles(summary, handles string) string {
+	if handles == "" {
+		return summary
+	}
+	return summary + "; blocks: " + handles
 }

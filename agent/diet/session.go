@@ -101,9 +101,10 @@ type entry struct {
 	turn     int
 	pageIn   bool    // a page-fault answer: never encoded (see pagein.go)
 	pin      *pageIn // the block a full page-in answer carries
-	// elidedRun marks the first message of an elided run, whose ref
-	// stands for the messages after it that are not sent.
-	elidedRun bool
+	// level is, for the first message of an elided run (whose ref stands
+	// for the messages after it that are not sent), 1 plus the highest
+	// level of the elided runs it holds; 0 for any other message.
+	level int
 }
 
 // Session is the diet state of one conversation. Add appends messages,

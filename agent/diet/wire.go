@@ -23,7 +23,7 @@ func (s *Session) SetExtraTokens(fixed int, per, savable []int) {
 func (s *Session) extraTokens() int {
 	n := s.extraFixed
 	for i, t := range s.extraPer {
-		if i >= len(s.entries) || s.entries[i].form != formElided && !s.entries[i].elidedRun {
+		if i >= len(s.entries) || s.entries[i].form != formElided && s.entries[i].level == 0 {
 			n += t
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/diet/replay"
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/termsafe"
+	"github.com/kwsdev/kws/vault"
 )
 
 func newDietCmd(g *globals) *cobra.Command {
@@ -33,6 +35,7 @@ type replayFlags struct {
 	swarm      bool
 	noSpans    bool
 	noFold     bool
+	pageFaults bool
 }
 
 func newReplayCmd(g *globals) *cobra.Command {
@@ -65,6 +68,7 @@ that call), calls_over_bound how many calls did; 0 means the bound held.`,
 	fl.Float64Var(&f.discount, "cache-discount", replay.DefaultCacheDiscount, "price of a cached prompt token relative to an uncached one, for the cost columns")
 	fl.BoolVar(&f.noSpans, "no-spans", false, "send repeated spans exact instead of as <il:seg/> refs")
 	fl.BoolVar(&f.noFold, "no-fold", false, "never fold old refs and small messages into runs")
+	fl.BoolVar(&f.pageFaults, "page-faults", false, "after each replay, page in the evidence of its questions as a model would and report the faults each took")
 	return cmd
 }
 
@@ -119,6 +123,9 @@ func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) e
 	}
 	defer release()
 	counter := tokens.Default()
+	if f.pageFaults {
+		return runPageFaults(cmd, g, convs, p, v, counter)
+	}
 	var rows []replay.Row
 	for _, c := range convs {
 		o, err := replay.Run(c, p, v, counter, nil)
@@ -143,6 +150,40 @@ func runReplay(cmd *cobra.Command, g *globals, f *replayFlags, files []string) e
 	}
 	if !g.json {
 		printRows(cmd.OutOrStdout(), rows)
+	}
+	return nil
+}
+
+// runPageFaults replays each conversation and pages in the evidence of
+// its questions, printing what replay.PageFaults measured.
+func runPageFaults(cmd *cobra.Command, g *globals, convs []replay.Conversation, p diet.Params, v *vault.Vault, counter *tokens.Counter) error {
+	out := cmd.OutOrStdout()
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if !g.json {
+		fmt.Fprintln(tw, "file\tquestions\tin_prompt\t1_fault\t2_faults\t3+_faults\tunreachable\twithin_one_pct\tfaults_per_question\tpaged_kib\tpointer_answers\t")
+	}
+	pointers := 0
+	for _, c := range convs {
+		r, err := replay.PageFaults(c, p, v, counter)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		pointers += r.Pointers
+		if g.json {
+			if err := json.NewEncoder(out).Encode(r); err != nil {
+				return err
+			}
+			continue
+		}
+		more := r.Questions - r.Faults[0] - r.Faults[1] - r.Faults[2] - r.Unreachable
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.2f\t%d\t%d\t\n", termsafe.OneLine(c.Name), r.Questions, r.Faults[0], r.Faults[1], r.Faults[2], more,
+			r.Unreachable, r.WithinOne(), r.FaultsPerQuestion(), r.PagedBytes>>10, r.Pointers)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if pointers > 0 {
+		return fmt.Errorf("%d page-fault answers did not reach the prompt exact", pointers)
 	}
 	return nil
 }

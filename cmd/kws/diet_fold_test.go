@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,24 @@ func TestDietReplayNoFold(t *testing.T) {
 	}
 	if rows[true].Cost >= rows[false].Cost {
 		t.Fatalf("cost %d tokens folding, %d without", rows[true].Cost, rows[false].Cost)
+	}
+}
+
+// TestDietReplayPageFaults runs kws diet replay --page-faults on two
+// fixtures as one multi-agent session: every question's evidence reached,
+// no answer a pointer.
+func TestDietReplayPageFaults(t *testing.T) {
+	files := []string{"../../testdata/trajectories/pydicom-1458.traj", "../../testdata/trajectories/marshmallow-1867-default.traj"}
+	out, err := run(t, t.TempDir(), nil, append([]string{"diet", "replay", "--page-faults", "--swarm", "--concat", "two", "--trigger-tokens", "8000"}, files...)...)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "within_one_pct") || !strings.HasSuffix(strings.TrimSpace(lines[1]), " 0") {
+		t.Fatalf("page-fault table:\n%s", out)
+	}
+	f := strings.Fields(lines[1])
+	if f[0] != "two" || f[1] == "0" || f[6] != "0" {
+		t.Fatalf("questions %s, unreachable %s:\n%s", f[1], f[6], out)
 	}
 }

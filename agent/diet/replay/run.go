@@ -58,6 +58,7 @@ type Row struct {
 type Outcome struct {
 	Row    Row
 	Final  []diet.Message
+	Last   diet.Result // the final call's prompt
 	Events []vault.DietEvent
 	Calls  []CallTokens
 }
@@ -68,12 +69,19 @@ type Outcome struct {
 // sees every call's result. The row's cost is priced at
 // DefaultCacheDiscount; Outcome.Price reprices it.
 func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter, onCall func(diet.Result)) (Outcome, error) {
+	o, _, err := runSession(conv, p, store, counter, onCall)
+	return o, err
+}
+
+// runSession is Run, which also returns the diet session, as the replay
+// left it.
+func runSession(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter, onCall func(diet.Result)) (Outcome, *diet.Session, error) {
 	if counter == nil {
 		counter = tokens.Default()
 	}
 	s, err := diet.NewSession(p, store, counter, "replay", conv.Name)
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, nil, err
 	}
 	out := Outcome{Row: Row{File: conv.Name, Messages: len(conv.Messages)}}
 	var prev diet.Result
@@ -103,12 +111,12 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 	for i, m := range conv.Messages {
 		if m.Role == "assistant" && i > 0 {
 			if err := call(i); err != nil {
-				return out, err
+				return out, s, err
 			}
 		}
 	}
 	if err := call(len(conv.Messages)); err != nil {
-		return out, err
+		return out, s, err
 	}
 	r := &out.Row
 	r.Calls = len(out.Events)
@@ -141,7 +149,8 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 	r.DietMsLast = ms(micros[len(micros)-1])
 	out.Final = prev.Messages
 	out.Price(DefaultCacheDiscount)
-	return out, nil
+	out.Last = prev
+	return out, s, nil
 }
 
 // recentTokens is what the newest n messages of res send.

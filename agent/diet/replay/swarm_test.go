@@ -93,7 +93,7 @@ func TestSwarmLongSession(t *testing.T) {
 		o := runVerified(t, long, p, func(res diet.Result) {
 			folded = 0
 			for _, m := range res.Messages {
-				if m.Content == diet.FoldMarker {
+				if m.Content == diet.FoldMarker || m.Elided {
 					folded++
 				}
 			}
