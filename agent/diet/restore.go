@@ -51,7 +51,9 @@ type stickyRestore struct {
 
 // autoRestore picks at most one externalized, non-sensitive block of low
 // confidence or high priority whose topics overlap the current user turn
-// (which must show retrieval intent) and returns its ref followed by a
+// (which must show retrieval intent) and that holds one of the turn's
+// specific terms (a file, a symbol, an error's name: generic words alone
+// never restore), and returns its ref followed by a
 // bounded exact excerpt, if the trigger budget has room for it. The
 // choice holds for the turn until the next epoch (see stickyRestore).
 func (s *Session) autoRestore(cur int) (restoreResult, bool) {
@@ -73,29 +75,41 @@ func (s *Session) chooseRestore(cur int) (restoreResult, bool) {
 	if cur < 0 || !HasRetrievalIntent(s.entries[cur].msg.Content) {
 		return restoreResult{}, false
 	}
+	turn := s.entries[cur].msg.Content
+	spec := specificTerms(turn)
+	if len(spec) == 0 {
+		return restoreResult{}, false
+	}
 	want := map[string]bool{}
-	for _, t := range vault.Terms(s.entries[cur].msg.Content) {
+	for _, t := range vault.Terms(turn) {
 		if !stopwords[t] {
 			want[t] = true
 		}
 	}
-	best := s.pickRestore(want)
+	best := s.pickRestore(want, spec)
 	if best < 0 {
 		return restoreResult{}, false
 	}
-	return s.restoreOf(best, want)
+	return s.restoreOf(best, spec)
 }
 
-// pickRestore returns the restorable ref whose description overlaps want
-// the most, the higher priority on a tie, or -1. A block folded into a
-// run counts too (not a run's first message: its ref opens the run).
-func (s *Session) pickRestore(want map[string]bool) int {
+// pickRestore returns the restorable ref that holds the most of the
+// specific terms spec (each counting as minOverlap) plus topics and files
+// of want, the higher priority on a tie, or -1; a block that holds none
+// of spec is never picked, whatever its topics share with want. A block folded into a run counts too
+// (not a run's first message: its ref opens the run); a page-in answer
+// never does (the model asked for it; a search's answer is refs).
+func (s *Session) pickRestore(want map[string]bool, spec []string) int {
 	best, bestScore := -1, 0
 	for i, e := range s.entries {
-		if e.form != formRef && e.form != formFolded || !restorable(e.desc) {
+		if e.form != formRef && e.form != formFolded || e.pageIn || !restorable(e.desc) {
 			continue
 		}
-		score := overlap(want, e.desc)
+		held := holds(e.msg.Content, spec)
+		if held == 0 {
+			continue
+		}
+		score := overlap(want, e.desc) + minOverlap*held
 		if score >= minOverlap && (score > bestScore ||
 			score == bestScore && rankPriority(e.desc.Priority) >= rankPriority(s.entries[best].desc.Priority)) {
 			best, bestScore = i, score
@@ -105,9 +119,9 @@ func (s *Session) pickRestore(want map[string]bool) int {
 }
 
 // restoreOf renders entry best's restore, if its excerpt fits the budget.
-func (s *Session) restoreOf(best int, want map[string]bool) (restoreResult, bool) {
+func (s *Session) restoreOf(best int, spec []string) (restoreResult, bool) {
 	e := s.entries[best]
-	excerpt, span := Excerpt(e.msg.Content, want, s.p.RestoreChars)
+	excerpt, span := Excerpt(e.msg.Content, spec, s.p.RestoreChars)
 	if excerpt == "" {
 		return restoreResult{}, false
 	}
@@ -117,6 +131,35 @@ func (s *Session) restoreOf(best int, want map[string]bool) (restoreResult, bool
 		return restoreResult{}, false
 	}
 	return restoreResult{index: best, id: e.id, text: text, extraTok: extra}, true
+}
+
+// reSpecific matches what names one thing in a user turn, unlike words
+// such as build, token, parser or test: a file name or path, an
+// identifier with an underscore, a digit or an inner capital, an error's
+// name, or text in backquotes.
+var reSpecific = regexp.MustCompile("`[^`\n]{3,}`|[\\w./-]*\\w\\.[A-Za-z][A-Za-z0-9]{0,5}\\b|\\b[A-Za-z_]\\w*(?:_\\w|[a-z][A-Z]|[A-Za-z][0-9])\\w*|\\b[A-Z]\\w*(?:Error|Exception)\\b")
+
+// specificTerms are the specific terms of a user turn (reSpecific), at
+// least four bytes long, without backquotes.
+func specificTerms(turn string) []string {
+	var out []string
+	for _, m := range reSpecific.FindAllString(turn, -1) {
+		if m = strings.Trim(m, "`"); len(m) >= 4 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// holds counts the terms that text contains.
+func holds(text string, terms []string) int {
+	n := 0
+	for _, t := range terms {
+		if strings.Contains(text, t) {
+			n++
+		}
+	}
+	return n
 }
 
 func rankPriority(p string) int {
@@ -146,23 +189,14 @@ func overlap(want map[string]bool, d *Description) int {
 }
 
 // Excerpt returns up to budget bytes of whole lines of text around the
-// lines that mention a wanted term or an error, with their 1-based line
-// ranges (e.g. "12-14,40-41").
-func Excerpt(text string, want map[string]bool, budget int) (string, string) {
+// lines that hold one of the specific terms spec or report an error, with
+// their 1-based line ranges (e.g. "12-14,40-41").
+func Excerpt(text string, spec []string, budget int) (string, string) {
 	lines := strings.Split(text, "\n")
 	keep := make([]bool, len(lines))
 	hit := false
 	for i, l := range lines {
-		match := isErrorLine(l)
-		if !match {
-			for _, t := range vault.Terms(l) {
-				if want[t] {
-					match = true
-					break
-				}
-			}
-		}
-		if match {
+		if isErrorLine(l) || holds(l, spec) > 0 {
 			hit = true
 			for j := max(0, i-1); j <= min(len(lines)-1, i+1); j++ {
 				keep[j] = true
