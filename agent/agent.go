@@ -218,6 +218,12 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.CompactAt <= 0 || cfg.CompactAt > 1 {
 		cfg.CompactAt = compactShare
 	}
+	// A preset's trigger is for a large window; on a small one the diet
+	// must start well before compaction would (which breaks the cache and
+	// loses detail the diet keeps), leaving the recent window room above it.
+	if b := int(cfg.CompactAt * float64(max(cfg.Profile.ContextWindow-cfg.Profile.CompletionReserve, 0))); b > 0 {
+		cfg.Diet.TriggerTokens = min(cfg.Diet.TriggerTokens, b*triggerShare/100)
+	}
 	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.All()

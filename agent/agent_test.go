@@ -306,7 +306,12 @@ func TestHundredMegabyteToolOutput(t *testing.T) {
 }
 
 func TestProactiveCompactionAndRecordedOverflow(t *testing.T) {
-	small := func(c *Config) { c.Profile.ContextWindow, c.Profile.CompletionReserve = 9000, 1000 }
+	// Nothing is big enough for the diet: compaction alone keeps the
+	// prompt in the window.
+	small := func(c *Config) {
+		c.Profile.ContextWindow, c.Profile.CompletionReserve = 9000, 1000
+		c.Diet.MinBlockChars, c.Diet.Fold = 1<<30, false
+	}
 	r := newRig(t, small)
 	for i := 0; i < 8; i++ {
 		os.WriteFile(filepath.Join(r.ws, fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(fmt.Sprintf("data row %d of file %d\n", i, i), 120)), 0o644)

@@ -16,9 +16,12 @@ import (
 // provider's count of the last prompt may reach, and how many of the
 // newest messages a compaction keeps whole.
 const (
-	compactShare   = 0.85
-	usageShare     = 0.90
-	compactKeep    = 8
+	compactShare = 0.85
+	usageShare   = 0.90
+	compactKeep  = 8
+	// triggerShare is the most of the compaction budget (in percent) the
+	// diet's trigger may be: the rest is the recent window's.
+	triggerShare   = 60
 	summaryItems   = 12
 	summaryLineCap = 200
 )

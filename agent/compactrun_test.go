@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 )
@@ -17,7 +18,12 @@ import (
 // that runs must shrink the request, the current user turn stays whole,
 // and the request stays within the window.
 func TestCompactionShrinksOrDoesNotRun(t *testing.T) {
-	small := func(c *Config) { c.Profile.ContextWindow, c.Profile.CompletionReserve = 16000, 1000 }
+	// Nothing is big enough for the diet: compaction alone keeps the
+	// prompt in the window.
+	small := func(c *Config) {
+		c.Profile.ContextWindow, c.Profile.CompletionReserve = 16000, 1000
+		c.Diet.MinBlockChars, c.Diet.Fold = 1<<30, false
+	}
 	r := newRig(t, small)
 	const reads = 16
 	for i := 0; i < reads; i++ {
@@ -130,5 +136,23 @@ func TestCompactionIsNotRepeatedForAFewTokens(t *testing.T) {
 	// The gate allows one compaction per compactKeep new messages.
 	if n := len(r.a.history); len(evs) > n/compactKeep+1 {
 		t.Errorf("%d compactions over %d messages", len(evs), n)
+	}
+}
+
+// TestPresetTriggerFitsTheWindow: the safe preset's 64,000-token trigger
+// on a 32k model would never diet before compaction; the agent lowers it
+// below the compaction budget, with the recent window's room above it.
+func TestPresetTriggerFitsTheWindow(t *testing.T) {
+	r := newRig(t, func(c *Config) {
+		p, _ := diet.Preset("safe")
+		c.Diet = p
+		c.Profile.ContextWindow, c.Profile.CompletionReserve = 32000, 4000
+	})
+	if trig, b := r.a.dietS.Params().TriggerTokens, r.a.budget(); trig > b*triggerShare/100 || trig < b/2 {
+		t.Fatalf("safe preset on a 32k window: diet trigger %d, compaction budget %d", trig, b)
+	}
+	big := newRig(t, nil)
+	if trig := big.a.dietS.Params().TriggerTokens; trig != diet.Defaults().TriggerTokens {
+		t.Fatalf("on a 128k window the preset's trigger stays: %d", trig)
 	}
 }
