@@ -186,16 +186,22 @@ type Agent struct {
 
 	// What goes on the wire besides the diet's contents (wire.go), and
 	// the figures of the last call (cost.go).
-	wire        []wireInfo // per diet message, as a.meta
-	argRefs     map[[32]byte]argsRef
-	specTok     map[string]int
-	naiveTok    int // the raw transcript, system prompt and pinned text sent whole
-	decoderDup  int // the decoder prompt the diet counts besides the system prompt
-	directTurn  bool
-	prev        *wirePrompt
-	prevNaive   float64
-	lastPrompt  int // the provider's prompt tokens on the last call
-	compactGate int // no proactive compaction before the summary can end here
+	wire       []wireInfo // per diet message, as a.meta
+	argRefs    map[[32]byte]argsRef
+	specTok    map[string]int
+	naiveTok   int // the raw transcript, system prompt and pinned text sent whole
+	naiveChars int // ... in bytes: contents, tool names and arguments
+	// overflowTurn is 1 + the turn start of the last overflow shown.
+	overflowTurn int
+	// faultsLogged is totals.PageFaults when the last call was accounted:
+	// each call's stats event counts the faults answered since.
+	faultsLogged int
+	decoderDup   int // the decoder prompt the diet counts besides the system prompt
+	directTurn   bool
+	prev         *wirePrompt
+	prevNaive    float64
+	lastPrompt   int // the provider's prompt tokens on the last call
+	compactGate  int // no proactive compaction before the summary can end here
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.
@@ -256,12 +262,14 @@ func New(cfg Config) (*Agent, error) {
 	if err := a.rebuildDiet(); err != nil {
 		return nil, err
 	}
-	a.naiveTok = rawTokens(provider.Message{Role: "system", Content: a.system})
+	a.naiveTok, a.naiveChars = rawTokens(provider.Message{Role: "system", Content: a.system}), len(a.system)
 	if a.pinned != "" {
 		a.naiveTok += rawTokens(provider.Message{Role: "user", Content: a.pinned})
+		a.naiveChars += len(a.pinned)
 	}
 	for _, m := range a.history {
 		a.naiveTok += rawTokens(m)
+		a.naiveChars += rawChars(m)
 	}
 	return a, nil
 }
@@ -391,6 +399,7 @@ func dietMessage(m provider.Message) diet.Message {
 func (a *Agent) record(m provider.Message) error {
 	a.history = append(a.history, m)
 	a.naiveTok += rawTokens(m)
+	a.naiveChars += rawChars(m)
 	a.addDiet(m, dietMessage(m))
 	if a.cfg.Recorder != nil {
 		if err := a.cfg.Recorder.AppendMessage(m); err != nil {

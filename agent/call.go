@@ -83,8 +83,14 @@ func (a *Agent) send(ctx context.Context, w wirePrompt) (provider.Response, erro
 // provider usage, the call's cache-weighted cost and what was sent.
 func (a *Agent) account(w wirePrompt, resp provider.Response) {
 	ev := w.res.Event
-	ev.PageFaults = a.faults
+	// The diet's own count starts again with each compaction; the agent's
+	// goes on. Faults are those answered since the last call, so adding
+	// the events up counts each once; chars measure what tokens do.
+	ev.Call = a.totals.Calls + 1
+	ev.PageFaults = a.totals.PageFaults - a.faultsLogged
+	a.faultsLogged = a.totals.PageFaults
 	ev.NaiveTokens, ev.SentTokens = w.naive, w.sent
+	ev.NaiveChars, ev.SentChars = w.naiveChars, w.sentChars
 	ev.SavedTokens = ev.NaiveTokens - ev.SentTokens
 	ev.CachedPrefixTokens = a.sharedPrefix(w)
 	cost := a.callCost(w, resp.Usage, ev.CachedPrefixTokens)

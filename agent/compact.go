@@ -40,9 +40,18 @@ type CompactionInfo struct {
 	SummaryChars int  `json:"summary_chars"`
 	BeforeTokens int  `json:"before_tokens"`
 	AfterTokens  int  `json:"after_tokens"`
-	// Overflow is how many tokens the prompt still exceeds the window by
-	// when the current user turn alone is too big (it is never truncated).
+	// Overflow is how many tokens the prompt still exceeds the compaction
+	// budget by when nothing (more) can be summarized, as when the current
+	// user turn alone is too big (it is never truncated).
 	Overflow int `json:"overflow,omitempty"`
+}
+
+// String is the compaction as one line for the user.
+func (c CompactionInfo) String() string {
+	if c.Skipped {
+		return fmt.Sprintf("the prompt is %d tokens over the compaction budget and nothing older can be summarized (%s): it is sent as it is", c.Overflow, c.Reason)
+	}
+	return fmt.Sprintf("compacted older turns (%s): %d → %d tokens; the exact turns stay in the vault", c.Reason, c.BeforeTokens, c.AfterTokens)
 }
 
 var (

@@ -60,8 +60,10 @@ func (a *Agent) Compact() (CompactReport, error) {
 	}
 	a.totals.Compactions++
 	rep.Covered, rep.Compacted = a.compactFrom, true
+	// The event carries the report's figures, so /compact shows one
+	// before/after wherever it is printed.
 	info := CompactionInfo{Reason: "manual", Covered: a.compactFrom, SummaryChars: len(a.summary),
-		BeforeTokens: res.Event.SentTokens, AfterTokens: after.Event.SentTokens}
+		BeforeTokens: rep.Before, AfterTokens: rep.After}
 	a.emit(Event{Type: EvCompaction, Compaction: &info})
 	a.event("compaction", info)
 	return rep, nil

@@ -22,7 +22,7 @@ func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 	// request that would not fit the window is compacted.
 	gated := reason != "overflow" && end < a.compactGate && before.sent <= a.room()
 	if end <= a.compactFrom || gated {
-		if reason == "overflow" {
+		if reason == "overflow" || end <= a.compactFrom && before.sent > a.budget() {
 			a.skipCompaction(info, before)
 		}
 		return before, nil
@@ -106,6 +106,12 @@ func (a *Agent) skipCompaction(info CompactionInfo, before wirePrompt) {
 		info.Overflow = before.sent - b
 	}
 	a.event("compaction", info)
+	// An overflow is shown once a turn: the pane and kws run say that the
+	// prompt goes over the budget as it is.
+	if info.Overflow > 0 && a.overflowTurn != a.turnStart+1 {
+		a.overflowTurn = a.turnStart + 1
+		a.emit(Event{Type: EvCompaction, Compaction: &info})
+	}
 }
 
 func (a *Agent) openTodos() []string {

@@ -124,6 +124,9 @@ func TestCompactionIsNotRepeatedForAFewTokens(t *testing.T) {
 	last := -compactKeep
 	for _, e := range evs {
 		c := e.Compaction
+		if c.Skipped {
+			continue // an overflow shown, not a compaction
+		}
 		t.Logf("compaction (%s): %d → %d tokens, covers %d messages", c.Reason, c.BeforeTokens, c.AfterTokens, c.Covered)
 		if c.AfterTokens >= c.BeforeTokens {
 			t.Errorf("compaction did not shrink the request: %d → %d", c.BeforeTokens, c.AfterTokens)

@@ -51,8 +51,10 @@ type wirePrompt struct {
 	msgs  []provider.Message
 	specs []provider.ToolSpec
 	// sent and naive are the request's tokens as sent and as naive
-	// resend would send it (every message and argument exact).
-	sent, naive int
+	// resend would send it (every message and argument exact), and
+	// sentChars and naiveChars the same in bytes.
+	sent, naive           int
+	sentChars, naiveChars int
 	// tok holds each message's sent tokens, calls included.
 	tok      []int
 	specsTok int
@@ -103,6 +105,30 @@ func rawTokens(m provider.Message) int {
 	n := tokens.Default().Count(m.Content).Tokens + diet.MsgOverheadTokens + w.idTok
 	for _, c := range w.calls {
 		n += c.frameTok + c.rawTok
+	}
+	return n
+}
+
+// rawChars is what m sends whole, in bytes: its content, and each tool
+// call's name and arguments.
+func rawChars(m provider.Message) int {
+	n := len(m.Content)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Arguments)
+	}
+	return n
+}
+
+// specsChars is what the tool schemas send, in bytes, as specsTokens
+// counts them.
+func specsChars(specs []provider.ToolSpec) int {
+	n := 0
+	for _, s := range specs {
+		params, err := json.Marshal(s.Parameters)
+		if err != nil {
+			params = s.Parameters
+		}
+		n += len(s.Name) + len(s.Description) + len(params)
 	}
 	return n
 }
@@ -220,6 +246,11 @@ func (a *Agent) wirePrompt(res diet.Result, specs []provider.ToolSpec) (wireProm
 		w.sent += w.tok[len(w.tok)-1]
 	}
 	w.naive = diet.PromptOverheadTokens + w.specsTok + a.naiveTok
+	sc := specsChars(specs)
+	w.sentChars, w.naiveChars = sc, sc+a.naiveChars
+	for _, m := range w.msgs {
+		w.sentChars += rawChars(m)
+	}
 	return w, nil
 }
 

@@ -1,8 +1,6 @@
 package panes
 
 import (
-	"strconv"
-
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/swarm"
 )
@@ -94,8 +92,7 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 		}
 	case agent.EvCompaction:
 		if c := ev.Compaction; c != nil {
-			p.add(&entry{kind: entrySystem, text: "compacted older turns (" + c.Reason + "): " +
-				strconv.Itoa(c.BeforeTokens) + " → " + strconv.Itoa(c.AfterTokens) + " tokens; the exact turns stay in the vault"})
+			p.add(&entry{kind: entrySystem, text: c.String()})
 		}
 	case agent.EvNotice:
 		p.add(&entry{kind: entrySystem, text: ev.Text})

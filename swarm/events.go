@@ -192,7 +192,9 @@ func (s *Stats) account(e agent.Event) {
 	case agent.EvPageFault:
 		s.PageFaults++
 	case agent.EvCompaction:
-		s.Compactions++
+		if e.Compaction == nil || !e.Compaction.Skipped {
+			s.Compactions++
+		}
 	case agent.EvUsage:
 		if u := e.Usage; u != nil {
 			s.PromptTokens += u.PromptTokens

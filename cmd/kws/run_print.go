@@ -64,7 +64,7 @@ func (p *eventPrinter) print(e agent.Event) {
 			fmt.Fprintf(p.log, "  denied: %s\n", oneLine(e.Text, 120))
 		}
 	case agent.EvCompaction:
-		fmt.Fprintf(p.log, "kws: compacted older turns (%s): %d → %d tokens\n", oneLine(e.Compaction.Reason, 60), e.Compaction.BeforeTokens, e.Compaction.AfterTokens)
+		fmt.Fprintf(p.log, "kws: %s\n", oneLine(e.Compaction.String(), 200))
 	case agent.EvDone:
 		p.text.Reset()
 		p.endLine()
