@@ -32,7 +32,7 @@ import (
 // Measured on the fixtures' tune half replayed as one multi-agent session
 // (TestPageFaultsReachTheModel, TestBoundedAtAnyLength): at 25/10 the
 // prompt stays bounded but only 26 % of the questions' evidence is one
-// fault away (runs of runs hide it); at 50/25, 81 % (with the run
+// fault away (runs of runs hide it); at 50/25, 92 % (with the run
 // handles), and the bound still holds at 10,000 messages.
 const (
 	elideAbovePct  = 50

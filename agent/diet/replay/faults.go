@@ -209,12 +209,12 @@ func lead(prompt []diet.Message, i int, want string) string {
 // Handle is the block a run's ref r names for message i among its
 // handles, else r's own id: what a model pages in to reach message i.
 func Handle(r vault.Ref, i int) string {
-	prefix := fmt.Sprintf("%d ctx:", i)
+	prefix := fmt.Sprintf("%d=", i)
 	_, hs, ok := strings.Cut(r.Summary, "; blocks: ")
 	for _, h := range strings.Split(hs, ", ") {
 		if ok && strings.HasPrefix(h, prefix) {
-			id, _, _ := strings.Cut(h[len(prefix)-4:], " ")
-			return id
+			hex, _, _ := strings.Cut(h[len(prefix):], " ")
+			return "ctx:" + hex
 		}
 	}
 	return r.ID
