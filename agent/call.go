@@ -40,6 +40,9 @@ func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error
 	} else if a.usageOver() {
 		w, err = a.compact("usage", w)
 	}
+	if b := a.budget(); err == nil && b > 0 && w.sent > b {
+		w, err = a.squeeze(w)
+	}
 	if err != nil {
 		return provider.Response{}, err
 	}
@@ -70,6 +73,22 @@ func (a *Agent) build() (wirePrompt, error) {
 	}
 	a.decoderDup = res.DecoderTokens
 	return a.wirePrompt(res, specs)
+}
+
+// squeezeKeep is how many of the newest messages a squeeze leaves exact.
+const squeezeKeep = 2
+
+// squeeze, for a request still over the budget after compaction (the
+// recent window alone is too big: a turn that read file after file),
+// lets the diet externalize all but the newest squeezeKeep messages, and
+// returns the smaller request.
+func (a *Agent) squeeze(w wirePrompt) (wirePrompt, error) {
+	a.dietS.Squeeze(squeezeKeep)
+	after, err := a.build()
+	if err != nil || after.sent >= w.sent {
+		return w, err
+	}
+	return after, nil
 }
 
 func (a *Agent) send(ctx context.Context, w wirePrompt) (provider.Response, error) {

@@ -159,3 +159,46 @@ func TestPresetTriggerFitsTheWindow(t *testing.T) {
 		t.Fatalf("on a 128k window the preset's trigger stays: %d", trig)
 	}
 }
+
+// TestSqueezeWhenTheRecentWindowIsTooBig: one turn reads file after file
+// on a small model; the newest messages alone outgrow the budget, so
+// compaction can do nothing. The diet then sends all but the newest two
+// as refs: every request fits the window, no compaction runs on every
+// call, and the overflow is shown at most once.
+func TestSqueezeWhenTheRecentWindowIsTooBig(t *testing.T) {
+	r := newRig(t, func(c *Config) { c.Profile.ContextWindow, c.Profile.CompletionReserve = 12000, 1000 })
+	const reads = 8
+	for i := range reads {
+		os.WriteFile(filepath.Join(r.ws, fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(fmt.Sprintf("row %d of file %d: value %d\n", i, i, i*7), 330)), 0o644)
+		r.srv.Push(providertest.ToolStep(call(fmt.Sprint("c", i), "read_file", map[string]any{"path": fmt.Sprintf("f%d.txt", i), "mode": "full"})))
+	}
+	r.srv.Push(providertest.TextStep("all read"))
+	r.run("read f0.txt to f7.txt one by one and tell me the values")
+	refs := 0
+	for k, req := range r.srv.Requests() {
+		n := 0
+		for _, m := range req.Messages {
+			n += len(m.Content)
+			if m.Role == "tool" && !strings.Contains(m.Content, "row ") {
+				refs++
+			}
+		}
+		if n/3 > r.a.room() {
+			t.Errorf("request %d sends %d bytes, over the window", k, n)
+		}
+	}
+	if refs == 0 {
+		t.Fatal("no read of the turn went by ref")
+	}
+	compactions, overflows := 0, 0
+	for _, e := range r.eventsOf(EvCompaction) {
+		if e.Compaction.Skipped {
+			overflows++
+		} else {
+			compactions++
+		}
+	}
+	if compactions > 1 || overflows > 1 {
+		t.Fatalf("%d compactions and %d overflows shown in one turn of %d calls", compactions, overflows, reads+1)
+	}
+}

@@ -134,6 +134,7 @@ type Session struct {
 	turns                 int
 	decoderTok            int
 	restore               stickyRestore
+	squeeze               int // see Squeeze
 	extraFixed            int   // sent besides the contents; see SetExtraTokens
 	extraPer              []int // ... with each message
 	extraSave             []int // per message, saved besides its content when externalized
@@ -362,7 +363,7 @@ func (s *Session) currentTurn() int {
 
 // epoch externalizes every eligible message older than the recent window.
 func (s *Session) epoch(cur int) error {
-	end := max(s.cut, len(s.entries)-s.p.Recent)
+	end := max(s.cut, len(s.entries)-s.recent())
 	cands := append(s.deferred, seq(s.cut, end)...)
 	s.deferred = nil
 	for _, i := range cands {
@@ -418,6 +419,20 @@ func seq(a, b int) []int {
 	return out
 }
 
+// Squeeze makes the next Build externalize every message but the newest
+// keep (the current user turn stays whole), as an epoch does: for a
+// prompt still over the agent's budget after compaction, because the
+// recent window alone is too big (a turn that read file after file).
+func (s *Session) Squeeze(keep int) { s.squeeze = max(keep, 1) }
+
+// recent is how many of the newest messages the next epoch leaves exact.
+func (s *Session) recent() int {
+	if s.squeeze > 0 {
+		return min(s.squeeze, s.p.Recent)
+	}
+	return s.p.Recent
+}
+
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
 func (s *Session) promptTokens() int {
@@ -450,7 +465,7 @@ func (s *Session) epochDue(cur int) bool {
 			return true
 		}
 	}
-	end := max(s.cut, len(s.entries)-s.p.Recent)
+	end := max(s.cut, len(s.entries)-s.recent())
 	recent := s.recentTokens(end)
 	free := s.freeable(end, cur) + s.foldSavings(end, cur)
 	free += s.elideSavings(end, free)
@@ -524,11 +539,11 @@ func (s *Session) Build() (Result, error) {
 	}
 	cur := s.currentTurn()
 	ev := vault.DietEvent{Time: start.UTC(), Agent: s.agent, Session: s.session, Mode: s.p.Mode}
-	if s.epochDue(cur) {
+	if s.squeeze > 0 || s.epochDue(cur) {
 		if err := s.epoch(cur); err != nil {
 			return Result{}, err
 		}
-		ev.Epoch = true
+		ev.Epoch, s.squeeze = true, 0
 	}
 	s.placePageIns()
 	s.calls++
