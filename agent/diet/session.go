@@ -134,7 +134,7 @@ type Session struct {
 	turns                 int
 	decoderTok            int
 	restore               stickyRestore
-	squeeze               int // see Squeeze
+	squeeze               int   // see Squeeze
 	extraFixed            int   // sent besides the contents; see SetExtraTokens
 	extraPer              []int // ... with each message
 	extraSave             []int // per message, saved besides its content when externalized
