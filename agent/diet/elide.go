@@ -78,7 +78,7 @@ func (s *Session) elideSavings(end, folded int) int {
 // pinned, not the current human turn nor one held back.
 func (s *Session) elidable(i, cur int) bool {
 	e := s.entries[i]
-	if e.form == formElided || i == cur || e.msg.Pinned {
+	if e.form == formElided || e.planned || i == cur || e.msg.Pinned {
 		return false
 	}
 	for _, d := range s.deferred {
@@ -98,24 +98,57 @@ func (s *Session) opensRange(i int) bool {
 }
 
 // elide folds the oldest history before end into elided runs while it
-// costs more than the share of the trigger elideAbovePct allows.
+// costs more than the share of the trigger elideAbovePct allows. Runs of
+// messages that hold no elided run do not depend on one another, so all
+// those an epoch needs are planned first and stored in one vault write
+// (one commit, not one per run); runs of runs, which hold the ref of a
+// run made just before, go one at a time.
 func (s *Session) elide(end, cur int) error {
 	if !s.p.Fold || s.historyTokens(end) <= s.elideAbove() {
 		return nil
 	}
 	for s.historyTokens(end) > s.elideTo() {
-		a, b := s.elideRange(end, cur, false)
-		if b == a {
-			a, b = s.elideRange(end, cur, true)
+		ranges := s.planRanges(end, cur)
+		if len(ranges) == 0 {
+			if a, b := s.elideRange(end, cur, true); b > a {
+				ranges = [][2]int{{a, b}}
+			}
 		}
-		if b == a {
+		if len(ranges) == 0 {
 			return nil
 		}
-		if err := s.elideRun(a, b); err != nil {
+		if err := s.elideRuns(ranges); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// planRanges is the oldest ranges of messages holding no elided run that
+// bring the history before end down to elideTo, or as far as they go.
+func (s *Session) planRanges(end, cur int) [][2]int {
+	var out [][2]int
+	left := s.historyTokens(end)
+	for left > s.elideTo() {
+		a, b := s.elideRange(end, cur, false)
+		if b == a {
+			break
+		}
+		out = append(out, [2]int{a, b})
+		for i := a; i < b; i++ {
+			if e := s.entries[i]; !e.msg.Pinned {
+				left -= e.sentTok
+			}
+			s.entries[i].planned = true
+		}
+		left += refTokensEstimate + elidedHandles*handleBytes/4
+	}
+	for _, r := range out {
+		for i := r[0]; i < r[1]; i++ {
+			s.entries[i].planned = false
+		}
+	}
+	return out
 }
 
 // elideRange is the oldest range [a, b) of messages before end that one
@@ -164,9 +197,37 @@ func (s *Session) elideRange(end, cur int, nest bool) (int, int) {
 	return 0, 0
 }
 
-// elideRun folds [a, b) into one elided run: its block holds each sent
-// message's text, message a sends the run's ref and the others nothing.
-func (s *Session) elideRun(a, b int) error {
+// elideRuns folds each range [a, b) into one elided run, their blocks
+// stored in one write: a block holds each sent message's text, message a
+// sends the run's ref and the others nothing.
+func (s *Session) elideRuns(ranges [][2]int) error {
+	blocks := make([]vault.Block, len(ranges))
+	handles := make([]string, len(ranges))
+	for k, r := range ranges {
+		blocks[k], handles[k] = s.elidedBlock(r[0], r[1])
+	}
+	ids, err := s.store.PutMany(blocks)
+	if err != nil {
+		return fmt.Errorf("diet: vault put run: %w", err)
+	}
+	for k, r := range ranges {
+		if s.p.Verify {
+			got, err := s.store.Get(ids[k])
+			if err != nil {
+				return fmt.Errorf("diet: verify run %s: %w", ids[k], err)
+			}
+			if !bytes.Equal(got, blocks[k].Data) {
+				return fmt.Errorf("diet: verify run %s: vault bytes differ from the messages", ids[k])
+			}
+		}
+		s.applyElided(r[0], r[1], ids[k], blocks[k], handles[k])
+	}
+	return nil
+}
+
+// elidedBlock is the block of an elided run over [a, b) and the handles
+// its ref names.
+func (s *Session) elidedBlock(a, b int) (vault.Block, string) {
 	var parts []FoldPart
 	idx := make([]int, 0, b-a)
 	for i := a; i < b; i++ {
@@ -181,29 +242,25 @@ func (s *Session) elideRun(a, b int) error {
 	m.Agent, m.Session, m.Turn = s.agent, s.session, s.entries[a].turn
 	hs := s.handles(idx, d.Sensitive, elidedHandles*handleBytes)
 	m.Summary = withHandles(runSummary([]int{a, b - 1}, d, 400), hs)
-	ids, err := s.store.PutMany([]vault.Block{{Data: data, Meta: m}})
-	if err != nil {
-		return fmt.Errorf("diet: vault put run: %w", err)
-	}
-	if s.p.Verify {
-		got, err := s.store.Get(ids[0])
-		if err != nil {
-			return fmt.Errorf("diet: verify run %s: %w", ids[0], err)
-		}
-		if !bytes.Equal(got, data) {
-			return fmt.Errorf("diet: verify run %s: vault bytes differ from the messages", ids[0])
-		}
-	}
+	return vault.Block{Data: data, Meta: m}, hs
+}
+
+// applyElided makes message a send the ref of the elided run id over
+// [a, b), stored as block, and the others nothing.
+func (s *Session) applyElided(a, b int, id string, block vault.Block, hs string) {
+	m := block.Meta
 	sd := Description{Command: m.Command, Files: m.Files, Sensitive: m.Sensitive}
-	summary := runSummary([]int{a, b - 1}, sd, max(minSummary, min(maxSummary, len(data)/s.p.RefDivisor)))
-	ref := vault.Ref{Tag: vault.TagCtx, Kind: KindRun, ID: ids[0], Chars: len(data), Sensitive: sd.Sensitive,
-		Priority: s.runPriority(idx), Summary: withHandles(summary, hs)}
+	idx := make([]int, 0, b-a)
 	level := 0
 	for i := a; i < b; i++ {
+		idx = append(idx, i)
 		if e := s.entries[i]; e.form != formElided {
 			level = max(level, e.level)
 		}
 	}
+	summary := runSummary([]int{a, b - 1}, sd, max(minSummary, min(maxSummary, len(block.Data)/s.p.RefDivisor)))
+	ref := vault.Ref{Tag: vault.TagCtx, Kind: KindRun, ID: id, Chars: len(block.Data), Sensitive: sd.Sensitive,
+		Priority: s.runPriority(idx), Summary: withHandles(summary, hs)}
 	s.setSent(s.entries[a], formFold, ref.String())
 	s.entries[a].level = level + 1
 	for i := a + 1; i < b; i++ {
@@ -213,5 +270,4 @@ func (s *Session) elideRun(a, b int) error {
 			e.form, e.sent, e.sentTok = formElided, "", 0
 		}
 	}
-	return nil
 }

@@ -105,6 +105,8 @@ type entry struct {
 	// for the messages after it that are not sent), 1 plus the highest
 	// level of the elided runs it holds; 0 for any other message.
 	level int
+	// planned marks a message of an elided run being planned (elide.go).
+	planned bool
 }
 
 // Session is the diet state of one conversation. Add appends messages,
