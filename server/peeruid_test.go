@@ -2,8 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +15,13 @@ import (
 	"github.com/kwsdev/kws/server/wire"
 )
 
-// helperSocketEnv tells TestHelperClient which socket to ask.
-const helperSocketEnv = "KWS_TEST_HELPER_SOCKET"
+// helperSocketEnv tells TestHelperClient which socket to ask;
+// helperRawEnv, when set, makes it connect without wire.Dial's checks, as
+// a hostile client would.
+const (
+	helperSocketEnv = "KWS_TEST_HELPER_SOCKET"
+	helperRawEnv    = "KWS_TEST_HELPER_RAW"
+)
 
 // helperResult is what TestHelperClient prints.
 type helperResult struct {
@@ -32,6 +39,9 @@ func TestHelperClient(t *testing.T) {
 	}
 	var r helperResult
 	c, err := wire.Dial(sock)
+	if os.Getenv(helperRawEnv) != "" {
+		c, err = net.DialUnix("unix", nil, &net.UnixAddr{Name: sock, Net: "unix"})
+	}
 	if err != nil {
 		r.DialError = err.Error()
 	} else {
@@ -49,6 +59,13 @@ func TestHelperClient(t *testing.T) {
 func asNobody(t *testing.T, sock string) helperResult {
 	t.Helper()
 	return underSetpriv(t, sock, "--reuid=65534", "--regid=65534", "--clear-groups")
+}
+
+// asNobodyRaw is asNobody with a client that skips wire.Dial's checks.
+func asNobodyRaw(t *testing.T, sock string) helperResult {
+	t.Helper()
+	t.Setenv(helperRawEnv, "1")
+	return asNobody(t, sock)
 }
 
 // underSetpriv runs TestHelperClient against sock under setpriv with the
@@ -91,14 +108,29 @@ func underSetpriv(t *testing.T, sock string, opts ...string) helperResult {
 }
 
 // TestSocketIsPrivate checks the socket's directory is 0700 and the
-// socket 0600, even when the directory existed with looser permissions.
+// socket 0600, and that a directory open to others that kws did not make
+// (a shared 1777 one, say) is refused and left as it was, never chmodded.
 func TestSocketIsPrivate(t *testing.T) {
 	base := shortDir(t)
-	loose := filepath.Join(base, "loose")
-	if err := os.Mkdir(loose, 0o755); err != nil {
-		t.Fatal(err)
+	for _, mode := range []os.FileMode{0o755, 0o777 | os.ModeSticky} {
+		loose := filepath.Join(base, fmt.Sprintf("loose%o", mode.Perm()))
+		if err := os.Mkdir(loose, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(loose, mode); err != nil {
+			t.Fatal(err)
+		}
+		if ln, err := Listen(filepath.Join(loose, "s.sock")); err == nil || !errors.Is(err, wire.ErrUntrusted) {
+			if ln != nil {
+				ln.Close()
+			}
+			t.Fatalf("listening in a %v directory: %v, want a refusal", mode, err)
+		}
+		if fi, err := os.Stat(loose); err != nil || fi.Mode() != os.ModeDir|mode {
+			t.Fatalf("the refused directory is now %v (%v), want %v as it was", fi.Mode(), err, os.ModeDir|mode)
+		}
 	}
-	for _, sock := range []string{filepath.Join(base, "a", "b", "s.sock"), filepath.Join(loose, "s.sock")} {
+	for _, sock := range []string{filepath.Join(base, "a", "b", "s.sock")} {
 		ln, err := Listen(sock)
 		if err != nil {
 			t.Fatal(err)
@@ -140,9 +172,18 @@ func TestOtherUserIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The client refuses a socket in a directory of another user's...
 	r = asNobody(t, h.sock)
+	if !strings.Contains(r.DialError, "belongs to uid 0") || r.Exit != nil {
+		t.Fatalf("with the socket open to everyone: %+v, want the client's refusal", r)
+	}
+	// ... and a client that does not check is refused by the server.
+	r = asNobodyRaw(t, h.sock)
 	if r.DialError != "" || r.Exit == nil || r.Exit.Code == 0 || !strings.Contains(r.Exit.Message, "refused") {
-		t.Fatalf("with the socket open to everyone: %+v, want a refusal", r)
+		t.Fatalf("with the socket open to everyone, unchecked: %+v, want the server's refusal", r)
+	}
+	if err := os.Chmod(filepath.Dir(h.sock), 0o700); err != nil {
+		t.Fatal(err)
 	}
 	if list := h.ls(); len(list) != 0 {
 		t.Fatalf("ls after the refusal: %+v", list)

@@ -8,32 +8,25 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kwsdev/kws/server/wire"
 )
 
 // privateDir makes dir (mode 0700) when it is missing and checks that it
 // is a directory of this user that nobody else may enter: a socket in a
-// directory another user controls could be replaced by theirs.
+// directory another user controls could be replaced by theirs. A
+// directory kws did not create is never changed: one open to others (a
+// shared 1777 directory, /tmp) is refused with the reason.
 func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fmt.Errorf("socket directory: %w", err)
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("socket directory: %w", err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("socket directory %s is not a directory of this user", dir)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("socket directory: %w", err)
-		}
-	}
-	return nil
+	return wire.PrivateDir(dir, os.Getuid())
 }
 
 // ErrRunning is returned by Listen when a live server already answers on

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 )
@@ -13,8 +15,28 @@ import (
 // ErrNoServer is returned by Dial when no server answers on the socket.
 var ErrNoServer = errors.New("no server running")
 
-// Dial connects to the server listening on socket.
+// ErrUntrusted is wrapped by Dial's error for a socket that another user
+// could have put there, or whose server runs as another user: nothing is
+// sent to it.
+var ErrUntrusted = errors.New("refusing a socket that is not this user's own")
+
+// Dial connects to the server listening on socket, after checking that it
+// is this user's: its directory belongs to this user and nobody else may
+// enter it, and the process listening runs as this user (SO_PEERCRED).
+// Otherwise another user could stand in for the server and read the
+// command lines, input and keys sent to it, and write to the terminal.
 func Dial(socket string) (*net.UnixConn, error) {
+	return dialAs(socket, os.Getuid())
+}
+
+// dialAs is Dial for the user uid.
+func dialAs(socket string, uid int) (*net.UnixConn, error) {
+	if err := PrivateDir(filepath.Dir(socket), uid); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w on %s", ErrNoServer, socket)
+		}
+		return nil, err
+	}
 	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socket, Net: "unix"})
 	if err != nil {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
@@ -22,7 +44,53 @@ func Dial(socket string) (*net.UnixConn, error) {
 		}
 		return nil, fmt.Errorf("connect to the server: %w", err)
 	}
+	peer, err := peerUID(c)
+	if err == nil && peer != uid {
+		err = fmt.Errorf("%w: the server on %s runs as uid %d", ErrUntrusted, socket, peer)
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
+}
+
+// PrivateDir checks that dir is a directory (not a link to one) owned by
+// uid that no other user may enter or write: a socket in it is the user's.
+func PrivateDir(dir string, uid int) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("socket directory: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir() || !ok:
+		return fmt.Errorf("%w: %s is not a directory", ErrUntrusted, dir)
+	case int(st.Uid) != uid:
+		return fmt.Errorf("%w: socket directory %s belongs to uid %d", ErrUntrusted, dir, st.Uid)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%w: socket directory %s is open to other users (mode %04o); use a private one (mode 0700)", ErrUntrusted, dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// peerUID is the user id of the process at the other end of c.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *syscall.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if credErr != nil {
+		return -1, fmt.Errorf("server's credentials: %w", credErr)
+	}
+	return int(cred.Uid), nil
 }
 
 // SendHello writes the hello. A server that refused the connection at
