@@ -114,6 +114,9 @@ type Config struct {
 	// Sandbox, when set, confines the agent's shell commands (see
 	// tools.Env.Sandbox); nil runs them unconfined.
 	Sandbox *sandbox.Policy
+	// Hidden are paths the file tools refuse (tools.Env.Hidden): kws's
+	// data dir and config, whatever the workspace.
+	Hidden []string
 	// History is a resumed transcript.
 	History []provider.Message
 	// Limits per user turn; zero means the defaults.
@@ -248,7 +251,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.system = sys + "\n\n" + diet.DecoderPrompt()
 	a.pinned = pinnedInstructions(cfg.Workspace)
-	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox,
+	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox, Hidden: cfg.Hidden,
 		ReadRoots: skill.Folders(cfg.Skills), Stats: a.statsReport, External: cfg.External}
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory

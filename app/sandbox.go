@@ -21,18 +21,23 @@ type Sandbox struct {
 	Status string
 	// Err says why commands run unconfined.
 	Err error
+	// Hidden are kws's data dir and the kws directory of the user's
+	// config home (which can hold api_key): shell commands cannot read
+	// them (Policy.Hidden) and the file tools refuse them, confined or not.
+	Hidden []string
 }
 
 // OpenSandbox checks whether shell commands can be confined on this
 // machine and builds the policy: kws's data dir and the kws directory of
 // configHome (which can hold api_key) are hidden, the network is allowed.
 func OpenSandbox(dataDir, configHome string) Sandbox {
+	hidden := []string{dataDir, filepath.Join(configHome, "kws")}
 	status, err := sandbox.Available()
 	if err != nil {
-		return Sandbox{Err: err}
+		return Sandbox{Err: err, Hidden: hidden}
 	}
-	return Sandbox{Status: status, Policy: &sandbox.Policy{
-		Hidden:  []string{dataDir, filepath.Join(configHome, "kws")},
+	return Sandbox{Status: status, Hidden: hidden, Policy: &sandbox.Policy{
+		Hidden:  hidden,
 		Network: true,
 	}}
 }

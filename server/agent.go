@@ -72,8 +72,10 @@ type AgentSpec struct {
 	// HideEnv names variables hidden from shell commands besides
 	// Config.APIKeyEnv.
 	HideEnv []string
-	Router  agent.Router
-	Critic  agent.Critic
+	// Hidden are paths the agent's file tools refuse (agent.Config.Hidden).
+	Hidden []string
+	Router agent.Router
+	Critic agent.Critic
 	// Summarizer writes the gist a compaction adds when the diet settings
 	// say compact_model = "sidecar" (the sidecar, as Router and Critic).
 	Summarizer agent.Summarizer
@@ -168,7 +170,7 @@ func Build(spec AgentSpec) (*Agent, error) {
 		Diet: params, Vault: spec.Vault, SessionID: sess.ID(), Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
 		HideEnv: nonEmpty(append([]string{spec.Config.APIKeyEnv}, spec.HideEnv...)), Router: spec.Router, Critic: spec.Critic,
-		Sandbox: spec.Sandbox, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills,
+		Sandbox: spec.Sandbox, Hidden: spec.Hidden, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills,
 		External: external, ExternalMissing: missing}
 	if spec.Memory != nil {
 		mem := spec.Memory(sess.ID())

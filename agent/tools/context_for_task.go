@@ -102,7 +102,7 @@ func (t contextForTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessa
 			starts = append(starts, abs)
 		}
 	}
-	r, err := rankFiles(ctx, root, starts, terms)
+	r, err := rankFiles(ctx, root, starts, terms, env.hidden())
 	if err != nil {
 		return Result{}, fmt.Errorf("context_for_task: %w", err)
 	}
@@ -116,7 +116,7 @@ func (t contextForTaskTool) Run(ctx context.Context, env *Env, raw json.RawMessa
 // inside root) by the terms it mentions in its content (1 + ln tf) and its
 // path (ctxPathWeight), each weighted by the term's idf, then refines the
 // best few.
-func rankFiles(ctx context.Context, root string, starts, terms []string) (*ranking, error) {
+func rankFiles(ctx context.Context, root string, starts, terms, hidden []string) (*ranking, error) {
 	r := &ranking{terms: terms, idf: make([]float64, len(terms))}
 	df := make([]int, len(terms))
 	read := 0
@@ -156,7 +156,7 @@ func rankFiles(ctx context.Context, root string, starts, terms []string) (*ranki
 		return nil
 	}
 	for _, start := range starts {
-		if err := walkTree(ctx, root, start, visit); err != nil {
+		if err := walkTree(ctx, root, start, hidden, visit); err != nil {
 			return nil, err
 		}
 	}

@@ -127,7 +127,7 @@ func TestContextForTaskRanking(t *testing.T) {
 		"p/define_test.go": "package p\n\nfunc TestFrobnicate(t *testing.T) { Frobnicate(); Frobnicate(); Frobnicate(); Frobnicate() }\n",
 	})
 	order := func(task string) []string {
-		r, err := rankFiles(t.Context(), env.Workspace, []string{env.Workspace}, taskTerms(task))
+		r, err := rankFiles(t.Context(), env.Workspace, []string{env.Workspace}, taskTerms(task), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

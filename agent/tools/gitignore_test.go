@@ -88,7 +88,7 @@ func TestWalkHonoursGitignore(t *testing.T) {
 	})
 	walk := func(start string) []string {
 		var got []string
-		err := walkTree(context.Background(), env.Workspace, filepath.Join(env.Workspace, start), func(rel string, _ fs.DirEntry) error {
+		err := walkTree(context.Background(), env.Workspace, filepath.Join(env.Workspace, start), nil, func(rel string, _ fs.DirEntry) error {
 			got = append(got, rel)
 			return nil
 		})

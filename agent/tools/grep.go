@@ -94,7 +94,7 @@ func (t grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resul
 		return pathError(rel, err)
 	}
 	g := &grepper{re: re, limit: limit, context: a.ContextLines}
-	err = walkTree(ctx, root, abs, func(p string, d fs.DirEntry) error {
+	err = walkTree(ctx, root, abs, env.hidden(), func(p string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() || !match(p) {
 			return nil
 		}

@@ -68,7 +68,7 @@ func (t listFilesTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (
 	}
 	var b strings.Builder
 	shown, more := 0, 0
-	err = walkTree(ctx, root, abs, func(p string, d fs.DirEntry) error {
+	err = walkTree(ctx, root, abs, env.hidden(), func(p string, d fs.DirEntry) error {
 		if a.Pattern != "" {
 			if ok, _ := path.Match(a.Pattern, path.Base(p)); !ok {
 				return nil

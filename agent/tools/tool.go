@@ -112,6 +112,11 @@ type Env struct {
 	// Sandbox.Network. Its Workspace and Temp are set per call. Nil runs
 	// commands unconfined (where sandbox.Available says no).
 	Sandbox *sandbox.Policy
+	// Hidden are paths the file tools refuse to read, list or write, and
+	// walks skip, whatever the workspace: kws's data dir (vault,
+	// transcripts) and its config (which can hold the API key). The shell
+	// is kept out of them by Sandbox.Hidden.
+	Hidden []string
 	// Stats reports the agent's figures of its own session for the stats
 	// tool; nil leaves the tool without figures.
 	Stats func() (string, error)

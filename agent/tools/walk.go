@@ -20,9 +20,10 @@ type walkFunc func(rel string, d fs.DirEntry) error
 // resolved root) in lexical order, honouring the .gitignore files from the
 // root down (and .git/info/exclude), always skipping .git, never following
 // symlinked directories. A start that is itself ignored is still walked:
-// the model asked for it by name. fn returning errStopWalk ends the walk
-// quietly; unreadable directories are skipped.
-func walkTree(ctx context.Context, root, start string, fn walkFunc) error {
+// the model asked for it by name. Entries in hidden (resolved paths, see
+// Env.Hidden), or symbolic links into them, are skipped. fn returning
+// errStopWalk ends the walk quietly; unreadable directories are skipped.
+func walkTree(ctx context.Context, root, start string, hidden []string, fn walkFunc) error {
 	fi, err := os.Stat(start)
 	if err != nil {
 		return err
@@ -36,7 +37,7 @@ func walkTree(ctx context.Context, root, start string, fn walkFunc) error {
 		rel = ""
 	}
 	if fi.IsDir() {
-		err = walkDir(ctx, start, rel, ancestorIgnores(root, rel), fn)
+		err = walkDir(ctx, start, rel, ancestorIgnores(root, rel), hidden, fn)
 	} else {
 		err = fn(rel, fs.FileInfoToDirEntry(fi))
 	}
@@ -80,8 +81,21 @@ func appendIgnore(stack ignoreStack, abs, rel string) ignoreStack {
 	return append(stack[:len(stack):len(stack)], parseIgnore(rel, data))
 }
 
+// hiddenEntry says whether the entry e at p is in hidden, or a symbolic
+// link into it (or one that does not resolve).
+func hiddenEntry(hidden []string, p string, e fs.DirEntry) bool {
+	if len(hidden) == 0 {
+		return false
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(p)
+		return err != nil || hiddenIn(hidden, real)
+	}
+	return hiddenIn(hidden, p)
+}
+
 // walkDir visits directory abs (slash path rel) under the rules in stack.
-func walkDir(ctx context.Context, abs, rel string, stack ignoreStack, fn walkFunc) error {
+func walkDir(ctx context.Context, abs, rel string, stack ignoreStack, hidden []string, fn walkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -104,11 +118,11 @@ func walkDir(ctx context.Context, abs, rel string, stack ignoreStack, fn walkFun
 		if rel != "" {
 			child = rel + "/" + name
 		}
-		if stack.ignored(child, e.IsDir()) {
+		if stack.ignored(child, e.IsDir()) || hiddenEntry(hidden, filepath.Join(abs, name), e) {
 			continue
 		}
 		if e.IsDir() {
-			err = walkDir(ctx, filepath.Join(abs, name), child, stack, fn)
+			err = walkDir(ctx, filepath.Join(abs, name), child, stack, hidden, fn)
 		} else {
 			err = fn(child, e)
 		}

@@ -13,6 +13,9 @@ import (
 // workspace, lexically or through a symlink.
 var ErrEscape = errors.New("path escapes the workspace")
 
+// ErrHidden is wrapped by a file tool's error for a path in Env.Hidden.
+var ErrHidden = errors.New("kws's own data and config are not open to agents")
+
 // ErrNoWorkspace is returned when a file tool runs without a workspace.
 var ErrNoWorkspace = errors.New("no workspace is set")
 
@@ -111,6 +114,9 @@ func (e *Env) resolve(p string) (abs, rel string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	if e.hides(abs) {
+		return "", "", fmt.Errorf("%w: %s", ErrHidden, p)
+	}
 	r, err := filepath.Rel(root, abs)
 	if err != nil {
 		return "", "", fmt.Errorf("relative path of %s: %w", abs, err)
@@ -133,6 +139,40 @@ func (e *Env) resolveRead(p string) (abs, rel string, err error) {
 	return abs, rel, err
 }
 
+// hides says whether abs (resolved) is or lies in one of e.Hidden, or
+// holds one: a walk from it must skip them (walkTree does).
+func (e *Env) hides(abs string) bool {
+	return e != nil && hiddenIn(e.hidden(), abs)
+}
+
+// hidden is e.Hidden resolved: symlinks evaluated where they exist.
+func (e *Env) hidden() []string {
+	out := make([]string, 0, len(e.Hidden))
+	for _, h := range e.Hidden {
+		if h == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(h); err == nil {
+			h = abs
+		}
+		if real, err := filepath.EvalSymlinks(h); err == nil {
+			h = real
+		}
+		out = append(out, filepath.Clean(h))
+	}
+	return out
+}
+
+// hiddenIn reports whether p is one of hidden or lies inside one.
+func hiddenIn(hidden []string, p string) bool {
+	for _, h := range hidden {
+		if within(h, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // root returns the resolved workspace root.
 func (e *Env) root() (string, error) {
 	root, _, err := resolveIn(e.workspace(), ".")
@@ -152,6 +192,8 @@ func pathError(rel string, err error) (Result, error) {
 	switch {
 	case errors.Is(err, ErrNoWorkspace):
 		return Result{}, err
+	case errors.Is(err, ErrHidden):
+		return errResult("%s is kws's own data or config (vault, transcripts, API key): file tools do not open it", rel), nil
 	case errors.Is(err, fs.ErrNotExist):
 		return errResult("no such file or directory: %s", rel), nil
 	case errors.Is(err, fs.ErrPermission):

@@ -156,7 +156,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	defer app.CloseEngine(engine)
 	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
-		Sandbox: sbx.Policy, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
+		Sandbox: sbx.Policy, Hidden: sbx.Hidden, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
 	if !isCommand && len(cfg.MCP.Servers) > 0 {
 		servers := startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(cmd.ErrOrStderr()), nil)
 		defer servers.Close()
