@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -137,20 +140,56 @@ type page struct {
 	cut        bool
 }
 
-// fetch GETs u, following redirects to http and https URLs only, and
-// converts the body to text. A binary body is an error.
+// errPrivateAddress is wrapped by fetch's error for an address web_fetch
+// does not connect to.
+var errPrivateAddress = errors.New("web_fetch reaches only public addresses")
+
+// dialAllowed says whether web_fetch may connect to ip: a public unicast
+// address, not loopback, private (RFC 1918, fc00::/7), link-local (the
+// cloud metadata service at 169.254.169.254 among them), shared
+// (100.64.0.0/10), unspecified or multicast. Tests replace it to reach
+// their local servers.
+var dialAllowed = func(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() &&
+		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip)
+}
+
+// publicOnly is the dialer's check of every address it connects to, after
+// name resolution, for the first request and each redirect alike.
+func publicOnly(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", errPrivateAddress, address)
+	}
+	if !dialAllowed(ap.Addr()) {
+		return fmt.Errorf("%w: %s is not one", errPrivateAddress, ap.Addr())
+	}
+	return nil
+}
+
+// fetch GETs u, following redirects to http and https URLs of the same
+// host only (another host is a new fetch the user approves), connecting
+// to public addresses only, and converts the body to text. A binary body
+// is an error. It connects directly: a proxy would reach what the address
+// check refuses.
 func fetch(ctx context.Context, u *url.URL) (page, error) {
 	ctx, cancel := context.WithTimeout(ctx, webFetchTimeout)
 	defer cancel()
-	client := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if len(via) > webFetchRedirects {
-			return fmt.Errorf("more than %d redirects", webFetchRedirects)
-		}
-		if _, err := webURL(req.URL.String()); err != nil {
-			return fmt.Errorf("redirected to %w", err)
-		}
-		return nil
-	}}
+	dialer := &net.Dialer{Timeout: webFetchTimeout, Control: publicOnly}
+	client := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, ForceAttemptHTTP2: true},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > webFetchRedirects {
+				return fmt.Errorf("more than %d redirects", webFetchRedirects)
+			}
+			if _, err := webURL(req.URL.String()); err != nil {
+				return fmt.Errorf("redirected to %w", err)
+			}
+			if req.URL.Host != u.Host {
+				return fmt.Errorf("redirected to another host, %s: fetch that URL itself to have it approved", req.URL.String())
+			}
+			return nil
+		}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return page{}, err

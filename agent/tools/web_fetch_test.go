@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 )
 
-// webServer serves the pages web_fetch is tested on.
+// webServer serves the pages web_fetch is tested on, and lets web_fetch
+// reach it on loopback while the test runs.
 func webServer(t *testing.T) *httptest.Server {
 	t.Helper()
+	allow := dialAllowed
+	dialAllowed = func(ip netip.Addr) bool { return ip.Unmap().IsLoopback() }
+	t.Cleanup(func() { dialAllowed = allow })
 	mux := http.NewServeMux()
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -130,5 +135,46 @@ func TestWebFetchPreviewAndAccess(t *testing.T) {
 	cancel()
 	if _, err := tool.Run(ctx, newEnv(t, nil), json.RawMessage(`{"url":"http://127.0.0.1:1/"}`)); err == nil {
 		t.Error("a cancelled fetch returned no error")
+	}
+}
+
+// TestWebFetchReachesOnlyPublicAddresses: loopback in its several
+// spellings, private, link-local (the metadata service) and shared
+// addresses are refused after resolution (a name that resolves to one
+// too), and a redirect to another host is not followed: it is a new URL
+// for the user to approve.
+func TestWebFetchReachesOnlyPublicAddresses(t *testing.T) {
+	for _, a := range []string{"127.0.0.1", "::1", "::ffff:127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1",
+		"169.254.169.254", "fd00::1", "fe80::1", "100.64.0.1", "0.0.0.0", "224.0.0.1"} {
+		if dialAllowed(netip.MustParseAddr(a)) {
+			t.Errorf("%s allowed", a)
+		}
+	}
+	for _, a := range []string{"93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "8.8.8.8"} {
+		if !dialAllowed(netip.MustParseAddr(a)) {
+			t.Errorf("%s refused", a)
+		}
+	}
+	private := webServer(t)
+	dialAllowed = func(netip.Addr) bool { return false }
+	for _, u := range []string{private.URL + "/page", strings.Replace(private.URL, "127.0.0.1", "localhost", 1) + "/page",
+		strings.Replace(private.URL, "127.0.0.1", "[::ffff:127.0.0.1]", 1) + "/page"} {
+		res := call(t, &Env{}, "web_fetch", map[string]any{"url": u})
+		if !res.IsError || !strings.Contains(res.Text, "public addresses") || strings.Contains(res.Text, "Install") {
+			t.Errorf("%s: %q", u, res.Text)
+		}
+	}
+	// A server the test lets web_fetch reach stands for a public host; it
+	// redirects to the metadata service, another host.
+	meta := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "AWS_SECRET") }))
+	t.Cleanup(meta.Close)
+	public := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, meta.URL+"/latest/meta-data/iam/", http.StatusFound)
+	}))
+	t.Cleanup(public.Close)
+	dialAllowed = func(ip netip.Addr) bool { return ip.Unmap().IsLoopback() }
+	res := call(t, &Env{}, "web_fetch", map[string]any{"url": public.URL + "/"})
+	if !res.IsError || strings.Contains(res.Text, "AWS_SECRET") || !strings.Contains(res.Text, "another host") {
+		t.Errorf("redirect to another host: %q", res.Text)
 	}
 }
