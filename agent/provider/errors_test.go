@@ -73,6 +73,13 @@ func TestChatErrorMapping(t *testing.T) {
 			model: "foo", want: provider.ErrModelNotFound,
 		},
 		{
+			// A placeholder key for a local server is not cut out of the
+			// message's words.
+			name:   "short placeholder key",
+			step:   providertest.Step{Status: 400, ErrorBody: `{"error":{"message":"upstream exploded","type":"invalid_request_error"}}`},
+			apiKey: "x", mentions: []string{"upstream exploded"},
+		},
+		{
 			name:     "other 400",
 			step:     providertest.Step{Status: 400, ErrorBody: `{"error":{"message":"temperature must be below 2","type":"invalid_request_error"}}`},
 			mentions: []string{"temperature must be below 2", "not retried"},

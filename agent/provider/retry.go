@@ -188,10 +188,11 @@ const maxMessageRunes = 500
 // cannot retitle the window, clear the screen or write the clipboard), the
 // API key removed, at most maxMessageRunes runes. Escapes are stripped
 // before the key is looked for, so a key split by an escape sequence is
-// still found.
+// still found. A key shorter than minKeyLiteral (a placeholder such as
+// "x" for a local server) is not looked for: it would cut words apart.
 func (c *OpenAI) clean(msg string) string {
 	msg = strings.TrimSpace(termsafe.OneLine(msg))
-	if c.cfg.APIKey != "" {
+	if len(c.cfg.APIKey) >= minKeyLiteral {
 		msg = strings.ReplaceAll(msg, c.cfg.APIKey, "[redacted]")
 	}
 	if r := []rune(msg); len(r) > maxMessageRunes {
@@ -199,6 +200,9 @@ func (c *OpenAI) clean(msg string) string {
 	}
 	return msg
 }
+
+// minKeyLiteral is the shortest API key clean removes as a literal.
+const minKeyLiteral = 8
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
