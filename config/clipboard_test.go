@@ -18,9 +18,9 @@ func TestClipboardIsTheUsersChoice(t *testing.T) {
 
 	ws := t.TempDir()
 	writeFile(t, ws, ".kws/config.toml", "clipboard = \"on\"\n")
-	_, _, err = Load(ws, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
-	if err == nil || !strings.Contains(err.Error(), "clipboard may only be set in your own") {
-		t.Errorf("a repository's clipboard = on: err = %v", err)
+	cfg, _, err = Load(ws, fakeEnv(map[string]string{"XDG_CONFIG_HOME": t.TempDir()}))
+	if err != nil || cfg.Clipboard != "" || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "clipboard: it may only be set in your own") {
+		t.Errorf("a repository's clipboard = on: %q, %q, %v", cfg.Clipboard, cfg.Warnings, err)
 	}
 
 	ok := Config{BaseURL: "http://localhost:11434/v1", Model: "m"}

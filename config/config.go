@@ -171,7 +171,9 @@ var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_
 
 // applyFile layers one TOML file over c. It reports false for a missing
 // file. A workspace file (user false) may not set userOnlyKeys, and its
-// permissions may only tighten (ask or deny).
+// permissions may only tighten (ask or deny): what it may not set is
+// ignored with a warning in c.Warnings, not refused, so a repository
+// cannot knock the user's agents offline either.
 func (c *Config) applyFile(path string, user bool) (bool, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -194,13 +196,14 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 		return false, fmt.Errorf("config: %s: unknown key %s (known keys: %s; in [diet]: %s)",
 			path, strings.Join(names, ", "), strings.Join(knownKeys, ", "), strings.Join(dietKeys, ", "))
 	}
+	defined := md.IsDefined
 	if !user {
-		if err := checkWorkspaceFile(path, md.IsDefined, f.Permissions); err != nil {
-			return false, err
-		}
+		var ignored map[string]bool
+		ignored, f.Permissions = c.checkWorkspaceFile(path, md.IsDefined, f.Permissions)
+		defined = func(key ...string) bool { return md.IsDefined(key...) && !ignored[strings.Join(key, ".")] }
 	}
 	set := func(dst *string, key, v string) {
-		if md.IsDefined(key) {
+		if defined(key) {
 			*dst = strings.TrimSpace(v)
 		}
 	}
@@ -214,7 +217,7 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	set(&c.MemoryEmbedder, "memory_embedder", f.MemoryEmbedder)
 	set(&c.Notify, "notify", f.Notify)
 	set(&c.Clipboard, "clipboard", f.Clipboard)
-	if md.IsDefined("yes") {
+	if defined("yes") {
 		c.Yes = f.Yes
 	}
 	if err := checkSampling(f.Temperature, f.TopP); err != nil {
@@ -233,11 +236,13 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 	if err := c.mergeMCP(path, f.MCP, user); err != nil {
 		return false, err
 	}
-	if md.IsDefined("shell_allow") {
+	if defined("shell_allow") {
 		c.ShellAllow = f.ShellAllow
 	}
 	c.Permissions = mergeMap(c.Permissions, f.Permissions)
-	c.Keys = mergeMap(c.Keys, f.Keys)
+	if defined("keys") {
+		c.Keys = mergeMap(c.Keys, f.Keys)
+	}
 	return true, nil
 }
 
@@ -281,23 +286,31 @@ func safeTOMLError(err error) error {
 	return err
 }
 
-// checkWorkspaceFile refuses the keys a workspace config may not set.
-func checkWorkspaceFile(path string, defined func(...string) bool, perms map[string]string) error {
+// checkWorkspaceFile finds the keys a workspace config may not set and
+// its permissions that would allow a tool, and warns of them in
+// c.Warnings: it returns the keys to ignore and the permissions without
+// those that allow.
+func (c *Config) checkWorkspaceFile(path string, defined func(...string) bool, perms map[string]string) (map[string]bool, map[string]string) {
+	ignored := map[string]bool{}
 	var bad []string
 	for _, k := range userOnlyKeys {
 		if defined(k) {
+			ignored[k] = true
 			bad = append(bad, k)
 		}
 	}
+	kept := map[string]string{}
 	for tool, p := range perms {
 		if strings.TrimSpace(p) == PermissionAllow {
 			bad = append(bad, "permissions."+tool+" = \"allow\"")
+			continue
 		}
+		kept[tool] = p
 	}
-	if len(bad) == 0 {
-		return nil
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		c.Warnings = append(c.Warnings, fmt.Sprintf("config: %s: ignored %s: it may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions, rebind your keys or let its output set your clipboard)",
+			path, strings.Join(bad, ", ")))
 	}
-	sort.Strings(bad)
-	return fmt.Errorf("config: %s: %s may only be set in your own ~/.config/kws/config.toml, the environment or flags (a repository must not redirect your API key, grant itself permissions, rebind your keys or let its output set your clipboard)",
-		path, strings.Join(bad, ", "))
+	return ignored, kept
 }
