@@ -33,7 +33,7 @@ func fillVault(t *testing.T, blocks [][]byte) (string, []string) {
 	}
 	ids := make([]string, len(blocks))
 	for i, b := range blocks {
-		if ids[i], err = v.Put(b, Meta{Kind: "test"}); err != nil {
+		if ids[i], err = v.Put(b, Meta{Kind: "test", Summary: fmt.Sprintf("summary of block %d", i), Topics: []string{"topic"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,6 +83,25 @@ func TestGetOfDamagedBlockIsErrCorrupt(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), ids[victim]) {
 		t.Errorf("error %q does not name the block %s", err, ids[victim])
+	}
+	// Search still finds it by its id's index entry, marked damaged and
+	// quoting nothing its bytes were described by.
+	hits, err := v.Search(fmt.Sprintf("block-%03d", victim), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, h := range hits {
+		found = found || h.ID == ids[victim]
+		if h.ID == ids[victim] && (!h.Damaged || h.Meta.Summary != DamagedSummary || len(h.Meta.Topics) > 0) {
+			t.Errorf("search hit of the damaged block: %+v", h)
+		}
+		if h.ID != ids[victim] && h.Damaged {
+			t.Errorf("undamaged block %s marked damaged", h.ID)
+		}
+	}
+	if !found {
+		t.Errorf("search for the damaged block found %d others", len(hits))
 	}
 	var w bytes.Buffer
 	if n, err := v.WriteTo(ids[victim], &w); !errors.Is(err, ErrCorrupt) || n != 0 || w.Len() != 0 {

@@ -108,4 +108,8 @@ type Hit struct {
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
 	Meta  Meta    `json:"meta"`
+	// Damaged marks a block whose bytes no longer match its id: its Meta
+	// keeps no topics, files or command, and DamagedSummary for a summary,
+	// as they were made from bytes that can no longer be trusted.
+	Damaged bool `json:"damaged,omitempty"`
 }

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strings"
@@ -127,7 +128,26 @@ func (v *Vault) Find(q Query) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{ID: c.meta.ID, Score: math.Round(c.rel*1000) / 1000, Meta: c.meta})
 	}
-	return hits, nil
+	return hits, v.markDamaged(hits)
+}
+
+// DamagedSummary is the summary search gives a damaged block in place of
+// its own, which was made from bytes that can no longer be trusted.
+const DamagedSummary = "DAMAGED: its stored bytes no longer match its id; they are not served"
+
+// markDamaged checks each hit's block against its id and marks the ones
+// that fail (Hit.Damaged), dropping what their metadata quotes of them.
+func (v *Vault) markDamaged(hits []Hit) error {
+	return v.view(func(tx *bolt.Tx) error {
+		for i := range hits {
+			if _, err := verifiedBlock(tx, hits[i].ID); errors.Is(err, ErrCorrupt) {
+				m := &hits[i].Meta
+				m.Summary, m.Topics, m.Files, m.Command = DamagedSummary, nil, nil, ""
+				hits[i].Damaged = true
+			}
+		}
+		return nil
+	})
 }
 
 // candidates reads the metadata of the blocks ids that are not yet
