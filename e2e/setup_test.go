@@ -41,7 +41,19 @@ func newSetup(t *testing.T, modelURL string) *setup {
 		"HOME": s.dirs["home"], "XDG_CONFIG_HOME": s.dirs["config"], "XDG_DATA_HOME": s.dirs["share"],
 		"KWS_BASE_URL": modelURL, "KWS_MODEL": providertest.Model, "KWS_API_KEY": "e2e-key", "SHELL": "/bin/bash",
 	}
-	t.Cleanup(func() { _, _ = s.run("", "kill-server") })
+	t.Cleanup(func() {
+		// kws kill-server returns once the server has exited: the last
+		// line of its log is there, and nothing it writes on the way out
+		// races with removing the temp dir.
+		if _, err := s.run("", "kill-server"); err != nil {
+			return // no server ran, or it had stopped
+		}
+		logged, _ := os.ReadFile(filepath.Join(s.dirs["data"], "logs", "server.log"))
+		lines := strings.Split(strings.TrimSpace(string(logged)), "\n")
+		if last := lines[len(lines)-1]; !strings.Contains(last, "server stopped") {
+			t.Errorf("kws kill-server returned before the server stopped; its log ends with %q", last)
+		}
+	})
 	return s
 }
 

@@ -74,16 +74,21 @@ func newServerCmds(g *globals) []*cobra.Command {
 		Short: "End every session and stop the server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := request(g, wire.Hello{Op: "kill-server"})
-			if !errors.Is(err, errOldProtocol) {
-				return err
-			}
-			// A server of an older protocol refuses kill-server too.
 			sock, err := wire.SocketPath(g.dataDir)
 			if err != nil {
 				return err
 			}
-			return server.Terminate(sock)
+			e, err := server.KillServer(sock)
+			switch {
+			case err != nil:
+				return &exitError{code: 1, err: err}
+			case server.OldProtocol(e):
+				// A server of an older protocol refuses kill-server too.
+				return server.Terminate(sock)
+			case e.Code != 0:
+				return &exitError{code: e.Code, err: errors.New(e.Message)}
+			}
+			return nil
 		},
 	}
 	return []*cobra.Command{newServeCmd(g), attach, newCmd, ls, kill, killServer}
