@@ -238,7 +238,7 @@ func (s *Session) elidedBlock(a, b int) (vault.Block, string) {
 	}
 	data := EncodeFold(parts)
 	d := s.describeRun(idx)
-	m := d.Meta(KindRun, a, s.tok.Count(string(data)).Tokens, true)
+	m := d.Meta(KindRun, a, s.runTokens(idx), true)
 	m.Agent, m.Session, m.Turn = s.agent, s.session, s.entries[a].turn
 	hs := s.handles(idx, d.Sensitive, elidedHandles*handleBytes)
 	m.Summary = withHandles(runSummary([]int{a, b - 1}, d, 400), hs)

@@ -202,7 +202,7 @@ func (s *Session) fold(end, cur int) error {
 		}
 		data := EncodeFold(parts)
 		d := s.describeRun(r)
-		m := d.Meta(KindRun, r[0], s.tok.Count(string(data)).Tokens, true)
+		m := d.Meta(KindRun, r[0], s.runTokens(r), true)
 		m.Agent, m.Session, m.Turn = s.agent, s.session, s.entries[r[0]].turn
 		m.Summary = withHandles(runSummary(r, d, 400), s.handles(r, d.Sensitive, handleBytes))
 		blocks = append(blocks, vault.Block{Data: data, Meta: m})
@@ -239,6 +239,23 @@ func (s *Session) fold(end, cur int) error {
 		}
 	}
 	return nil
+}
+
+// partHeaderTokens is about what a part's header line costs in tokens.
+const partHeaderTokens = 12
+
+// runTokens estimates the tokens of the block of a run over messages r
+// from what each sends, already counted, and its headers: counting the
+// block again (up to 16 KiB) was most of an epoch's time. The block's
+// metadata says the figure is an estimate.
+func (s *Session) runTokens(r []int) int {
+	n := 0
+	for _, i := range r {
+		if e := s.entries[i]; e.form != formElided {
+			n += max(0, e.sentTok-MsgOverheadTokens) + partHeaderTokens
+		}
+	}
+	return n
 }
 
 // runPriority is "high" when a message of r is: a run keeps the hint.
