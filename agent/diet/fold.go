@@ -293,7 +293,20 @@ func (s *Session) describeRun(r []int) Description {
 	d.Errors = x.Errors
 	d.Files = dedupe(append(x.Files, files...))
 	d.Files = d.Files[:min(len(d.Files), 6)]
-	return d.withSource(strings.Join(dedupe(cmds), " | "))
+	// Whole commands, as many as the summary can show: withSource scans
+	// what it gets for secrets, and a long run's every command would cost
+	// more than the epoch.
+	var src strings.Builder
+	for _, c := range dedupe(cmds) {
+		if src.Len() > 2*sourceBytes {
+			break
+		}
+		if src.Len() > 0 {
+			src.WriteString(" | ")
+		}
+		src.WriteString(c)
+	}
+	return d.withSource(src.String())
 }
 
 // runSummary is a run's summary within budget bytes: the messages it
