@@ -75,15 +75,9 @@ func (s *Session) placePageIns() {
 		if j := s.exactEarlier(i); j >= 0 {
 			text, f = s.aboveNote(e, j), formAbove
 		}
-		if e.form == f && e.sent == text {
-			continue
+		if e.form != f || e.sent != text {
+			s.resend(e, f, text) // a note explains itself: no decoder prompt
 		}
-		s.sentTok -= e.sentTok
-		s.sentChars -= len(e.sent)
-		e.form, e.sent = f, text
-		e.sentTok = s.tok.Count(text).Tokens + MsgOverheadTokens
-		s.sentTok += e.sentTok
-		s.sentChars += len(text)
 	}
 }
 

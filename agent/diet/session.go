@@ -315,11 +315,17 @@ func (s *Session) sendSeen(e *entry) {
 	s.setSent(e, formSeen, ref+"\n[kws: exact repeat of an earlier message, vaulted; .ctx_get the ref for it]")
 }
 
-// setSent replaces what entry e sends and keeps the running totals.
+// setSent replaces what entry e sends and keeps the running totals; a
+// message that stops being sent exact brings in the decoder prompt.
 func (s *Session) setSent(e *entry, f form, text string) {
 	if (e.form == formExact || e.form == formAbove) && f != formExact {
 		s.nonExact++
 	}
+	s.resend(e, f, text)
+}
+
+// resend replaces what entry e sends and keeps the running totals.
+func (s *Session) resend(e *entry, f form, text string) {
 	s.sentTok -= e.sentTok
 	s.sentChars -= len(e.sent)
 	e.form, e.sent = f, text
