@@ -52,7 +52,8 @@ func (p *pager) reply(req providertest.RecordedRequest) providertest.Step {
 		// The answer to the last repeated fault.
 		p.exact = append(p.exact, exactOrAbove(last.Content, p.want, promptText(req.Messages)))
 	}
-	if ids := exactIDs(last.Content); p.id == "" && len(ids) > 0 && strings.Contains(last.Content, p.want) {
+	answer := readAnswer(req.Messages)
+	if ids := exactIDs(answer); p.id == "" && len(ids) > 0 && strings.Contains(answer, p.want) {
 		p.id = ids[0]
 	}
 	if p.id != "" {
@@ -84,9 +85,8 @@ func (p *pager) reply(req providertest.RecordedRequest) providertest.Step {
 // holds it); else, in the prompt, the ref standing for the call's result,
 // or the run whose summary's "msgs A-B" covers its message.
 func (p *pager) next(req providertest.RecordedRequest) string {
-	last := req.Messages[len(req.Messages)-1]
-	if strings.HasPrefix(last.Content, "<ctx_exact") {
-		if id := p.inRun(last.Content); id != "" {
+	if answer := readAnswer(req.Messages); strings.HasPrefix(answer, "<ctx_exact") {
+		if id := p.inRun(answer); id != "" {
 			return id
 		}
 	}
@@ -133,6 +133,23 @@ func (p *pager) inRun(answer string) string {
 		}
 	}
 	return lead
+}
+
+// readAnswer is the last message of msgs, a page-in answer, as a model
+// reads it: when it says its bytes stand above (repeated="true"), the
+// earlier answer that holds them.
+func readAnswer(msgs []provider.Message) string {
+	last := msgs[len(msgs)-1].Content
+	if !strings.Contains(last, `repeated="true"`) {
+		return last
+	}
+	ids := exactIDs(last)
+	for _, m := range msgs[:len(msgs)-1] {
+		if len(ids) > 0 && strings.HasPrefix(m.Content, `<ctx_exact id="`+ids[0]+`" `) && !strings.Contains(m.Content[:min(len(m.Content), 200)], `repeated="true"`) {
+			return m.Content
+		}
+	}
+	return last
 }
 
 // exactIDs are the ids of the <ctx_exact> elements in text.

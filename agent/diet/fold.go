@@ -159,17 +159,18 @@ func (s *Session) foldSavings(end, cur int) int {
 }
 
 // fold folds the old messages before end, from where the last fold ended,
-// into runs of at most foldRunBytes, each cut where a message may not
+// into runs of at most foldRunBytes, and of no more blocks than the run's
+// ref has room to name (handleBytes), each cut where a message may not
 // join. A run that would not shrink the prompt is left as it is.
 func (s *Session) fold(end, cur int) error {
 	var runs [][]int
 	var run []int
-	size := 0
+	size, named := 0, 0
 	closeRun := func() {
 		if len(run) >= 2 {
 			runs = append(runs, run)
 		}
-		run, size = nil, 0
+		run, size, named = nil, 0, 0
 	}
 	for i := s.foldEnd; i < end; i++ {
 		if !s.foldable(i, cur) {
@@ -177,12 +178,15 @@ func (s *Session) fold(end, cur int) error {
 			continue
 		}
 		e := s.entries[i]
-		n := len(e.sent) + foldHeaderBytes
-		if len(run) > 0 && size+n > foldRunBytes {
+		n, h := len(e.sent)+foldHeaderBytes, 0
+		if e.id != "" && e.form != formExact {
+			h = handleEstimate
+		}
+		if len(run) > 0 && (size+n > foldRunBytes || named+h > handleBytes) {
 			closeRun()
 		}
 		run = append(run, i)
-		size += n
+		size, named = size+n, named+h
 	}
 	closeRun()
 	s.foldEnd = max(s.foldEnd, end)
@@ -355,6 +359,9 @@ const (
 	handleBytes   = 600
 	elidedHandles = 4
 )
+
+// handleEstimate is about what one handle takes: "I=HEX what, ".
+const handleEstimate = 40
 
 // handleWhatBytes bounds what one handle says of its block.
 const handleWhatBytes = 16
