@@ -90,7 +90,9 @@ env:
 # shared with another CPU never hands it this build. Flags already set in
 # CGO_CFLAGS and CGO_CXXFLAGS are kept.
 MARCH   ?= native
-CPUKEY   = $(if $(filter native,$(MARCH)),-DKWS_CPU=$(shell $(CC) -march=native -Q --help=target 2>/dev/null | cksum | cut -d' ' -f1))
+# (gcc wraps --help to $$COLUMNS and translates it: both are pinned, or the
+# key, and with it the compiled llama.cpp, would change with the terminal.)
+CPUKEY   = $(if $(filter native,$(MARCH)),-DKWS_CPU=$(shell COLUMNS=80 LC_ALL=C $(CC) -march=native -Q --help=target 2>/dev/null | cksum | cut -d' ' -f1))
 # No AMX. On a CPU with AMX (Sapphire Rapids and later Xeons, so most cloud
 # machines), -march=native or =sapphirerapids defines __AMX_INT8__, and
 # ggml-cpu.cpp then calls ggml_backend_amx_buffer_type(), which lives in
