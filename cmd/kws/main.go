@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -33,9 +35,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	if err := protectKeys(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "kws: warning:", err)
-	}
+	prepare()
 	root := newRoot()
 	root.g.argv = os.Args[1:]
 	if err := root.Execute(); err != nil {
@@ -47,6 +47,31 @@ func main() {
 			os.Exit(ee.code)
 		}
 		os.Exit(1)
+	}
+}
+
+// prepare readies the process before any command runs: the API key moves
+// out of its environment (protectKeys), and every descriptor it inherited
+// past stderr is marked close-on-exec, or a descriptor its parent left
+// open (a terminal's, a socket's, a pipe's) would reach every command an
+// agent runs, sandboxed or not.
+func prepare() {
+	if err := protectKeys(os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "kws: warning:", err)
+	}
+	closeOnExec()
+}
+
+// closeOnExec marks every open descriptor above 2 close-on-exec.
+func closeOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
 	}
 }
 

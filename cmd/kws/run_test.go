@@ -23,9 +23,7 @@ import (
 // runs to it, and prints a failed command's error.
 func TestMain(m *testing.M) {
 	if raw := os.Getenv("KWS_TEST_ARGS"); raw != "" {
-		if err := protectKeys(os.Args); err != nil {
-			fmt.Fprintln(os.Stderr, "kws: warning:", err)
-		}
+		prepare()
 		var args []string
 		json.Unmarshal([]byte(raw), &args)
 		root := newRoot()
@@ -231,5 +229,34 @@ func TestSessionsLs(t *testing.T) {
 	}
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 {
 		t.Fatalf("want a header and one session: %q", out)
+	}
+}
+
+// TestInheritedDescriptorsStayOut runs kws run with a descriptor its
+// parent left open (fd 3, not close-on-exec): the shell command the model
+// asks for does not get it.
+func TestInheritedDescriptorsStayOut(t *testing.T) {
+	runEnv(t)
+	data, ws := t.TempDir(), t.TempDir()
+	srv := providertest.New(t,
+		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "shell", Arguments: `{"command":"if test -e /proc/$$/fd/3; then echo fd3-open; else echo fd3-closed; fi"}`}),
+		providertest.TextStep("listed"))
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	args, _ := json.Marshal([]string{"--data-dir", data, "run", "--yes", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "list your descriptors"})
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "KWS_TEST_ARGS="+string(args))
+	child.ExtraFiles = []*os.File{w} // fd 3 in the child, inheritable
+	if out, err := child.CombinedOutput(); err != nil {
+		t.Fatalf("kws run: %v\n%s", err, out)
+	}
+	msgs := srv.Requests()[1].Messages
+	listing := msgs[len(msgs)-1].Content
+	if !strings.Contains(listing, "fd3-closed") {
+		t.Fatalf("the command's descriptors: %q", listing)
 	}
 }
