@@ -63,26 +63,6 @@ func Listen(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
-// peerCred returns the user id and process id of the process at the
-// other end of c.
-func peerCred(c *net.UnixConn) (uid, pid int, err error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return -1, 0, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return -1, 0, err
-	}
-	if credErr != nil {
-		return -1, 0, credErr
-	}
-	return int(cred.Uid), int(cred.Pid), nil
-}
-
 // noNewPrivs reports whether process pid ("self" for this one) runs with
 // no_new_privs set. kws's sandbox sets it on every agent command it
 // confines, and a child cannot clear it: a peer that has it while the
@@ -106,7 +86,7 @@ func noNewPrivs(pid string) (bool, error) {
 // runs with no_new_privs (a hardened service manager), the two cannot be
 // told apart and the uid check stands alone.
 func checkPeer(c *net.UnixConn) error {
-	uid, pid, err := peerCred(c)
+	uid, pid, err := wire.PeerCred(c)
 	if err != nil {
 		return fmt.Errorf("read the peer's credentials: %w", err)
 	}

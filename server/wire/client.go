@@ -44,7 +44,7 @@ func dialAs(socket string, uid int) (*net.UnixConn, error) {
 		}
 		return nil, fmt.Errorf("connect to the server: %w", err)
 	}
-	peer, err := peerUID(c)
+	peer, _, err := PeerCred(c)
 	if err == nil && peer != uid {
 		err = fmt.Errorf("%w: the server on %s runs as uid %d", ErrUntrusted, socket, peer)
 	}
@@ -74,23 +74,24 @@ func PrivateDir(dir string, uid int) error {
 	return nil
 }
 
-// peerUID is the user id of the process at the other end of c.
-func peerUID(c *net.UnixConn) (int, error) {
+// PeerCred is the user id and process id of the process at the other
+// end of c (SO_PEERCRED).
+func PeerCred(c *net.UnixConn) (uid, pid int, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	var cred *syscall.Ucred
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	if credErr != nil {
-		return -1, fmt.Errorf("server's credentials: %w", credErr)
+		return -1, 0, fmt.Errorf("peer's credentials: %w", credErr)
 	}
-	return int(cred.Uid), nil
+	return int(cred.Uid), int(cred.Pid), nil
 }
 
 // SendHello writes the hello. A server that refused the connection at
