@@ -50,18 +50,13 @@ func handledFS(v int) uint64 {
 // goroutine, and so to the processes it starts, with every right the
 // kernel's Landlock ABI can restrict.
 func confine(p Policy) error {
-	if unix.Gettid() == unix.Getpid() {
-		// The first thread is the one kill $PPID and /proc/PID reach:
-		// confined, it would put kws inside its commands' sandbox.
-		return errors.New("refusing to confine the process's main thread")
-	}
 	v, err := abi()
 	if err != nil {
 		return err
 	}
 	handled := handledFS(v)
 	attr := unix.LandlockRulesetAttr{Access_fs: handled}
-	if v >= 4 && !p.Network {
+	if v >= 4 && !p.Network && !p.ownNet {
 		attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	}
 	if v >= 6 {
@@ -122,3 +117,7 @@ func addRule(rfd int, path string, access uint64) error {
 	}
 	return nil
 }
+
+// onMainThread reports whether the caller runs on the process's first
+// thread.
+func onMainThread() bool { return unix.Gettid() == unix.Getpid() }

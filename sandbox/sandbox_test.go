@@ -112,7 +112,7 @@ func TestSandboxBlocksSignalsOutside(t *testing.T) {
 		t.Skip("signal scoping needs Landlock ABI 6")
 	}
 	_, p := newWorld(t)
-	if out, code := run(t, p, `kill -0 $PPID`); code == 0 {
+	if out, code := run(t, p, fmt.Sprintf(`kill -0 %d`, os.Getpid())); code == 0 {
 		t.Fatalf("the sandboxed command could signal kws: %s", out)
 	}
 	if out, code := run(t, p, `sleep 5 & kill $!`); code != 0 {
