@@ -332,12 +332,15 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		a.requestSeq++
 		req := permission.Request{ID: fmt.Sprintf("%s-%d", a.cfg.Name, a.requestSeq), Tool: tc.Name,
 			Args: tc.Arguments, Preview: preview, Agent: a.cfg.Name}
+		if p, ok := t.(tools.Permissioned); ok {
+			req.Tool = p.Permission([]byte(tc.Arguments))
+		}
 		policy := a.cfg.Policy
 		if policy == nil {
 			policy = permission.DefaultPolicy()
 		}
 		// Only a call the user will be asked about gets a risk note.
-		if c := a.cfg.Critic; c != nil && policy.Decide(tc.Name, t.Access(), preview) == permission.Ask {
+		if c := a.cfg.Critic; c != nil && policy.Decide(req.Tool, t.Access(), preview) == permission.Ask {
 			if note, err := c.Critique(ctx, tc.Name, preview); err == nil {
 				req.Note = note
 			}
@@ -347,8 +350,8 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		if !allowed {
 			decision = "deny"
 		}
-		a.emit(Event{Type: EvPermission, Tool: tc.Name, CallID: tc.ID, Decision: decision, Text: reason})
-		a.event("permission", map[string]string{"tool": tc.Name, "call_id": tc.ID, "decision": decision, "reason": reason})
+		a.emit(Event{Type: EvPermission, Tool: req.Tool, CallID: tc.ID, Decision: decision, Text: reason})
+		a.event("permission", map[string]string{"tool": req.Tool, "call_id": tc.ID, "decision": decision, "reason": reason})
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("agent: permission for %s: %w", tc.Name, err)
 		}

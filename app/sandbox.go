@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sandbox"
 )
 
@@ -29,17 +30,34 @@ type Sandbox struct {
 
 // OpenSandbox checks whether shell commands can be confined on this
 // machine and builds the policy: kws's data dir and the kws directory of
-// configHome (which can hold api_key) are hidden, the network is allowed.
-func OpenSandbox(dataDir, configHome string) Sandbox {
+// configHome (which can hold api_key) are hidden, the network is not
+// granted (a command asks for it, and the user approves), and limits,
+// from the user's [sandbox] table, bound each command.
+func OpenSandbox(dataDir, configHome string, limits config.Sandbox) Sandbox {
 	hidden := []string{dataDir, filepath.Join(configHome, "kws")}
 	status, err := sandbox.Available()
 	if err != nil {
 		return Sandbox{Err: err, Hidden: hidden}
 	}
 	return Sandbox{Status: status, Hidden: hidden, Policy: &sandbox.Policy{
-		Hidden:  hidden,
-		Network: true,
+		Hidden: hidden,
+		Limits: sandbox.Limits{
+			Processes: limit(limits.Processes, sandbox.DefaultLimits.Processes),
+			FileMB:    limit(limits.FileMB, sandbox.DefaultLimits.FileMB),
+			MemoryMB:  limit(limits.MemoryMB, sandbox.DefaultLimits.MemoryMB),
+		},
 	}}
+}
+
+// limit is a configured limit: 0 keeps def, -1 (no limit) becomes 0.
+func limit(configured, def int) int {
+	switch {
+	case configured == 0:
+		return def
+	case configured < 0:
+		return 0
+	}
+	return configured
 }
 
 // Warning is the one line saying that shell commands run unconfined, or

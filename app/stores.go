@@ -73,7 +73,7 @@ func OpenStores(o Options) (*Stores, error) {
 		st.Close()
 		return nil, err
 	}
-	if st.sandbox = OpenSandbox(o.DataDir, o.ConfigHome); st.sandbox.Err != nil {
+	if st.sandbox = OpenSandbox(o.DataDir, o.ConfigHome, o.Config.Sandbox); st.sandbox.Err != nil {
 		st.log.Warn("shell commands run unconfined", "error", st.sandbox.Err)
 	}
 	st.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})

@@ -19,7 +19,7 @@ func (w *Workstation) agentWorkspace(name string) (string, error) {
 	if !w.useWorktrees {
 		return w.ws, nil
 	}
-	dir, branch, err := swarm.AddWorktree(w.ws, name)
+	dir, branch, err := w.git().AddWorktree(w.ws, name)
 	if err != nil {
 		return "", err
 	}
@@ -55,7 +55,7 @@ func (w *Workstation) wireWorktree(p *panes.AgentPane) {
 	}
 	p.SetBranch(wt.branch)
 	p.SetDiff(func() (string, error) {
-		diff, err := swarm.WorktreeDiff(wt.dir)
+		diff, err := w.git().WorktreeDiff(w.ws, wt.dir)
 		if err != nil {
 			return "", err
 		}
@@ -73,3 +73,6 @@ func (w *Workstation) wireWorktree(p *panes.AgentPane) {
 		return id, nil
 	})
 }
+
+// git runs kws's own git on the workspace confined as agent commands are.
+func (w *Workstation) git() swarm.Git { return swarm.Git{Policy: w.st.sandbox.Policy} }

@@ -71,6 +71,9 @@ type Config struct {
 	Diet Diet `toml:"diet" json:"diet,omitzero"`
 	// MCP holds the [mcp] table: the MCP servers whose tools agents use.
 	MCP MCP `toml:"mcp" json:"mcp,omitzero"`
+	// Sandbox holds the [sandbox] table: the resource limits of each
+	// agent command. Only the user's own config may set it.
+	Sandbox Sandbox `toml:"sandbox" json:"sandbox,omitzero"`
 	// Warnings tell what Load ignored and why: the MCP settings a
 	// workspace's file may not set. Callers show them to the user; they
 	// quote names from the file, so a terminal gets them through termsafe.
@@ -92,7 +95,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet", "mcp"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet", "mcp", "sandbox"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -167,7 +170,7 @@ func userConfigPath(env func(string) string) string {
 // key to a server of its choosing, grant itself permissions, or rebind
 // keys (a repository that binds "n" to allow-session turns a denial into
 // an approval).
-var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model", "keys", "clipboard"}
+var userOnlyKeys = []string{"base_url", "api_key", "api_key_env", "yes", "shell_allow", "sidecar_model", "keys", "clipboard", "sandbox"}
 
 // applyFile layers one TOML file over c. It reports false for a missing
 // file. A workspace file (user false) may not set userOnlyKeys, and its
@@ -233,6 +236,12 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 		return false, fmt.Errorf("config: %s: %w", path, err)
 	}
 	c.Diet = c.Diet.With(f.Diet)
+	if defined("sandbox") {
+		if err := f.Sandbox.validate(); err != nil {
+			return false, fmt.Errorf("config: %s: %w", path, err)
+		}
+		c.Sandbox = f.Sandbox
+	}
 	if err := c.mergeMCP(path, f.MCP, user); err != nil {
 		return false, err
 	}
@@ -244,6 +253,30 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 		c.Keys = mergeMap(c.Keys, f.Keys)
 	}
 	return true, nil
+}
+
+// Sandbox is the [sandbox] table: what one agent command may use. Zero
+// keeps kws's default; -1 means no limit.
+type Sandbox struct {
+	// Processes bounds the processes and threads a command runs at once.
+	Processes int `toml:"processes" json:"processes,omitempty"`
+	// FileMB bounds the size of a file a command writes, in MiB.
+	FileMB int `toml:"file_mb" json:"file_mb,omitempty"`
+	// MemoryMB bounds the memory a command uses in all, in MiB.
+	MemoryMB int `toml:"memory_mb" json:"memory_mb,omitempty"`
+}
+
+// validate refuses a limit below -1.
+func (s Sandbox) validate() error {
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"processes", s.Processes}, {"file_mb", s.FileMB}, {"memory_mb", s.MemoryMB}} {
+		if l.v < -1 {
+			return fmt.Errorf("[sandbox] %s = %d: want a positive number, 0 for kws's default or -1 for no limit", l.key, l.v)
+		}
+	}
+	return nil
 }
 
 // checkSampling reports a temperature outside [0, 2] or a top_p outside

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/sandbox"
 )
 
 // gitRepo returns a new git repository with one commit of README.md.
@@ -34,7 +36,7 @@ func gitRepo(t *testing.T) string {
 
 func TestAddWorktreeDiffReuseRemove(t *testing.T) {
 	repo := gitRepo(t)
-	dir, branch, err := AddWorktree(repo, "agent-1")
+	dir, branch, err := Git{}.AddWorktree(repo, "agent-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestAddWorktreeDiffReuseRemove(t *testing.T) {
 	if head, err := git(dir, "symbolic-ref", "--short", "HEAD"); err != nil || strings.TrimSpace(head) != branch {
 		t.Fatalf("the worktree is on %q (%v), want %s", head, err, branch)
 	}
-	if diff, err := WorktreeDiff(dir); err != nil || diff != "" {
+	if diff, err := (Git{}).WorktreeDiff(repo, dir); err != nil || diff != "" {
 		t.Fatalf("a fresh worktree's diff = %q, %v; want none", diff, err)
 	}
 
@@ -57,7 +59,7 @@ func TestAddWorktreeDiffReuseRemove(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "pkg", "new.go"), []byte("package pkg\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	diff, err := WorktreeDiff(dir)
+	diff, err := Git{}.WorktreeDiff(repo, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,22 +75,22 @@ func TestAddWorktreeDiffReuseRemove(t *testing.T) {
 		t.Errorf("the main checkout's status shows the worktrees: %q %v", status, err)
 	}
 
-	again, _, err := AddWorktree(repo, "agent-1")
+	again, _, err := Git{}.AddWorktree(repo, "agent-1")
 	if err != nil || again != dir {
 		t.Fatalf("reuse: %s, %v; want %s", again, err, dir)
 	}
-	if diff2, _ := WorktreeDiff(again); diff2 != diff {
+	if diff2, _ := (Git{}).WorktreeDiff(repo, again); diff2 != diff {
 		t.Errorf("the reused worktree lost its changes:\n%s", diff2)
 	}
 
-	if err := RemoveWorktree(repo, dir); err != nil {
+	if err := (Git{}).RemoveWorktree(repo, dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("the worktree directory is still there: %v", err)
 	}
 	// The branch stays, and a new worktree of that name checks it out.
-	again, branch, err = AddWorktree(repo, "agent-1")
+	again, branch, err = Git{}.AddWorktree(repo, "agent-1")
 	if err != nil || again != dir || branch != "kws/agent-1" {
 		t.Fatalf("re-add after remove: %s, %s, %v", again, branch, err)
 	}
@@ -99,11 +101,49 @@ func TestAddWorktreeNeedsARepository(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	t.Setenv("GIT_CEILING_DIRECTORIES", os.TempDir())
-	_, _, err := AddWorktree(t.TempDir(), "agent-1")
+	_, _, err := Git{}.AddWorktree(t.TempDir(), "agent-1")
 	if !errors.Is(err, ErrNotARepo) || !strings.Contains(err.Error(), "--worktree needs the workspace to be a git repository") {
 		t.Fatalf("err = %v, want ErrNotARepo", err)
 	}
-	if _, _, err := AddWorktree(gitRepo(t), "../escape"); err == nil {
+	if _, _, err := (Git{}).AddWorktree(gitRepo(t), "../escape"); err == nil {
 		t.Fatal("a name with a path separator was accepted")
+	}
+}
+
+// TestKwsGitRunsNothingTheRepositoryNames plants what red-team trial 8
+// planted: a config naming core.fsmonitor in the repository, then a
+// worktree .git file repointed at a git dir of the agent's making. kws's
+// own git (Ctrl-g's diff) runs neither, and refuses the repointed
+// worktree.
+func TestKwsGitRunsNothingTheRepositoryNames(t *testing.T) {
+	repo := gitRepo(t)
+	var g Git
+	if _, err := sandbox.Available(); err == nil {
+		t.Setenv("XDG_CACHE_HOME", t.TempDir())
+		g.Policy = &sandbox.Policy{}
+	}
+	dir, _, err := g.AddWorktree(repo, "agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	if _, err := git(repo, "config", "core.fsmonitor", "touch "+pwned+"; false"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("changed\n"), 0o644)
+	if diff, err := g.WorktreeDiff(repo, dir); err != nil || !strings.Contains(diff, "changed") {
+		t.Fatalf("diff = %q, %v", diff, err)
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("kws's git ran the repository's core.fsmonitor")
+	}
+
+	fake := filepath.Join(dir, "fg")
+	if out, err := exec.Command("cp", "-r", filepath.Join(repo, ".git"), fake).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+fake+"\n"), 0o644)
+	if _, err := g.WorktreeDiff(repo, dir); err == nil || !strings.Contains(err.Error(), "refusing") {
+		t.Fatalf("a worktree repointed at its own git dir: %v", err)
 	}
 }

@@ -167,7 +167,7 @@ func (p *Policy) Decide(tool string, access tools.Access, preview string) Decisi
 	default:
 		d = Ask
 	}
-	if d == Ask && access == tools.Executes && p != nil && !p.Unsandboxed && len(p.ShellAllow) > 0 &&
+	if d == Ask && tool == "shell" && access == tools.Executes && p != nil && !p.Unsandboxed && len(p.ShellAllow) > 0 &&
 		ShellCheck(p.ShellAllow, p.Workspace, preview) == nil {
 		return Allow
 	}

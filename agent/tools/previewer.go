@@ -9,6 +9,13 @@ type Previewer interface {
 	Preview(env *Env, args []byte) (string, error)
 }
 
+// Permissioned is implemented by tools some of whose calls need a
+// permission of their own, granted apart from the tool's: a shell command
+// that asks for the network is checked as "shell.network".
+type Permissioned interface {
+	Permission(args []byte) string
+}
+
 // previewOf turns a planned file change into its unified-diff preview; a
 // model mistake in the arguments becomes the error.
 func previewOf[P interface{ diff() string }](p P, bad *Result, err error) (string, error) {

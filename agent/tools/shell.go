@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -35,14 +36,21 @@ type shellTool struct{ spec }
 type shellArgs struct {
 	Command    string `json:"command"`
 	TimeoutSec int    `json:"timeout_sec"`
+	Network    bool   `json:"network"`
 }
+
+// NetworkPermission is the permission a shell command that asks for the
+// network needs: the user grants it apart from "shell", in the dialog or
+// in their own config, never from a workspace's.
+const NetworkPermission = "shell.network"
 
 func newShell() Tool {
 	return shellTool{spec{name: "shell", doc: shellDoc, access: Executes, schema: `{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "bash command line, run with bash -c in the workspace root"},
-    "timeout_sec": {"type": "integer", "minimum": 1, "maximum": 1800, "description": "seconds before the command is killed (default 120)"}
+    "timeout_sec": {"type": "integer", "minimum": 1, "maximum": 1800, "description": "seconds before the command is killed (default 120)"},
+    "network": {"type": "boolean", "description": "run with the host's network (downloads, remote APIs); the user must approve it. Without it the command has a loopback of its own and no other network"}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -65,13 +73,26 @@ func (shellTool) parse(raw []byte) (shellArgs, time.Duration, error) {
 	return a, time.Duration(secs) * time.Second, nil
 }
 
-// Preview returns the command line the user approves.
+// Preview returns the command line the user approves, saying so when it
+// asks for the network.
 func (t shellTool) Preview(_ *Env, raw []byte) (string, error) {
 	a, _, err := t.parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
+	if a.Network {
+		return "[with network access] " + a.Command, nil
+	}
 	return a.Command, nil
+}
+
+// Permission is NetworkPermission for a command that asks for the
+// network, "shell" for the rest.
+func (t shellTool) Permission(raw []byte) string {
+	if a, _, err := t.parse(raw); err == nil && a.Network {
+		return NetworkPermission
+	}
+	return t.name
 }
 
 // Run executes the command with bash -c in the workspace root, in its own
@@ -90,13 +111,13 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, start, cleanup, err := shellCommand(runCtx, env, root, a.Command)
+	cmd, start, cleanup, err := shellCommand(runCtx, env, root, a)
 	if err != nil {
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	defer cleanup()
 	cmd.Env = childEnv(cmd.Environ(), env.HideEnv)
-	cmd.Env = append(append(cmd.Env, gitEnv(cmd.Env)...), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat")
+	cmd.Env = append(append(cmd.Env, sandbox.GitEnv(cmd.Env)...), "PAGER=cat")
 	// Setsid gives the command its own process group and no controlling
 	// terminal, so it cannot read from or draw on the user's terminal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -149,12 +170,13 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	return res, nil
 }
 
-// shellCommand returns bash -c command in root and the function that
-// starts it: confined by env.Sandbox when it is set, with a private temp
+// shellCommand returns bash -c a.Command in root and the function that
+// starts it: confined by env.Sandbox when it is set (with the network when
+// a asks for it, and root's git metadata read-only), with a private temp
 // dir that cleanup removes.
-func shellCommand(ctx context.Context, env *Env, root, command string) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
+func shellCommand(ctx context.Context, env *Env, root string, a shellArgs) (cmd *exec.Cmd, start func() error, cleanup func(), err error) {
 	if env.Sandbox == nil {
-		cmd = exec.CommandContext(ctx, "bash", "-c", command)
+		cmd = exec.CommandContext(ctx, "bash", "-c", a.Command)
 		cmd.Dir = root
 		return cmd, cmd.Start, func() {}, nil
 	}
@@ -165,7 +187,10 @@ func shellCommand(ctx context.Context, env *Env, root, command string) (cmd *exe
 	cleanup = func() { os.RemoveAll(tmp) }
 	p := *env.Sandbox
 	p.Workspace, p.Temp = root, tmp
-	if cmd, err = sandbox.Command(ctx, p, "bash", "-c", command); err != nil {
+	p.Network = p.Network || a.Network
+	ro, forbidden := sandbox.GitMetadata(root)
+	p.ReadOnly, p.Forbidden = append(slices.Clone(p.ReadOnly), ro...), append(slices.Clone(p.Forbidden), forbidden...)
+	if cmd, err = sandbox.Command(ctx, p, "bash", "-c", a.Command); err != nil {
 		cleanup()
 		return nil, nil, nil, err
 	}

@@ -137,7 +137,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if f.yes || cfg.Yes {
 		mode = permission.AutoAllow
 	}
-	sbx := app.OpenSandbox(g.dataDir, configHome())
+	sbx := app.OpenSandbox(g.dataDir, configHome(), cfg.Sandbox)
 	skills, skillErrs := skill.LoadFor(configHome(), ws)
 	for _, err := range skillErrs {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: skill not loaded: %s\n", termsafe.OneLine(err.Error()))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +92,113 @@ func mustArgs(t *testing.T, command string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// toolAnswers returns what the model was told about each of its tool
+// calls, by call id, from the requests it received.
+func toolAnswers(srv *providertest.Server) map[string]string {
+	out := map[string]string{}
+	for _, r := range srv.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				out[m.ToolCallID] = m.Content
+			}
+		}
+	}
+	return out
+}
+
+// TestRunShellNetworkIsAPermission checks, in what the model receives,
+// that a shell command reaches a service on the host's loopback only when
+// it asks for the network and the user's own config grants it, that a
+// workspace's config cannot grant it, and that nothing a command leaves
+// running outlives kws run.
+func TestRunShellNetworkIsAPermission(t *testing.T) {
+	if !sandbox.Jailed() {
+		t.Skip("commands do not run in namespaces here")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("host-service-secret\n"))
+			c.Close()
+		}
+	}()
+	fetch := fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3`, ln.Addr().(*net.TCPAddr).Port)
+	marker := fmt.Sprintf("kws-run-leftover-%d", os.Getpid())
+	plain, _ := json.Marshal(map[string]any{"command": fetch + `; (exec -a ` + marker + ` sleep 400 &); echo left`})
+	withNet, _ := json.Marshal(map[string]any{"command": fetch, "network": true})
+
+	for _, c := range []struct {
+		name, user, workspace string
+		netReaches            bool
+	}{
+		{"not granted", `[permissions]
+shell = "allow"
+`, "", false},
+		{"granted by the user", `[permissions]
+shell = "allow"
+"shell.network" = "allow"
+`, "", true},
+		{"granted by the workspace", `[permissions]
+shell = "allow"
+`, `[permissions]
+"shell.network" = "allow"
+`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runEnv(t)
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			cfgDir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "kws")
+			os.MkdirAll(cfgDir, 0o700)
+			if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(c.user), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			data, ws := t.TempDir(), t.TempDir()
+			if c.workspace != "" {
+				os.MkdirAll(filepath.Join(ws, ".kws"), 0o700)
+				if err := os.WriteFile(filepath.Join(ws, ".kws", "config.toml"), []byte(c.workspace), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := providertest.New(t,
+				providertest.ToolStep(provider.ToolCall{ID: "plain", Name: "shell", Arguments: string(plain)}),
+				providertest.ToolStep(provider.ToolCall{ID: "net", Name: "shell", Arguments: string(withNet)}),
+				providertest.TextStep("done"))
+			out, err := run(t, data, nil, "run", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "fetch it")
+			if err != nil {
+				t.Fatalf("run: %q %v", out, err)
+			}
+			answers := toolAnswers(srv)
+			if a := answers["plain"]; strings.Contains(a, "host-service-secret") || !strings.Contains(a, "left") {
+				t.Errorf("a command without the network reached the host's loopback, or did not run:\n%s", a)
+			}
+			if a := answers["net"]; strings.Contains(a, "host-service-secret") != c.netReaches {
+				t.Errorf("network command, want reached %v:\n%s", c.netReaches, a)
+			}
+			if left := markedProcesses(marker); len(left) > 0 {
+				t.Errorf("processes outlived the command: %v", left)
+			}
+		})
+	}
+}
+
+// markedProcesses lists the processes whose command line holds marker.
+func markedProcesses(marker string) []string {
+	var out []string
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), marker) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

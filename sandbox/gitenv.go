@@ -1,4 +1,4 @@
-package tools
+package sandbox
 
 import (
 	"fmt"
@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// gitNoExec is the git configuration every shell command runs with, as
+// gitNoExec is the git configuration every agent command and every git
+// command of kws's own runs with, as
 // command-line scope (GIT_CONFIG_COUNT), which outranks the repository's
 // own .git/config: each key names a program git would run, set to a value
 // that runs nothing from the repository. A workspace's config can still
@@ -36,9 +37,10 @@ var gitNoExec = [][2]string{
 	{"remote.origin.receivepack", "git-receive-pack"},
 }
 
-// gitEnv returns the variables that add gitNoExec after any
-// GIT_CONFIG_COUNT entries already in environ.
-func gitEnv(environ []string) []string {
+// GitEnv returns the variables that add gitNoExec after any
+// GIT_CONFIG_COUNT entries already in environ, and keep git from
+// prompting or paging.
+func GitEnv(environ []string) []string {
 	n := 0
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
@@ -51,5 +53,5 @@ func gitEnv(environ []string) []string {
 	for i, kv := range gitNoExec {
 		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, kv[1]))
 	}
-	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+len(gitNoExec)))
+	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+len(gitNoExec)), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat")
 }
