@@ -58,6 +58,11 @@ type ServerConfig struct {
 	Changed func()
 	// MaxPut bounds one vault_put; 0 means DefaultMaxPut.
 	MaxPut int
+	// Allow decides whether a client may call a tool that changes memory
+	// or the board (memory_save, board_add, board_claim, board_done), as
+	// the user's permissions decide for the model's own memory_save and
+	// todo: a non-nil error refuses the call and says why. Nil allows.
+	Allow func(tool string) error
 	// Version is kws's version, told to clients in initialize.
 	Version string
 	// Log receives the SDK's record of sessions and protocol errors; nil
@@ -163,6 +168,9 @@ func (h handlers) addAgentTool(s *sdk.Server, name string, write bool) {
 	}
 	s.AddTool(&sdk.Tool{Name: name, Description: t.Description(), InputSchema: t.Schema(), Annotations: ann},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if err := h.allow(name, write); err != nil {
+				return errorResult(err.Error()), nil
+			}
 			res, err := t.Run(ctx, h.env, req.Params.Arguments)
 			if err != nil {
 				return errorResult(err.Error()), nil
@@ -339,8 +347,19 @@ func (h handlers) boardDone(_ context.Context, req *sdk.CallToolRequest, a board
 	return h.boardChange("board_done", func(b tools.Board) (vault.Task, error) { return b.Done(a.ID) }, req)
 }
 
+// allow asks ServerConfig.Allow about a call of tool that writes.
+func (h handlers) allow(tool string, write bool) error {
+	if !write || h.c.Allow == nil {
+		return nil
+	}
+	return h.c.Allow(tool)
+}
+
 // boardChange runs one change of the board as the client's agent.
 func (h handlers) boardChange(tool string, change func(tools.Board) (vault.Task, error), req *sdk.CallToolRequest) (*sdk.CallToolResult, boardTask, error) {
+	if err := h.allow(tool, true); err != nil {
+		return nil, boardTask{}, err
+	}
 	t, err := change(h.c.Board(h.agent(req)))
 	if err != nil {
 		return nil, boardTask{}, fmt.Errorf("%s: %s", tool, strings.TrimPrefix(err.Error(), "vault: "))

@@ -1,7 +1,7 @@
 package mcp
 
 import (
-	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,15 +36,11 @@ func TestConformanceSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- ServeHTTP(ctx, NewServer(newFixture(t).cfg), ln) }()
-	defer func() {
-		stop()
-		if err := <-served; err != nil {
-			t.Error(err)
-		}
-	}()
+	// The suite sends no token: it checks the protocol of the handler
+	// ServeHTTP guards (TestServeHTTPGuard checks the guard).
+	hs := &http.Server{Handler: HTTPHandler(NewServer(newFixture(t).cfg))}
+	go hs.Serve(ln)
+	defer hs.Close()
 	results := regexp.MustCompile(`Passed: (\d+)/(\d+), (\d+) failed`)
 	for _, sc := range conformanceScenarios {
 		out, err := exec.Command(node, suite, "server", "--url", "http://"+ln.Addr().String()+"/", "--scenario", sc).CombinedOutput()

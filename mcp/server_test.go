@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -390,9 +393,11 @@ func TestServeHTTP(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	s := NewServer(f.cfg)
-	go func() { served <- ServeHTTP(ctx, s, ln) }()
+	const token = "0123456789abcdef0123456789abcdef"
+	go func() { served <- ServeHTTP(ctx, s, ln, token) }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "http", Version: "1"}, nil).
-		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/"}, nil)
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/",
+			HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,6 +414,62 @@ func TestServeHTTP(t *testing.T) {
 		t.Fatal("the client still reaches the stopped server")
 	}
 	cs.Close()
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestServeHTTPGuard: red-team trial 4 read the vault and saved a memory
+// as another user through kws mcp serve --http. Without the token, with a
+// wrong one, under another Host (DNS rebinding) or from a web page's
+// Origin, a request never reaches the MCP handler.
+func TestServeHTTPGuard(t *testing.T) {
+	ln, err := ListenLoopback("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reached := 0
+	h := Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached++ }), "right-token-0123456789abcdef0123", ln.Addr())
+	go http.Serve(ln, h)
+	addr := ln.Addr().String()
+	port := ln.Addr().(*net.TCPAddr).Port
+	for _, c := range []struct {
+		name, host, origin, auth string
+		status                   int
+	}{
+		{"no token", addr, "", "", http.StatusUnauthorized},
+		{"wrong token", addr, "", "Bearer wrong-token-0123456789abcdef0123", http.StatusUnauthorized},
+		{"token without Bearer", addr, "", "right-token-0123456789abcdef0123", http.StatusUnauthorized},
+		{"rebound host name", fmt.Sprintf("evil.example:%d", port), "", "Bearer right-token-0123456789abcdef0123", http.StatusForbidden},
+		{"web page origin", addr, "http://evil.example", "Bearer right-token-0123456789abcdef0123", http.StatusForbidden},
+		{"right token", addr, "", "Bearer right-token-0123456789abcdef0123", http.StatusOK},
+		{"localhost and own origin", fmt.Sprintf("localhost:%d", port), "http://" + addr, "Bearer right-token-0123456789abcdef0123", http.StatusOK},
+	} {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/", strings.NewReader("{}"))
+		req.Host = c.host
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		before := reached
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.status || (reached > before) != (c.status == http.StatusOK) {
+			t.Errorf("%s: status %d (reached the handler: %v), want %d", c.name, resp.StatusCode, reached > before, c.status)
+		}
+	}
 }
 
 // serveOverPipes serves f's server with ServeStream over two pipes and

@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -134,9 +138,10 @@ func errorAnswer(code int, msg string) []byte {
 }
 
 // LoopbackAddr checks an address for ListenLoopback and returns it with
-// localhost spelled 127.0.0.1. The server has no authentication, so addr
-// must name a loopback address (127.0.0.1, ::1 or localhost) and a port:
-// any other host, or none (every interface), is refused.
+// localhost spelled 127.0.0.1. Whoever reaches the server with its token
+// reads the vault and memory, so addr must name a loopback address
+// (127.0.0.1, ::1 or localhost) and a port: any other host, or none
+// (every interface), is refused.
 func LoopbackAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -174,11 +179,50 @@ func HTTPHandler(s *sdk.Server) http.Handler {
 		&sdk.StreamableHTTPOptions{MaxRequestBodyBytes: MaxMessage})
 }
 
-// ServeHTTP serves s on ln until ctx ends, then closes the listener and
-// the clients' sessions: in a kws server, which goes on running, nothing
-// of them is left behind.
-func ServeHTTP(ctx context.Context, s *sdk.Server, ln net.Listener) error {
-	hs := &http.Server{Handler: HTTPHandler(s), ReadHeaderTimeout: 10 * time.Second}
+// Guard admits a request to h only when it carries "Authorization: Bearer
+// token", names the listener's own loopback address in Host, and comes
+// from no web page but one served there (Origin): other local users and
+// sandboxed processes lack the token, and a web page that reaches
+// loopback (DNS rebinding, a form post) sends another Host or Origin.
+func Guard(h http.Handler, token string, addr net.Addr) http.Handler {
+	port := ""
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		port = strconv.Itoa(ta.Port)
+	}
+	hosts := map[string]bool{}
+	for _, host := range []string{"127.0.0.1", "localhost", "::1"} {
+		hosts[net.JoinHostPort(host, port)] = true
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hosts[strings.ToLower(r.Host)] {
+			http.Error(w, "kws: Host must be this server's loopback address", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || u.Scheme != "http" || !hosts[strings.ToLower(u.Host)] {
+				http.Error(w, "kws: requests from web pages are refused", http.StatusForbidden)
+				return
+			}
+		}
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kws"`)
+			http.Error(w, "kws: send the token of kws mcp serve --http as Authorization: Bearer TOKEN", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ServeHTTP serves s on ln, to requests that carry token (see Guard),
+// until ctx ends, then closes the listener and the clients' sessions: in
+// a kws server, which goes on running, nothing of them is left behind.
+func ServeHTTP(ctx context.Context, s *sdk.Server, ln net.Listener, token string) error {
+	if token == "" {
+		return errors.New("mcp: http: no token")
+	}
+	hs := &http.Server{Handler: Guard(HTTPHandler(s), token, ln.Addr()), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	var err error

@@ -2,17 +2,24 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/mcp"
 	"github.com/kwsdev/kws/memory/agentmem"
@@ -43,7 +50,13 @@ board_claim, board_done) to any MCP client: Claude Code, Codex, crush, opencode.
 
 By default the session runs over standard input and output: configure the client
 to start "kws mcp serve" in the project's directory. --http ADDR serves the
-streamable HTTP transport at http://ADDR/ instead, on loopback only.
+streamable HTTP transport at http://ADDR/ instead, on loopback only, to clients
+that send "Authorization: Bearer TOKEN". The token is made the first time and
+kept in DATA/mcp-http.token (mode 0600); it is printed that once.
+
+Memory saves and board changes follow the permissions of your own config, as the
+model's own memory_save and todo do; one that would ask is refused, since no one
+is there to approve it.
 
 When a kws server runs for the data dir, the session runs in it, on the vault and
 memory every workstation session shares; otherwise kws mcp serve opens them itself.`,
@@ -68,7 +81,7 @@ memory every workstation session shares; otherwise kws mcp serve opens them itse
 
 // runMcpServe serves one stdio session, or HTTP sessions until stopped.
 func runMcpServe(cmd *cobra.Command, g *globals, f *mcpServeFlags) error {
-	ws, err := app.ResolveWorkspace(g.abs(f.workspace))
+	ws, conf, err := mcpConfig(g, cmd.ErrOrStderr(), f.workspace)
 	if err != nil {
 		return err
 	}
@@ -77,6 +90,11 @@ func runMcpServe(cmd *cobra.Command, g *globals, f *mcpServeFlags) error {
 		return err
 	}
 	defer release()
+	policy := permission.DefaultPolicy()
+	if err := policy.Apply(conf.Permissions, nil); err != nil {
+		return err
+	}
+	cfg.Allow = mcpAllow(policy)
 	ctx := cmd.Context()
 	if g.shared == nil {
 		// In the server the client's going away ends the session; here
@@ -89,12 +107,94 @@ func runMcpServe(cmd *cobra.Command, g *globals, f *mcpServeFlags) error {
 	if f.http == "" {
 		return mcp.ServeStream(ctx, s, cmd.InOrStdin(), cmd.OutOrStdout())
 	}
+	token, fresh, err := mcpToken(g.dataDir)
+	if err != nil {
+		return err
+	}
 	ln, err := mcp.ListenLoopback(f.http)
 	if err != nil {
 		return err
 	}
+	file := filepath.Join(g.dataDir, mcpTokenFile)
+	if fresh {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: made the MCP token, kept in %s and shown only now; clients send\n  Authorization: Bearer %s\n", file, token)
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kws: clients send \"Authorization: Bearer TOKEN\" with the token in %s\n", file)
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "kws: serving MCP (streamable HTTP) at http://%s/ until stopped\n", ln.Addr())
-	return mcp.ServeHTTP(ctx, s, ln)
+	return mcp.ServeHTTP(ctx, s, ln, token)
+}
+
+// mcpTokenFile is the data dir's file holding kws mcp serve --http's
+// bearer token.
+const mcpTokenFile = "mcp-http.token"
+
+// mcpToken returns the bearer token of kws mcp serve --http: made (32
+// random bytes in hex) and written 0600 the first time, when fresh is
+// true. A token file another user owns, or others may read, is refused.
+func mcpToken(dataDir string) (token string, fresh bool, err error) {
+	path := filepath.Join(dataDir, mcpTokenFile)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return "", false, err
+		}
+		token = hex.EncodeToString(b)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return "", false, fmt.Errorf("MCP token: %w", err)
+		}
+		if _, err := f.WriteString(token + "\n"); err != nil {
+			f.Close()
+			os.Remove(path)
+			return "", false, fmt.Errorf("MCP token: %w", err)
+		}
+		return token, true, f.Close()
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("MCP token: %w", err)
+	}
+	defer f.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return "", false, fmt.Errorf("MCP token: %w", err)
+	}
+	if int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return "", false, fmt.Errorf("MCP token: %s must be a file of yours that only you can read (mode 0600); remove it and a new token is made", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 256))
+	if err != nil {
+		return "", false, fmt.Errorf("MCP token: %w", err)
+	}
+	if token = strings.TrimSpace(string(b)); len(token) < 32 {
+		return "", false, fmt.Errorf("MCP token: %s holds no token; remove it and a new one is made", path)
+	}
+	return token, false, nil
+}
+
+// mcpAllow decides an MCP client's memory saves and board changes by the
+// user's permissions for the model's own tools: memory_save for
+// memory_save, todo for the board's. Where they would ask, the call is
+// refused: no one watches an MCP session to approve it.
+func mcpAllow(policy *permission.Policy) func(string) error {
+	return func(tool string) error {
+		as := tool
+		if strings.HasPrefix(tool, "board_") {
+			as = "todo"
+		}
+		t, ok := tools.ByName(as)
+		if !ok {
+			return fmt.Errorf("%s: no permission to check", tool)
+		}
+		switch policy.Decide(as, t.Access(), "") {
+		case permission.Allow:
+			return nil
+		case permission.Deny:
+			return fmt.Errorf("%s is denied by your permissions (%s = \"deny\")", tool, as)
+		}
+		return fmt.Errorf("%s needs approval (%s = \"ask\" in your permissions), and no one can approve an MCP client's call: allow %s in ~/.config/kws/config.toml to let clients do it", tool, as, as)
+	}
 }
 
 // mcpStores assembles the MCP server's stores: the kws server's when the

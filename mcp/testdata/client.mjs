@@ -7,7 +7,8 @@
 //
 // Usage: node client.mjs NPM_DIR stdio COMMAND [ARG...]
 //        node client.mjs NPM_DIR http URL
-// A stdio server gets this process's environment.
+// A stdio server gets this process's environment; an HTTP server gets the
+// bearer token in KWS_MCP_TOKEN.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -27,7 +28,8 @@ if (mode === 'stdio') {
   transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), env: process.env, stderr: 'inherit' });
 } else if (mode === 'http') {
   const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]));
+  transport = new StreamableHTTPClientTransport(new URL(rest[0]),
+    { requestInit: { headers: { Authorization: 'Bearer ' + (process.env.KWS_MCP_TOKEN || '') } } });
 } else {
   fail('usage: node client.mjs NPM_DIR (stdio COMMAND [ARG...] | http URL)');
 }
