@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/sandbox"
 )
 
 // ClientOptions configure a Manager.
@@ -31,6 +32,10 @@ type ClientOptions struct {
 	// that Trust does not hold yet (kws run on a terminal); a yes is
 	// recorded in Trust.
 	Ask func(server, commandLine string) bool
+	// Sandbox confines the commands a workspace's config adds, as agent
+	// commands are confined (with the workspace's git metadata
+	// read-only); nil runs them unconfined, approved all the same.
+	Sandbox *sandbox.Policy
 	// HideEnv names variables a server's process must not inherit (the
 	// API key's); KWS_API_KEY and OPENAI_API_KEY are always hidden.
 	HideEnv []string

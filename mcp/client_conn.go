@@ -17,6 +17,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/sandbox"
 )
 
 // maxFrame bounds one message from a stdio server: a 50 MB result still
@@ -222,13 +223,29 @@ func (c *conn) redact(err error) string {
 }
 
 // spawn starts the stdio server in its own process group with its stderr
-// in the log, and returns the transport over its stdin and stdout. The
-// pipes are kws's own, so that the process's exit never closes them under
-// a read of its last message.
+// in the log, a workspace's server in the sandbox, and returns the
+// transport over its stdin and stdout. The pipes are kws's own, so that
+// the process's exit never closes them under a read of its last message.
 func (c *conn) spawn() (*child, sdk.Transport, error) {
 	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
+	start, cleanup := cmd.Start, func() {}
+	if p := c.m.opts.Sandbox; p != nil && c.cfg.Workspace {
+		tmp, err := os.MkdirTemp("", "kws-mcp-")
+		if err != nil {
+			return nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		policy := *p
+		policy.Workspace, policy.Temp = c.m.opts.Workspace, tmp
+		policy.ReadOnly, policy.Forbidden = sandbox.GitMetadata(policy.Workspace)
+		if cmd, err = sandbox.Command(context.Background(), policy, append([]string{c.cfg.Command}, c.cfg.Args...)...); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		start = func() error { return sandbox.Start(cmd, policy) }
+	}
 	cmd.Dir = c.m.opts.Workspace
-	cmd.Env = c.env()
+	cmd.Env = c.env(cmd.Environ())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if p := c.m.logPath(c.name); p != "" {
 		if err := os.MkdirAll(c.m.opts.LogDir, 0o700); err != nil {
@@ -253,22 +270,23 @@ func (c *conn) spawn() (*child, sdk.Transport, error) {
 		return nil, nil, err
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	err = cmd.Start()
+	err = start()
 	inR.Close()
 	outW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		cleanup()
 		return nil, nil, fmt.Errorf("cannot start %s: %w", c.cfg.Shown(), err)
 	}
-	return &child{p: cmd.Process, pipes: []*os.File{outR, inW}}, &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxFrame}, nil
+	return &child{p: cmd.Process, pipes: []*os.File{outR, inW}, cleanup: cleanup}, &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxFrame}, nil
 }
 
-// env is kws's environment without the API keys, plus the server's env.
-func (c *conn) env() []string {
+// env is environ without the API keys, plus the server's env.
+func (c *conn) env(environ []string) []string {
 	hide := append([]string{config.EnvAPIKey, config.EnvOpenAIAPIKey}, c.m.opts.HideEnv...)
 	var out []string
-	for _, kv := range os.Environ() {
+	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
 		if _, set := c.cfg.Env[k]; set || slices.Contains(hide, k) {
 			continue
@@ -281,12 +299,14 @@ func (c *conn) env() []string {
 	return out
 }
 
-// child is a stdio server's process and kws's ends of its pipes.
+// child is a stdio server's process and kws's ends of its pipes;
+// cleanup removes its sandbox's temp dir once it has ended.
 type child struct {
-	p     *os.Process
-	pipes []*os.File
-	once  sync.Once
-	how   string
+	p       *os.Process
+	pipes   []*os.File
+	cleanup func()
+	once    sync.Once
+	how     string
 }
 
 // end ends the process (idempotent): closing its stdin asks a
@@ -321,6 +341,9 @@ func (ch *child) end() string {
 		_ = syscall.Kill(-ch.p.Pid, syscall.SIGKILL)
 		ch.how = <-exited
 	})
+	if ch.cleanup != nil {
+		ch.cleanup()
+	}
 	return ch.how
 }
 

@@ -60,10 +60,14 @@ func newMcpTrustCmd(g *globals) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "trust [NAME...]",
-		Short: "Approve the commands the workspace's .kws/config.toml runs as MCP servers (all of them, or those named)",
-		Long: `A workspace's .kws/config.toml may add MCP servers, but kws runs a server's command
-only once you have approved that exact command (with its arguments and env) for that
-workspace. kws mcp trust shows each command and asks; --yes approves without asking.`,
+		Short: "Approve the MCP servers the workspace's .kws/config.toml adds (all of them, or those named)",
+		Long: `A workspace's .kws/config.toml may add MCP servers, but kws runs or reaches one only
+once you have approved exactly that for that workspace: the command with its arguments
+and env, and the contents of its program and of the script files its arguments name
+when they live in the workspace (an agent that edits the script makes kws ask again);
+or the URL and headers of an HTTP server. A workspace's command servers run in the
+sandbox, as agent commands do. kws mcp trust shows each server and asks; --yes
+approves without asking.`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			ws, cfg, err := mcpConfig(g, cmd.ErrOrStderr(), workspace)
 			if err != nil {
@@ -77,19 +81,19 @@ workspace. kws mcp trust shows each command and asks; --yes approves without ask
 			}
 			for _, n := range names {
 				if !slices.Contains(pending, n) {
-					return fail("%s is not an MCP server with a command in %s/.kws/config.toml", n, ws)
+					return fail("%s is not an MCP server in %s/.kws/config.toml", n, ws)
 				}
 			}
 			if len(pending) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "the workspace's config runs no MCP server command; nothing to approve")
+				fmt.Fprintln(cmd.OutOrStdout(), "the workspace's config adds no MCP server; nothing to approve")
 				return nil
 			}
 			trust := mcp.OpenTrust(g.dataDir)
 			in := bufio.NewReader(cmd.InOrStdin())
 			for _, name := range pending {
 				s := cfg.MCP.Servers[name]
-				line := termsafe.OneLine(s.CommandLine())
-				if !yes && !confirm(cmd.OutOrStdout(), in, fmt.Sprintf("MCP server %s of %s runs:\n  %s\napprove it for this workspace? [y/N] ", name, ws, line)) {
+				line := termsafe.OneLine(mcp.Describe(s))
+				if !yes && !confirm(cmd.OutOrStdout(), in, fmt.Sprintf("MCP server %s of %s is:\n  %s\napprove it for this workspace? [y/N] ", name, ws, line)) {
 					fmt.Fprintf(cmd.OutOrStdout(), "%s: not approved\n", name)
 					continue
 				}
@@ -129,13 +133,14 @@ func warnConfig(warn io.Writer, cfg config.Config) {
 	}
 }
 
-// startMCP starts the configured MCP servers for workspace ws; ask, when
-// set, approves a workspace server's command not approved yet; log, when
-// set, receives their state changes.
+// startMCP starts the configured MCP servers for workspace ws, those of
+// the workspace's config confined as agent commands are; ask, when set,
+// approves a workspace server not approved yet; log, when set, receives
+// their state changes.
 func startMCP(g *globals, cfg config.Config, ws string, hideEnv []string, ask func(string, string) bool, log *slog.Logger) *mcp.Manager {
 	return mcp.StartClient(mcp.ClientOptions{Servers: cfg.MCP.Servers, Workspace: ws, LogDir: mcp.LogDir(g.dataDir),
 		Trust: mcp.OpenTrust(g.dataDir), Ask: ask, HideEnv: append([]string{cfg.APIKeyEnv}, hideEnv...),
-		Log: log})
+		Sandbox: app.OpenSandbox(g.dataDir, configHome(), cfg.Sandbox).Policy, Log: log})
 }
 
 // terminalAsk asks on the terminal whether to run a workspace server's
@@ -150,7 +155,7 @@ func terminalAsk(out io.Writer) func(string, string) bool {
 	return func(name, line string) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return confirm(out, in, fmt.Sprintf("kws: the workspace's .kws/config.toml adds the MCP server %s, which runs:\n  %s\nrun it (approved for this workspace from now on)? [y/N] ", name, termsafe.OneLine(line)))
+		return confirm(out, in, fmt.Sprintf("kws: the workspace's .kws/config.toml adds the MCP server %s:\n  %s\nuse it (approved for this workspace from now on)? [y/N] ", name, termsafe.OneLine(line)))
 	}
 }
 
