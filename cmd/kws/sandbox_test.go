@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,4 +202,34 @@ func markedProcesses(marker string) []string {
 		}
 	}
 	return out
+}
+
+// TestRunCommandsCannotReadOtherEnvirons: red-team trial 9 read the API
+// key, as root, from /proc/PID/environ of processes around a forwarded kws
+// run. An agent command sees only its own processes: another process's
+// environment, holding the key, is out of its reach, root or not.
+func TestRunCommandsCannotReadOtherEnvirons(t *testing.T) {
+	if !sandbox.Jailed() {
+		t.Skip("commands do not run in namespaces here")
+	}
+	runEnv(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	holder := exec.Command("sleep", "600")
+	holder.Env = append(os.Environ(), "KWS_API_KEY="+testKey)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { holder.Process.Kill(); holder.Wait() }()
+	command := fmt.Sprintf(`cat /proc/%d/environ; grep -a -l KWS_API_KEY /proc/[0-9]*/environ; echo searched`, holder.Process.Pid)
+	srv := providertest.New(t,
+		providertest.ToolStep(provider.ToolCall{ID: "c1", Name: "shell", Arguments: string(mustArgs(t, command))}),
+		providertest.TextStep("done"))
+	data, ws := t.TempDir(), t.TempDir()
+	if out, err := run(t, data, nil, "run", "--yes", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "look"); err != nil {
+		t.Fatalf("run: %q %v", out, err)
+	}
+	answer := toolAnswer(t, srv)
+	if strings.Contains(answer, testKey) || strings.Contains(answer, "/environ\n") || !strings.Contains(answer, "searched") {
+		t.Fatalf("the command reached another process's environment:\n%s", answer)
+	}
 }
