@@ -253,6 +253,7 @@ func New(cfg Config) (*Agent, error) {
 	a.pinned = pinnedInstructions(cfg.Workspace)
 	a.env = &tools.Env{Workspace: cfg.Workspace, Vault: cfg.Vault, Todo: &tools.TodoList{}, Expand: a.expand, Keep: a.keep, HideEnv: cfg.HideEnv, Sandbox: cfg.Sandbox, Hidden: cfg.Hidden,
 		ReadRoots: skill.Folders(cfg.Skills), Stats: a.statsReport, External: cfg.External}
+	a.env.Jobs = tools.NewJobs(func() { a.emit(Event{Type: EvJobs, Jobs: a.env.Jobs.List()}) })
 	if cfg.Memory != nil {
 		a.env.Memory = cfg.Memory
 	}
@@ -330,6 +331,17 @@ func (a *Agent) History() []provider.Message { return append([]provider.Message(
 
 // Todo returns the agent's todo list.
 func (a *Agent) Todo() *tools.TodoList { return a.env.Todo }
+
+// Jobs returns the agent's background jobs.
+func (a *Agent) Jobs() *tools.Jobs { return a.env.Jobs }
+
+// StopJobs stops the agent's running background jobs (the user asked)
+// and returns how many; the agent may start others.
+func (a *Agent) StopJobs() int { return a.env.Jobs.StopRunning() }
+
+// EndJobs stops every background job of the agent, which starts no new
+// one: call it when the agent stops. It waits until their output is kept.
+func (a *Agent) EndJobs() { a.env.Jobs.Close() }
 
 func (a *Agent) emit(e Event) {
 	if a.cfg.OnEvent != nil {

@@ -102,12 +102,14 @@ func TestProviderUsageStartsCompaction(t *testing.T) {
 // schemas, but without the gate, this session compacted on every call
 // from the 17th message (5298 → 5270, 5288 → 5281, …). Compactions are
 // at least compactKeep messages apart while the request fits the window,
-// and each one shrinks it.
+// and each one shrinks it. (The window follows the tool schemas, which
+// grow with the tools: a request over the window compacts every call, as
+// it must.)
 func TestCompactionIsNotRepeatedForAFewTokens(t *testing.T) {
 	tight := func(c *Config) {
 		c.Diet.TriggerTokens, c.Diet.Recent = 1, 2
 		c.Diet.Fold = false // eliding would keep the history under the budget
-		c.Profile.ContextWindow, c.Profile.CompletionReserve = 7200, 1000
+		c.Profile.ContextWindow, c.Profile.CompletionReserve = 7600, 1000
 	}
 	r := newRig(t, tight)
 	const turns = 12

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -22,6 +23,9 @@ const (
 	// EvNotice: a notice (Text, as recorded) joined the history before a
 	// model call.
 	EvNotice = "notice"
+	// EvJobs: a background job started or ended; Jobs lists them all.
+	// It may come from any goroutine, between a turn's events.
+	EvJobs = "jobs"
 )
 
 // Event is one thing that happened in a turn.
@@ -46,5 +50,6 @@ type Event struct {
 	Cost       *Cost           `json:"cost,omitempty"`
 	Fault      *diet.Fault     `json:"fault,omitempty"`
 	Compaction *CompactionInfo `json:"compaction,omitempty"`
+	Jobs       []tools.JobInfo `json:"jobs,omitempty"`
 	Error      string          `json:"error,omitempty"`
 }

@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
@@ -26,6 +28,7 @@ type Agents interface {
 	Resume(name string) error
 	Restart(name string) error
 	Transcript(name string) (swarm.Transcript, error)
+	StopJobs(name string) (int, error)
 }
 
 // Listener is a pane that follows the swarm's events; the application
@@ -80,6 +83,9 @@ type AgentPane struct {
 	restartAsk bool
 	// hist is the input line's history, which Up and Down walk.
 	hist inputHistory
+	// jobs are the agent's background jobs as its last EvJobs listed
+	// them.
+	jobs []tools.JobInfo
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
@@ -104,6 +110,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),
 		keymap.Bind("cancel", "Ctrl-c", "stop the running turn", true, p.cancel),
 		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
+		keymap.Bind("stop-jobs", "Ctrl-x", "stop the agent's background jobs", false, p.stopJobs),
 		keymap.Bind("pause", "Ctrl-p", "pause or resume the agent's queued turns", false, p.togglePause),
 		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh, asking first (new session, same figures)", false, p.askRestart),
 		keymap.Bind("history-prev", "Up", "recall the previous line sent (history)", false, p.historyUp),
@@ -147,6 +154,12 @@ func (p *AgentPane) Title() string {
 	}
 	if info.Queued > 0 {
 		t += " · " + strconv.Itoa(info.Queued) + " queued"
+	}
+	if n := runningJobs(p.jobs); n > 0 {
+		t += fmt.Sprintf(" · %d job", n)
+		if n > 1 {
+			t += "s"
+		}
 	}
 	if p.branch != "" {
 		t += " · " + p.branch

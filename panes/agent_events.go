@@ -96,6 +96,8 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 		}
 	case agent.EvNotice:
 		p.add(&entry{kind: entrySystem, text: ev.Text})
+	case agent.EvJobs:
+		p.onJobs(ev.Jobs)
 	case agent.EvError:
 		p.add(&entry{kind: entryError, text: ev.Error})
 	}

@@ -29,6 +29,8 @@ type fakeAgents struct {
 	sendFail error
 	// transcript is what the pane shows when it opens.
 	transcript swarm.Transcript
+	// jobStops receives a value per StopJobs, when set.
+	jobStops chan struct{}
 }
 
 func (f *fakeAgents) Send(name, text string) error {
@@ -39,6 +41,12 @@ func (f *fakeAgents) Send(name, text string) error {
 	return nil
 }
 func (f *fakeAgents) Cancel(string) error { f.cancels++; return nil }
+func (f *fakeAgents) StopJobs(string) (int, error) {
+	if f.jobStops != nil {
+		f.jobStops <- struct{}{}
+	}
+	return 1, nil
+}
 func (f *fakeAgents) Answer(id string, a permission.Answer) error {
 	if f.answers == nil {
 		f.answers = map[string]permission.Decision{}

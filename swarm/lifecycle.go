@@ -59,10 +59,13 @@ func (s *Swarm) Restart(name string) error {
 		m.mu.Unlock()
 		return fmt.Errorf("swarm: restart %s: %w", name, ferr)
 	}
+	old := m.runner
 	m.setRunnerLocked(r, false)
 	m.state, m.detail, m.err, m.paused = StateIdle, "", nil, false
 	m.stateEventLocked()
 	m.mu.Unlock()
+	// The old session's jobs end with it.
+	endJobs(old)
 	s.startLoop(m)
 	return nil
 }

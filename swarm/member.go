@@ -243,12 +243,29 @@ func (m *member) cancelLocked() {
 // ones are dropped and later sends fail with ErrStopped.
 func (m *member) stop() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if !m.stopped {
 		m.stopped = true
 		close(m.quit)
 	}
 	m.cancelLocked()
+	r := m.runner
+	m.mu.Unlock()
+	endJobs(r)
+}
+
+// JobRunner is a runner with background jobs (*agent.Agent is one): the
+// user stops them (StopJobs), and they end with the runner (EndJobs).
+type JobRunner interface {
+	StopJobs() int
+	EndJobs()
+}
+
+// endJobs ends r's background jobs, if it has any. m.mu must not be held:
+// a job's end is an event the member publishes.
+func endJobs(r Runner) {
+	if j, ok := r.(JobRunner); ok {
+		j.EndJobs()
+	}
 }
 
 // remove stops the member and publishes EvRemoved, its last event.

@@ -250,6 +250,23 @@ func (s *Swarm) Cancel(name string) error {
 	return nil
 }
 
+// StopJobs stops the agent's running background jobs at once, whatever
+// its turn is doing, and returns how many it stopped.
+func (s *Swarm) StopJobs(name string) (int, error) {
+	m, err := s.member(name)
+	if err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	r := m.runner
+	m.mu.Unlock()
+	j, ok := r.(JobRunner)
+	if !ok {
+		return 0, nil
+	}
+	return j.StopJobs(), nil
+}
+
 // Remove cancels the agent and forgets it.
 func (s *Swarm) Remove(name string) {
 	s.mu.Lock()

@@ -37,6 +37,7 @@ type shellArgs struct {
 	Command    string `json:"command"`
 	TimeoutSec int    `json:"timeout_sec"`
 	Network    bool   `json:"network"`
+	Background bool   `json:"background"`
 }
 
 // NetworkPermission is the permission a shell command that asks for the
@@ -50,7 +51,8 @@ func newShell() Tool {
   "properties": {
     "command": {"type": "string", "description": "bash command line, run with bash -c in the workspace root"},
     "timeout_sec": {"type": "integer", "minimum": 1, "maximum": 1800, "description": "seconds before the command is killed (default 120)"},
-    "network": {"type": "boolean", "description": "run with the host's network (downloads, remote APIs); the user must approve it. Without it the command has a loopback of its own and no other network"}
+    "network": {"type": "boolean", "description": "run with the host's network (downloads, remote APIs); the user must approve it. Without it the command has a loopback of its own and no other network"},
+    "background": {"type": "boolean", "description": "run as a background job (a dev server, a watcher) and return at once; see the jobs tool"}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -80,10 +82,14 @@ func (t shellTool) Preview(_ *Env, raw []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("shell: %w", err)
 	}
+	var marks []string
 	if a.Network {
-		return "[with network access] " + a.Command, nil
+		marks = append(marks, "[with network access]")
 	}
-	return a.Command, nil
+	if a.Background {
+		marks = append(marks, "[background job]")
+	}
+	return strings.Join(append(marks, a.Command), " "), nil
 }
 
 // Permission is NetworkPermission for a command that asks for the
@@ -109,24 +115,23 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	if err != nil {
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
+	if a.Background {
+		if env.Jobs == nil {
+			return errResult("shell: this agent cannot run background jobs"), nil
+		}
+		info, err := env.Jobs.start(env, root, a)
+		if err != nil {
+			return errResult("shell: %v", err), nil
+		}
+		return Result{Preview: a.Command, Text: fmt.Sprintf("started background job %d: %s\nIt runs until it ends, you stop it (jobs with action \"stop\"), the user stops it, or this agent stops. Read its output with jobs (action \"output\", id %d).", info.ID, a.Command, info.ID)}, nil
+	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd, start, cleanup, err := shellCommand(runCtx, env, root, a)
+	cmd, start, cleanup, killed, err := shellProcess(runCtx, env, root, a)
 	if err != nil {
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	defer cleanup()
-	cmd.Env = childEnv(cmd.Environ(), env.HideEnv)
-	cmd.Env = append(append(cmd.Env, sandbox.GitEnv(cmd.Env)...), "PAGER=cat")
-	// Setsid gives the command its own process group and no controlling
-	// terminal, so it cannot read from or draw on the user's terminal.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	var killed atomic.Bool
-	cmd.Cancel = func() error {
-		killed.Store(true)
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = shellWaitDelay
 	stdout, stderr := newHeadTail(shellHead, shellTail), newHeadTail(shellHead, shellTail)
 	spools, err := newSpools(env.Keep != nil)
 	if err != nil {
@@ -168,6 +173,29 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// shellProcess returns shellCommand's command ready to start: its
+// environment without the API keys and with git's reset configuration,
+// its own session, and, when ctx ends, its whole process group killed
+// (killed then reports true).
+func shellProcess(ctx context.Context, env *Env, root string, a shellArgs) (cmd *exec.Cmd, start func() error, cleanup func(), killed *atomic.Bool, err error) {
+	cmd, start, cleanup, err = shellCommand(ctx, env, root, a)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cmd.Env = childEnv(cmd.Environ(), env.HideEnv)
+	cmd.Env = append(append(cmd.Env, sandbox.GitEnv(cmd.Env)...), "PAGER=cat")
+	// Setsid gives the command its own process group and no controlling
+	// terminal, so it cannot read from or draw on the user's terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	killed = new(atomic.Bool)
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = shellWaitDelay
+	return cmd, start, cleanup, killed, nil
 }
 
 // shellCommand returns bash -c a.Command in root and the function that

@@ -117,6 +117,9 @@ type Env struct {
 	// transcripts) and its config (which can hold the API key). The shell
 	// is kept out of them by Sandbox.Hidden.
 	Hidden []string
+	// Jobs holds the agent's background shell jobs (shell with
+	// background set, and the jobs tool); nil refuses background jobs.
+	Jobs *Jobs
 	// Stats reports the agent's figures of its own session for the stats
 	// tool; nil leaves the tool without figures.
 	Stats func() (string, error)

@@ -17,6 +17,7 @@ var constructors = []func() Tool{
 	newWriteFile,
 	newEditFile,
 	newShell,
+	newJobs,
 	newWebFetch,
 	newCtxGet,
 	newCtxSearch,

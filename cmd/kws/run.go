@@ -185,6 +185,8 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if mem != nil {
 		defer mem.Wait()
 	}
+	// A background job ends with the run; its output is kept first.
+	defer a.EndJobs()
 	if w := sbx.Warning(a.Policy(), mode == permission.AutoAllow); w != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+w)
 	}

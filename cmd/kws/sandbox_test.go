@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +13,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/sandbox"
+	"github.com/kwsdev/kws/vault"
 )
 
 // toolAnswer returns what the model was told about its first tool call.
@@ -231,5 +232,48 @@ func TestRunCommandsCannotReadOtherEnvirons(t *testing.T) {
 	answer := toolAnswer(t, srv)
 	if strings.Contains(answer, testKey) || strings.Contains(answer, "/environ\n") || !strings.Contains(answer, "searched") {
 		t.Fatalf("the command reached another process's environment:\n%s", answer)
+	}
+}
+
+// TestRunBackgroundJobEndsWithTheRun: red-team trial 5 left processes
+// running after kws run exited. A job the model starts in the background
+// runs while the agent works, ends with the run, and its output is in the
+// vault as a job block.
+func TestRunBackgroundJobEndsWithTheRun(t *testing.T) {
+	runEnv(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	marker := fmt.Sprintf("kws-run-job-%d", os.Getpid())
+	args, _ := json.Marshal(map[string]any{"background": true,
+		"command": `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo job-ready-$((6*7)); wait`})
+	srv := providertest.New(t,
+		providertest.ToolStep(provider.ToolCall{ID: "bg", Name: "shell", Arguments: string(args)}),
+		providertest.ToolStep(provider.ToolCall{ID: "ls", Name: "jobs", Arguments: `{"action":"list"}`}),
+		providertest.TextStep("done"))
+	data, ws := t.TempDir(), t.TempDir()
+	if out, err := run(t, data, nil, "run", "--yes", "--base-url", srv.URL(), "--model", "m", "--workspace", ws, "serve it"); err != nil {
+		t.Fatalf("run: %q %v", out, err)
+	}
+	answers := toolAnswers(srv)
+	if !strings.Contains(answers["bg"], "started background job 1") || !strings.Contains(answers["ls"], "job 1 (running") {
+		t.Fatalf("the model was told: %q, then %q", answers["bg"], answers["ls"])
+	}
+	if left := markedProcesses(marker); len(left) > 0 {
+		t.Fatalf("the job outlived kws run: %v", left)
+	}
+	v, err := vault.OpenDir(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	found := false
+	v.List(func(m vault.Meta) error {
+		if m.Kind == "job" {
+			b, _ := v.Get(m.ID)
+			found = found || strings.Contains(string(b), "job-ready-42")
+		}
+		return nil
+	})
+	if !found {
+		t.Fatal("the job's output is not in the vault")
 	}
 }
