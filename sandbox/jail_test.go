@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kwsdev/kws/internal/proctest"
 )
 
 // needJail skips the test when commands cannot run in namespaces here.
@@ -101,17 +103,6 @@ func TestJailNetwork(t *testing.T) {
 	}
 }
 
-// marked lists the host processes whose command line holds marker.
-func marked(marker string) []string {
-	var out []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range dirs {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), marker) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
 
 func TestJailKillsWhatTheCommandLeaves(t *testing.T) {
 	needJail(t)
@@ -126,7 +117,7 @@ echo started`, marker)
 	if code != 0 || !strings.Contains(out, "started") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if left := marked(marker); len(left) > 0 {
+	if left := proctest.Marked(marker); len(left) > 0 {
 		t.Fatalf("processes outlived their command: %v", left)
 	}
 }
@@ -168,7 +159,7 @@ func TestJailDiesWithKws(t *testing.T) {
 		helper.Process.Kill()
 		t.Fatalf("helper: %q %v", line, err)
 	}
-	if len(marked(marker)) == 0 {
+	if len(proctest.Marked(marker)) == 0 {
 		t.Fatal("the jailed command is not running")
 	}
 	helper.Process.Kill()
@@ -176,9 +167,9 @@ func TestJailDiesWithKws(t *testing.T) {
 	// kws is gone: the jail's init reads EOF and takes the command
 	// with it. Wait for that state, however long a loaded machine takes.
 	deadline := time.Now().Add(time.Minute)
-	for len(marked(marker)) > 0 {
+	for len(proctest.Marked(marker)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the command outlived kws: %v", marked(marker))
+			t.Fatalf("the command outlived kws: %v", proctest.Marked(marker))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -3,12 +3,12 @@ package tools
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kwsdev/kws/internal/proctest"
 	"github.com/kwsdev/kws/sandbox"
 )
 
@@ -59,17 +59,6 @@ func startMarked(marker string) string {
 	return `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo ready-$((6*7))`
 }
 
-// processesWith lists the processes whose command line holds marker.
-func processesWith(marker string) []string {
-	var out []string
-	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), marker) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
 
 func TestBackgroundJobRunsOnAndStops(t *testing.T) {
 	env, kept := jobsEnv(t)
@@ -77,14 +66,14 @@ func TestBackgroundJobRunsOnAndStops(t *testing.T) {
 	res := call(t, env, "shell", map[string]any{"command": startMarked(marker) + "; wait", "background": true})
 	checkResult(t, res, false, "started background job 1")
 	waitJob(t, env, 1, "ready-42")
-	if len(processesWith(marker)) == 0 {
+	if len(proctest.Marked(marker)) == 0 {
 		t.Fatal("the job's process is not running")
 	}
 	listed := call(t, env, "jobs", `{"action":"list"}`)
 	checkResult(t, listed, false, "job 1 (running")
 	stopped := call(t, env, "jobs", `{"action":"stop","id":1}`)
 	checkResult(t, stopped, false, "job 1 (stopped)")
-	if left := processesWith(marker); len(left) > 0 {
+	if left := proctest.Marked(marker); len(left) > 0 {
 		t.Fatalf("processes outlived the stopped job: %v", left)
 	}
 	out := call(t, env, "jobs", `{"action":"output","id":1}`)
@@ -106,7 +95,7 @@ func TestBackgroundJobEndsByItselfAndWithTheAgent(t *testing.T) {
 	call(t, env, "shell", map[string]any{"command": startMarked(marker) + "; wait", "background": true})
 	waitJob(t, env, 2, "ready-42")
 	env.Jobs.Close()
-	if left := processesWith(marker); len(left) > 0 {
+	if left := proctest.Marked(marker); len(left) > 0 {
 		t.Fatalf("a job outlived its agent: %v", left)
 	}
 	res := call(t, env, "shell", map[string]any{"command": "true", "background": true})

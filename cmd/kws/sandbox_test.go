@@ -12,6 +12,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
+	"github.com/kwsdev/kws/internal/proctest"
 	"github.com/kwsdev/kws/sandbox"
 	"github.com/kwsdev/kws/vault"
 )
@@ -186,24 +187,13 @@ shell = "allow"
 			if a := answers["net"]; strings.Contains(a, "host-service-secret") != c.netReaches {
 				t.Errorf("network command, want reached %v:\n%s", c.netReaches, a)
 			}
-			if left := markedProcesses(marker); len(left) > 0 {
+			if left := proctest.Marked(marker); len(left) > 0 {
 				t.Errorf("processes outlived the command: %v", left)
 			}
 		})
 	}
 }
 
-// markedProcesses lists the processes whose command line holds marker.
-func markedProcesses(marker string) []string {
-	var out []string
-	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), marker) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
 
 // TestRunCommandsCannotReadOtherEnvirons: red-team trial 9 read the API
 // key, as root, from /proc/PID/environ of processes around a forwarded kws
@@ -257,7 +247,7 @@ func TestRunBackgroundJobEndsWithTheRun(t *testing.T) {
 	if !strings.Contains(answers["bg"], "started background job 1") || !strings.Contains(answers["ls"], "job 1 (running") {
 		t.Fatalf("the model was told: %q, then %q", answers["bg"], answers["ls"])
 	}
-	if left := markedProcesses(marker); len(left) > 0 {
+	if left := proctest.Marked(marker); len(left) > 0 {
 		t.Fatalf("the job outlived kws run: %v", left)
 	}
 	v, err := vault.OpenDir(data, nil)
