@@ -103,7 +103,6 @@ func TestJailNetwork(t *testing.T) {
 	}
 }
 
-
 func TestJailKillsWhatTheCommandLeaves(t *testing.T) {
 	needJail(t)
 	_, p := newWorld(t)

@@ -59,7 +59,6 @@ func startMarked(marker string) string {
 	return `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo ready-$((6*7))`
 }
 
-
 func TestBackgroundJobRunsOnAndStops(t *testing.T) {
 	env, kept := jobsEnv(t)
 	marker := fmt.Sprintf("kws-job-%d", os.Getpid())

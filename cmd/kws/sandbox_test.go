@@ -194,7 +194,6 @@ shell = "allow"
 	}
 }
 
-
 // TestRunCommandsCannotReadOtherEnvirons: red-team trial 9 read the API
 // key, as root, from /proc/PID/environ of processes around a forwarded kws
 // run. An agent command sees only its own processes: another process's
