@@ -92,6 +92,28 @@ func (c *cgroup) remove() {
 	}
 }
 
+// removeStaleCgroups removes the jail cgroups a kws that is gone left
+// (killed before it could): their processes died with it, and an empty
+// cgroup's directory is all that stays.
+func removeStaleCgroups() {
+	own, err := ownCgroups()
+	if err != nil {
+		return
+	}
+	for ctrl, path := range own {
+		dirs, _ := filepath.Glob(filepath.Join(cgroupRoot, ctrl, path, "kws-jail-*"))
+		for _, dir := range dirs {
+			var pid, seq int
+			if _, err := fmt.Sscanf(filepath.Base(dir), "kws-jail-%d-%d", &pid, &seq); err != nil {
+				continue
+			}
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {
+				os.Remove(dir)
+			}
+		}
+	}
+}
+
 // ownCgroups maps each controller of kws's cgroups ("" for cgroup v2) to
 // kws's cgroup path in it, from /proc/self/cgroup.
 func ownCgroups() (map[string]string, error) {

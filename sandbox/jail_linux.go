@@ -386,6 +386,7 @@ func lastCap() int {
 // cgroupLimits reports once whether a jail's processes and memory can be
 // bounded by cgroups here; the error says why not.
 var cgroupLimits = sync.OnceValue(func() error {
+	removeStaleCgroups()
 	cg, err := newCgroup(Limits{Processes: 1, MemoryMB: 1})
 	if err != nil {
 		return err
