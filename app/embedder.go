@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,7 +20,6 @@ import (
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
-	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // EmbedLoader loads the embedding GGUF of memory_embedder = "gguf:PATH".
@@ -130,7 +131,7 @@ func newGGUFEmbedder(path, setting string) (Embedder, error) {
 	fail := func(err error) (Embedder, error) {
 		return Embedder{}, fmt.Errorf("memory_embedder = %q: model file %s: %w", setting, path, err)
 	}
-	f, err := ggufgen.Read(path)
+	f, err := gguf.Read(path)
 	if err != nil {
 		return fail(err)
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"context"
 	"errors"
 	"os"
@@ -95,9 +97,9 @@ func TestEmbedderIDs(t *testing.T) {
 // embedding, once; nomic-embed gets its task prefixes.
 func TestGGUFEmbedder(t *testing.T) {
 	data := t.TempDir()
-	abs := writeModel(t, data, "bge.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS})
-	writeModel(t, data, "other.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS, Seed: 2})
-	writeModel(t, data, "nomic.gguf", ggufgen.Config{Architecture: ggufgen.ArchNomicBERT, Pooling: ggufgen.PoolingMean, Embedding: 32})
+	abs := writeModel(t, data, "bge.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingCLS})
+	writeModel(t, data, "other.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingCLS, Seed: 2})
+	writeModel(t, data, "nomic.gguf", ggufgen.Config{Architecture: ggufgen.ArchNomicBERT, Pooling: gguf.PoolingMean, Embedding: 32})
 	model, loads := &textModel{}, 0
 	old := EmbedLoader
 	EmbedLoader = model.loader(&loads)
@@ -171,7 +173,7 @@ func TestGGUFEmbedderErrors(t *testing.T) {
 		}
 	}
 	// A loader that fails fails each embedding with its error, once loaded.
-	writeModel(t, data, "bge.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingMean})
+	writeModel(t, data, "bge.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean})
 	loads := 0
 	old := EmbedLoader
 	EmbedLoader = func(string, sidecar.LoadProgress) (sidecar.Model, error) { loads++; return nil, sidecar.ErrBadModel }

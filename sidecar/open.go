@@ -1,6 +1,8 @@
 package sidecar
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,8 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // Locate returns the GGUF file to load: path when given (the
@@ -53,7 +53,7 @@ func Locate(path, dataDir string) (string, error) {
 // which cannot generate; a file that is no valid GGUF is left for the
 // load to report.
 func embeddingModel(path string) bool {
-	f, err := ggufgen.Read(path)
+	f, err := gguf.Read(path)
 	return err == nil && f.EmbeddingModel()
 }
 

@@ -1,6 +1,8 @@
 package sidecar
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -109,7 +111,7 @@ func TestLocateAndOpen(t *testing.T) {
 		t.Fatalf("Locate = %q, %v", got, err)
 	}
 	// An embedding model sorting first is memory's, not the sidecar's.
-	if err := ggufgen.Write(filepath.Join(models, "0-bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS}); err != nil {
+	if err := ggufgen.Write(filepath.Join(models, "0-bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingCLS}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := Locate("", data); err != nil || filepath.Base(got) != "a.GGUF" {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,7 +21,7 @@ func TestMemoryEval(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := ggufgen.Write(filepath.Join(dir, "models", "bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingMean}); err != nil {
+	if err := ggufgen.Write(filepath.Join(dir, "models", "bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(home, "kws"), 0o755); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,7 +104,7 @@ func TestMemoryGGUFEmbedder(t *testing.T) {
 	if err := os.MkdirAll(models, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := ggufgen.Write(filepath.Join(models, "bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS}); err != nil {
+	if err := ggufgen.Write(filepath.Join(models, "bge.gguf"), ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingCLS}); err != nil {
 		t.Fatal(err)
 	}
 	setting("gguf:bge.gguf")

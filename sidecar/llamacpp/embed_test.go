@@ -1,6 +1,8 @@
 package llamacpp
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"context"
 	"errors"
 	"fmt"
@@ -67,9 +69,9 @@ func words(n int) string {
 // deterministic, normalised and tell texts apart.
 func TestEmbeddingModel(t *testing.T) {
 	for _, cfg := range []ggufgen.Config{
-		{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingMean},
-		{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingCLS},
-		{Architecture: ggufgen.ArchNomicBERT, Pooling: ggufgen.PoolingMean},
+		{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean},
+		{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingCLS},
+		{Architecture: ggufgen.ArchNomicBERT, Pooling: gguf.PoolingMean},
 	} {
 		t.Run(cfg.Architecture+"-"+cfg.Pooling.String(), func(t *testing.T) {
 			m := load(t, tinyModel(t, cfg), Options{EmbeddingModel: true})
@@ -111,19 +113,19 @@ func dot(a, b []float32) float32 {
 // mean pooling equals the mean of the token states it gives without
 // pooling, and cls pooling is another vector.
 func TestPooling(t *testing.T) {
-	vec := map[ggufgen.Pooling][]float32{}
+	vec := map[gguf.Pooling][]float32{}
 	const text = "my memory of the file is the test"
-	for _, p := range []ggufgen.Pooling{ggufgen.PoolingNone, ggufgen.PoolingMean, ggufgen.PoolingCLS} {
+	for _, p := range []gguf.Pooling{gguf.PoolingNone, gguf.PoolingMean, gguf.PoolingCLS} {
 		m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: p, Seed: 7}), Options{})
 		if m.Pooling() != p || !m.EmbeddingModel() {
 			t.Fatalf("pooling %v (embedding model %v), want %v", m.Pooling(), m.EmbeddingModel(), p)
 		}
 		vec[p] = embed(t, m, text)
 	}
-	if !near(vec[ggufgen.PoolingMean], vec[ggufgen.PoolingNone]) {
-		t.Errorf("mean pooling differs from the mean of the token states: cosine %v", cosine(vec[ggufgen.PoolingMean], vec[ggufgen.PoolingNone]))
+	if !near(vec[gguf.PoolingMean], vec[gguf.PoolingNone]) {
+		t.Errorf("mean pooling differs from the mean of the token states: cosine %v", cosine(vec[gguf.PoolingMean], vec[gguf.PoolingNone]))
 	}
-	if c := cosine(vec[ggufgen.PoolingMean], vec[ggufgen.PoolingCLS]); c > 0.999 {
+	if c := cosine(vec[gguf.PoolingMean], vec[gguf.PoolingCLS]); c > 0.999 {
 		t.Errorf("cls and mean pooling of the same weights agree (cosine %v)", c)
 	}
 }
@@ -132,7 +134,7 @@ func TestPooling(t *testing.T) {
 // slots: two texts of 300 tokens cannot share a step of 512, so they wait
 // for each other, and each embedding equals the text's embedding alone.
 func TestEmbedConcurrent(t *testing.T) {
-	m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingMean}), Options{Parallel: 4})
+	m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean}), Options{Parallel: 4})
 	texts := []string{words(300), words(299), "hello world", "the water is hot", "write the code",
 		"my memory of the file", words(40), "yes", "no", words(200)}
 	alone := make([][]float32, len(texts))
@@ -157,7 +159,7 @@ func TestEmbedConcurrent(t *testing.T) {
 // cut, so it embeds as its first 511 words do ([CLS] takes a position),
 // and not as its first 300.
 func TestEmbedCut(t *testing.T) {
-	m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingMean}), Options{})
+	m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean}), Options{})
 	long := embed(t, m, words(2000))
 	if first := embed(t, m, words(511)); !near(long, first) {
 		t.Errorf("a long text does not embed as its first 511 words (cosine %v)", cosine(long, first))
@@ -171,8 +173,8 @@ func TestEmbedCut(t *testing.T) {
 // pooling, as Qwen3-Embedding does: it goes through the key/value cache
 // path and llama.cpp's pooling, and cannot generate.
 func TestPooledDecoder(t *testing.T) {
-	m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchQwen3, Pooling: ggufgen.PoolingLast}), Options{EmbeddingModel: true})
-	if m.Pooling() != ggufgen.PoolingLast || !m.EmbeddingModel() {
+	m := load(t, tinyModel(t, ggufgen.Config{Architecture: ggufgen.ArchQwen3, Pooling: gguf.PoolingLast}), Options{EmbeddingModel: true})
+	if m.Pooling() != gguf.PoolingLast || !m.EmbeddingModel() {
 		t.Fatalf("pooling %v, embedding model %v", m.Pooling(), m.EmbeddingModel())
 	}
 	a, b := embed(t, m, "hello world"), embed(t, m, "the water")
@@ -203,7 +205,7 @@ func TestNotEmbeddingModel(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cut := filepath.Join(dir, "cut.gguf")
-	if err := ggufgen.WriteCorrupt(cut, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: ggufgen.PoolingMean}, ggufgen.Truncated); err != nil {
+	if err := ggufgen.WriteCorrupt(cut, ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean}, ggufgen.Truncated); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{cut, filepath.Join(dir, "missing.gguf")} {
@@ -219,7 +221,7 @@ func TestNotEmbeddingModel(t *testing.T) {
 func BenchmarkEmbed(b *testing.B) {
 	text := "the agent wrote the memory of the file and the test"
 	for _, arch := range []string{ggufgen.ArchBERT, ggufgen.ArchNomicBERT} {
-		m := load(b, tinyModel(b, ggufgen.Config{Architecture: arch, Pooling: ggufgen.PoolingMean}), Options{Parallel: 4})
+		m := load(b, tinyModel(b, ggufgen.Config{Architecture: arch, Pooling: gguf.PoolingMean}), Options{Parallel: 4})
 		b.Run("sequential-"+arch, func(b *testing.B) {
 			var lat []time.Duration
 			for b.Loop() {

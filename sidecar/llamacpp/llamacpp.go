@@ -16,6 +16,8 @@
 package llamacpp
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"context"
 	"errors"
 	"fmt"
@@ -28,7 +30,6 @@ import (
 	"github.com/ollama/ollama/ml"
 
 	"github.com/kwsdev/kws/sidecar"
-	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // Documented errors.
@@ -84,7 +85,7 @@ type Model struct {
 	// says the model is an embedding model: it pools, or is an encoder
 	// without a key/value cache. Its texts are decoded whole, each in one
 	// step, at most maxEmbed tokens.
-	pooling  ggufgen.Pooling
+	pooling  gguf.Pooling
 	embedder bool
 	maxEmbed int
 
@@ -110,7 +111,7 @@ var _ sidecar.Model = (*Model)(nil)
 // sidecar.ErrBadModel rather than a crash in llama.cpp.
 func Load(path string, opts Options) (*Model, error) {
 	opts = opts.withDefaults()
-	f, err := ggufgen.Read(path)
+	f, err := gguf.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", sidecar.ErrBadModel, path, err)
 	}
@@ -140,9 +141,9 @@ func Load(path string, opts Options) (*Model, error) {
 	pooling, encoder := contextPooling(lc), !hasCache(lc)
 	var refuse error
 	switch {
-	case pooling == ggufgen.PoolingRank:
+	case pooling == gguf.PoolingRank:
 		refuse = fmt.Errorf("%w: %s: a reranker (pooling type rank), not an embedding or generation model", sidecar.ErrBadModel, path)
-	case opts.EmbeddingModel && !encoder && pooling == ggufgen.PoolingNone:
+	case opts.EmbeddingModel && !encoder && pooling == gguf.PoolingNone:
 		refuse = fmt.Errorf("llamacpp: %s (%s): %w", path, arch, ErrNotEmbeddingModel)
 	}
 	if refuse != nil {
@@ -161,7 +162,7 @@ func Load(path string, opts Options) (*Model, error) {
 	}
 	m := &Model{
 		opts: opts, meta: metadata(f), model: model, lc: lc, batch: batch,
-		pooling: pooling, embedder: encoder || pooling != ggufgen.PoolingNone, maxEmbed: opts.ContextSize,
+		pooling: pooling, embedder: encoder || pooling != gguf.PoolingNone, maxEmbed: opts.ContextSize,
 		reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	if m.embedder {
@@ -247,7 +248,7 @@ func (m *Model) Embed(ctx context.Context, text string) ([]float32, error) {
 // Pooling returns how llama.cpp pools the model's embeddings, read from
 // the GGUF's <arch>.pooling_type: PoolingNone for a generation model,
 // which Embed averages by hand.
-func (m *Model) Pooling() ggufgen.Pooling {
+func (m *Model) Pooling() gguf.Pooling {
 	return m.pooling
 }
 
@@ -329,7 +330,7 @@ func (m *Model) submit(r *request) result {
 }
 
 // metadata formats the GGUF metadata of f as strings.
-func metadata(f *ggufgen.File) map[string]string {
+func metadata(f *gguf.File) map[string]string {
 	meta := make(map[string]string, len(f.KV))
 	for _, kv := range f.KV {
 		v := reflect.ValueOf(kv.Value)

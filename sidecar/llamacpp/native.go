@@ -42,6 +42,8 @@ int ggml_cpu_has_sme(void);
 import "C"
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"fmt"
 	"strings"
 	"sync"
@@ -50,7 +52,6 @@ import (
 	"github.com/ollama/ollama/llama"
 
 	"github.com/kwsdev/kws/sidecar"
-	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // ggml's log levels (enum ggml_log_level).
@@ -142,8 +143,8 @@ func cContext(lc *llama.Context) *C.struct_llama_context {
 
 // contextPooling is the pooling llama.cpp settled on for lc: the model's
 // <arch>.pooling_type, or none when the GGUF names none.
-func contextPooling(lc *llama.Context) ggufgen.Pooling {
-	return ggufgen.Pooling(C.llama_pooling_type(cContext(lc)))
+func contextPooling(lc *llama.Context) gguf.Pooling {
+	return gguf.Pooling(C.llama_pooling_type(cContext(lc)))
 }
 
 // hasCache says whether lc keeps a key/value cache between decodes; the

@@ -1,6 +1,8 @@
 package llamacpp
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"bytes"
 	"errors"
 	"math"
@@ -9,7 +11,6 @@ import (
 	"github.com/ollama/ollama/llama"
 
 	"github.com/kwsdev/kws/sidecar"
-	"github.com/kwsdev/kws/sidecar/llamacpp/ggufgen"
 )
 
 // sequence is a request being decoded in a slot of the worker.
@@ -80,7 +81,7 @@ func (s *sequence) fill(b *llama.Batch) {
 func (s *sequence) decoded(m *Model, contextSize int) (bool, result) {
 	model, lc := m.model, m.lc
 	if s.req.embed {
-		return s.embedded(lc, m.pooling != ggufgen.PoolingNone)
+		return s.embedded(lc, m.pooling != gguf.PoolingNone)
 	}
 	if len(s.pending) > 0 {
 		return false, result{}

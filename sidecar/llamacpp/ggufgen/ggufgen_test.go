@@ -3,13 +3,14 @@ package ggufgen
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/kwsdev/kws/sidecar/gguf"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -18,11 +19,11 @@ func TestRoundTrip(t *testing.T) {
 	if err := Write(path, cfg); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Read(path)
+	f, err := gguf.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Version != Version || f.Alignment != DefaultAlignment || f.DataOffset%DefaultAlignment != 0 {
+	if f.Version != gguf.Version || f.Alignment != gguf.DefaultAlignment || f.DataOffset%gguf.DefaultAlignment != 0 {
 		t.Fatalf("version %d, alignment %d, data at %d", f.Version, f.Alignment, f.DataOffset)
 	}
 	tokens, scores, types := vocabulary()
@@ -60,7 +61,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for i, ti := range f.Tensors {
 		g := gen[i]
-		if ti.Name != g.name || !reflect.DeepEqual(ti.Dims, g.dims) || ti.Type != TensorF32 || ti.Offset%DefaultAlignment != 0 {
+		if ti.Name != g.name || !reflect.DeepEqual(ti.Dims, g.dims) || ti.Type != gguf.TensorF32 || ti.Offset%gguf.DefaultAlignment != 0 {
 			t.Fatalf("tensor %d: read %+v, generated %s %v", i, ti, g.name, g.dims)
 		}
 		at := f.DataOffset + int64(ti.Offset)
@@ -93,67 +94,19 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func TestCorrupt(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []Corruption{Truncated, HeaderCut, BadMagic, RandomBytes, Empty} {
-		path := filepath.Join(dir, c.String()+".gguf")
-		if err := WriteCorrupt(path, Config{}, c); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Read(path); !errors.Is(err, ErrFormat) {
-			t.Errorf("%s: %v, want ErrFormat", c, err)
-		}
-	}
-	path := filepath.Join(dir, "arch.gguf")
-	if err := WriteCorrupt(path, Config{}, UnknownArchitecture); err != nil {
-		t.Fatal(err)
-	}
-	if f, err := Read(path); err != nil || f.String("general.architecture") != "lxxma" {
-		t.Errorf("unknown architecture: %v", err)
-	}
-	if _, err := Read(filepath.Join(dir, "missing.gguf")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
-}
-
-// TestMutations damages the header, each of its first 256 bytes and then
-// every 97th: Parse must never panic, and every error must be ErrFormat.
-func TestMutations(t *testing.T) {
-	data, err := Encode(Config{Blocks: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < int(f.DataOffset); i++ {
-		if i >= 256 && i%97 != 0 {
-			continue
-		}
-		for _, b := range []byte{0x00, 0xff, 0x7f} {
-			m := bytes.Clone(data)
-			m[i] = b
-			if _, err := Parse(bytes.NewReader(m), int64(len(m))); err != nil && !errors.Is(err, ErrFormat) {
-				t.Fatalf("byte %d = %#x: %v", i, b, err)
-			}
-		}
-	}
-}
-
 func TestBERT(t *testing.T) {
 	for _, tc := range []struct {
 		cfg      Config
 		tensors  int
-		pooling  Pooling
+		pooling  gguf.Pooling
 		hasPool  bool
 		position bool
 	}{
-		{Config{Architecture: ArchBERT, Pooling: PoolingCLS}, 5 + 16*2, PoolingCLS, true, true},
-		{Config{Architecture: ArchBERT}, 5 + 16*2, PoolingNone, false, true},
-		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean, Blocks: 3}, 4 + 9*3, PoolingMean, true, false},
-		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, 3 + 11*2, PoolingLast, true, false},
-		{Config{}, 3 + 9*2, PoolingNone, false, false},
+		{Config{Architecture: ArchBERT, Pooling: gguf.PoolingCLS}, 5 + 16*2, gguf.PoolingCLS, true, true},
+		{Config{Architecture: ArchBERT}, 5 + 16*2, gguf.PoolingNone, false, true},
+		{Config{Architecture: ArchNomicBERT, Pooling: gguf.PoolingMean, Blocks: 3}, 4 + 9*3, gguf.PoolingMean, true, false},
+		{Config{Architecture: ArchQwen3, Pooling: gguf.PoolingLast}, 3 + 11*2, gguf.PoolingLast, true, false},
+		{Config{}, 3 + 9*2, gguf.PoolingNone, false, false},
 	} {
 		f := encodeParse(t, tc.cfg)
 		arch := tc.cfg.withDefaults().Architecture
@@ -188,7 +141,7 @@ func TestBERT(t *testing.T) {
 	if _, err := Encode(Config{Architecture: "gpt9"}); err == nil {
 		t.Error("an unknown architecture must be refused")
 	}
-	if _, err := Encode(Config{Pooling: PoolingMean}); err == nil {
+	if _, err := Encode(Config{Pooling: gguf.PoolingMean}); err == nil {
 		t.Error("llama.cpp reads no pooling type for llama")
 	}
 	if _, err := Encode(Config{Architecture: ArchBERT, HeadsKV: 2}); err == nil {
@@ -196,33 +149,14 @@ func TestBERT(t *testing.T) {
 	}
 }
 
-func TestEmbeddingModel(t *testing.T) {
-	for _, tc := range []struct {
-		cfg  Config
-		want bool
-	}{
-		{Config{}, false},
-		{Config{Architecture: ArchQwen3}, false},
-		{Config{Architecture: ArchQwen3, Pooling: PoolingLast}, true},
-		{Config{Architecture: ArchBERT}, true},
-		{Config{Architecture: ArchBERT, Pooling: PoolingMean}, true},
-		{Config{Architecture: ArchNomicBERT, Pooling: PoolingMean}, true},
-	} {
-		f := encodeParse(t, tc.cfg)
-		if got := f.EmbeddingModel(); got != tc.want {
-			t.Errorf("%s pooling %v: embedding model %v, want %v", tc.cfg.Architecture, tc.cfg.Pooling, got, tc.want)
-		}
-	}
-}
-
 // encodeParse encodes cfg and parses the bytes back.
-func encodeParse(t *testing.T, cfg Config) *File {
+func encodeParse(t *testing.T, cfg Config) *gguf.File {
 	t.Helper()
 	data, err := Encode(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Parse(bytes.NewReader(data), int64(len(data)))
+	f, err := gguf.Parse(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}

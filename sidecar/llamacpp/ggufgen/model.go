@@ -1,3 +1,9 @@
+// Package ggufgen writes tiny GGUF models for tests, benchmarks and
+// .ci/smoke: seeded random F32 weights with real shapes, the llama
+// architecture with a small SentencePiece vocabulary with byte tokens, or
+// the bert and nomic-bert embedding architectures with a small WordPiece
+// vocabulary and a pooling type; and corrupt ones. Package gguf reads
+// them (and every other GGUF file). The package has no cgo.
 package ggufgen
 
 import (
@@ -5,6 +11,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/kwsdev/kws/sidecar/gguf"
 )
 
 // The architectures Config.Architecture can name: llama.cpp's names for
@@ -39,7 +47,7 @@ type Config struct {
 	// architectures (PoolingNone leaves bert's out, as llama.cpp then
 	// takes none), and for qwen3 when it is not PoolingNone; llama has
 	// none.
-	Pooling Pooling
+	Pooling gguf.Pooling
 	// Name is general.name (default "kws-tiny").
 	Name string
 	// ContextLength is the training context, <arch>.context_length (2048;

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+
+	"github.com/kwsdev/kws/sidecar/gguf"
 )
 
 // Write writes a GGUF v3 model shaped by cfg to path.
@@ -19,18 +21,18 @@ func Write(path string, cfg Config) error {
 
 // commonKV returns the metadata every architecture starts with: the
 // model's name and layout, keyed by its architecture.
-func (c Config) commonKV() []KV {
+func (c Config) commonKV() []gguf.KV {
 	a := c.Architecture
-	return []KV{
-		{"general.architecture", a},
-		{"general.name", c.Name},
-		{"general.alignment", uint32(DefaultAlignment)},
-		{"general.file_type", uint32(0)},
-		{a + ".context_length", uint32(c.ContextLength)},
-		{a + ".embedding_length", uint32(c.Embedding)},
-		{a + ".block_count", uint32(c.Blocks)},
-		{a + ".feed_forward_length", uint32(c.FeedForward)},
-		{a + ".attention.head_count", uint32(c.Heads)},
+	return []gguf.KV{
+		pair("general.architecture", a),
+		pair("general.name", c.Name),
+		pair("general.alignment", uint32(gguf.DefaultAlignment)),
+		pair("general.file_type", uint32(0)),
+		pair(a+".context_length", uint32(c.ContextLength)),
+		pair(a+".embedding_length", uint32(c.Embedding)),
+		pair(a+".block_count", uint32(c.Blocks)),
+		pair(a+".feed_forward_length", uint32(c.FeedForward)),
+		pair(a+".attention.head_count", uint32(c.Heads)),
 	}
 }
 
@@ -48,39 +50,39 @@ func Encode(cfg Config) ([]byte, error) {
 		return nil, fmt.Errorf("ggufgen: EOS %d is not a token id (0..%d)", c.EOS, len(tokens)-1)
 	}
 	a := c.Architecture
-	if a == ArchLlama && c.Pooling != PoolingNone {
+	if a == ArchLlama && c.Pooling != gguf.PoolingNone {
 		return nil, fmt.Errorf("ggufgen: llama.cpp reads no pooling type for %s; a pooled decoder is %s", ArchLlama, ArchQwen3)
 	}
 	kv := append(c.commonKV(),
-		KV{a + ".attention.head_count_kv", uint32(c.HeadsKV)},
-		KV{a + ".rope.dimension_count", uint32(c.Embedding / c.Heads)},
-		KV{a + ".rope.freq_base", float32(10000)},
-		KV{a + ".attention.layer_norm_rms_epsilon", float32(1e-5)},
-		KV{a + ".vocab_size", uint32(len(tokens))},
-		KV{"tokenizer.ggml.model", "llama"},
-		KV{"tokenizer.ggml.tokens", tokens},
-		KV{"tokenizer.ggml.scores", scores},
-		KV{"tokenizer.ggml.token_type", types},
-		KV{"tokenizer.ggml.bos_token_id", uint32(BOSID)},
-		KV{"tokenizer.ggml.eos_token_id", uint32(c.EOS)},
-		KV{"tokenizer.ggml.unknown_token_id", uint32(UnknownID)},
-		KV{"tokenizer.ggml.add_bos_token", true},
-		KV{"tokenizer.ggml.add_eos_token", false},
+		pair(a+".attention.head_count_kv", uint32(c.HeadsKV)),
+		pair(a+".rope.dimension_count", uint32(c.Embedding/c.Heads)),
+		pair(a+".rope.freq_base", float32(10000)),
+		pair(a+".attention.layer_norm_rms_epsilon", float32(1e-5)),
+		pair(a+".vocab_size", uint32(len(tokens))),
+		pair("tokenizer.ggml.model", "llama"),
+		pair("tokenizer.ggml.tokens", tokens),
+		pair("tokenizer.ggml.scores", scores),
+		pair("tokenizer.ggml.token_type", types),
+		pair("tokenizer.ggml.bos_token_id", uint32(BOSID)),
+		pair("tokenizer.ggml.eos_token_id", uint32(c.EOS)),
+		pair("tokenizer.ggml.unknown_token_id", uint32(UnknownID)),
+		pair("tokenizer.ggml.add_bos_token", true),
+		pair("tokenizer.ggml.add_eos_token", false),
 	)
 	if c.ChatTemplate != "" {
-		kv = append(kv, KV{"tokenizer.chat_template", c.ChatTemplate})
+		kv = append(kv, pair("tokenizer.chat_template", c.ChatTemplate))
 	}
-	if c.Pooling != PoolingNone {
-		kv = append(kv, KV{a + ".pooling_type", uint32(c.Pooling)})
+	if c.Pooling != gguf.PoolingNone {
+		kv = append(kv, pair(a+".pooling_type", uint32(c.Pooling)))
 	}
 	return encode(kv, c.tensors(len(tokens)))
 }
 
 // encode lays out a GGUF v3 file: header, metadata, tensor infos, then the
 // tensor data, each part aligned to DefaultAlignment.
-func encode(kv []KV, ts []tensor) ([]byte, error) {
-	buf := []byte(Magic)
-	buf = le.AppendUint32(buf, Version)
+func encode(kv []gguf.KV, ts []tensor) ([]byte, error) {
+	buf := []byte(gguf.Magic)
+	buf = le.AppendUint32(buf, gguf.Version)
 	buf = le.AppendUint64(buf, uint64(len(ts)))
 	buf = le.AppendUint64(buf, uint64(len(kv)))
 	var err error
@@ -97,12 +99,12 @@ func encode(kv []KV, ts []tensor) ([]byte, error) {
 		for _, d := range t.dims {
 			buf = le.AppendUint64(buf, d)
 		}
-		buf = le.AppendUint32(buf, TensorF32)
+		buf = le.AppendUint32(buf, gguf.TensorF32)
 		buf = le.AppendUint64(buf, offset)
-		offset += pad(uint64(4*len(t.data)), DefaultAlignment)
+		offset += gguf.Pad(uint64(4*len(t.data)), gguf.DefaultAlignment)
 	}
 	for _, t := range ts {
-		buf = append(buf, make([]byte, pad(uint64(len(buf)), DefaultAlignment)-uint64(len(buf)))...)
+		buf = append(buf, make([]byte, gguf.Pad(uint64(len(buf)), gguf.DefaultAlignment)-uint64(len(buf)))...)
 		for _, f := range t.data {
 			buf = le.AppendUint32(buf, math.Float32bits(f))
 		}
@@ -180,3 +182,6 @@ func WriteCorrupt(path string, cfg Config, c Corruption) error {
 	}
 	return os.WriteFile(path, data, 0o644)
 }
+
+// pair is one metadata pair.
+func pair(key string, value any) gguf.KV { return gguf.KV{Key: key, Value: value} }

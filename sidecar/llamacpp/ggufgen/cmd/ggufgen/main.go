@@ -7,6 +7,8 @@
 package main
 
 import (
+	"github.com/kwsdev/kws/sidecar/gguf"
+
 	"flag"
 	"fmt"
 	"os"
@@ -30,7 +32,7 @@ func main() {
 	case ggufgen.ArchLlama, ggufgen.ArchQwen3:
 		cfg.ChatTemplate = ggufgen.ChatML
 	case ggufgen.ArchBERT, ggufgen.ArchNomicBERT:
-		cfg.Pooling = ggufgen.PoolingMean
+		cfg.Pooling = gguf.PoolingMean
 	default:
 		fmt.Fprintf(os.Stderr, "ggufgen: unknown architecture %q\n", *arch)
 		os.Exit(2)

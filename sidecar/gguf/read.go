@@ -1,4 +1,4 @@
-package ggufgen
+package gguf
 
 import (
 	"bufio"
@@ -64,7 +64,7 @@ func Parse(r io.Reader, size int64) (*File, error) {
 	if err := rd.readTensors(f, nTensors); err != nil {
 		return nil, err
 	}
-	f.DataOffset = int64(pad(uint64(rd.off), f.Alignment))
+	f.DataOffset = int64(Pad(uint64(rd.off), f.Alignment))
 	for _, t := range f.Tensors {
 		if end := uint64(f.DataOffset) + t.Offset + t.Size(); end > uint64(size) {
 			return nil, formatErr("tensor %s ends at byte %d, past the end of the file (%d bytes): truncated", t.Name, end, size)
@@ -157,7 +157,7 @@ func (rd *reader) readTensors(f *File, n uint64) error {
 		if t.Offset != f.DataSize {
 			return formatErr("tensor %s at offset %d, expected %d", t.Name, t.Offset, f.DataSize)
 		}
-		f.DataSize += pad(t.Size(), f.Alignment)
+		f.DataSize += Pad(t.Size(), f.Alignment)
 		if f.DataSize > uint64(rd.size) {
 			return formatErr("tensor %s lies past the end of the file: truncated", t.Name)
 		}

@@ -1,10 +1,10 @@
-// Package ggufgen writes tiny GGUF models for tests (seeded random F32
-// weights; the llama architecture with a small SentencePiece vocabulary
-// with byte tokens, or the bert and nomic-bert embedding architectures with
-// a small WordPiece vocabulary and a pooling type) and reads GGUF headers. sidecar/llamacpp reads every file with
-// Read before llama.cpp sees it, so a truncated or corrupt file is an error
-// instead of an abort in C++. The package has no cgo.
-package ggufgen
+// Package gguf reads and checks the header of a GGUF file (metadata and
+// tensor descriptions) without cgo: sidecar/llamacpp reads every file with
+// Read before llama.cpp sees it, so a truncated or corrupt file is an
+// error instead of an abort in C++, and the sidecar and memory tell
+// generation from embedding models by it. Package ggufgen writes tiny
+// models in this format for tests.
+package gguf
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // Magic opens every GGUF file.
 const Magic = "GGUF"
 
-// Version is the GGUF version Write produces; Read accepts 2 and 3.
+// Version is the current GGUF version; Read accepts 2 and 3.
 const Version = 3
 
 // DefaultAlignment aligns the tensor data when general.alignment is absent.
@@ -43,9 +43,9 @@ const (
 	TypeFloat64
 )
 
-// fixedSize is the encoded size of a scalar value type, 0 for strings and
+// FixedSize is the encoded size of a scalar value type, 0 for strings and
 // arrays.
-func (t ValueType) fixedSize() int64 {
+func (t ValueType) FixedSize() int64 {
 	switch t {
 	case TypeUint8, TypeInt8, TypeBool:
 		return 1
@@ -59,8 +59,7 @@ func (t ValueType) fixedSize() int64 {
 	return 0
 }
 
-// TensorF32 is the ggml type id of 32-bit float tensors, the only type
-// Write produces.
+// TensorF32 is the ggml type id of 32-bit float tensors.
 const TensorF32 = 0
 
 // tensorTypes gives, per ggml type id, the elements per block and the bytes
@@ -93,7 +92,7 @@ type KV struct {
 type TensorInfo struct {
 	Name string
 	Dims []uint64
-	// Type is the ggml type id (TensorF32 for Write's tensors).
+	// Type is the ggml type id (TensorF32, for instance).
 	Type uint32
 	// Offset is relative to the start of the data section.
 	Offset uint64
@@ -146,7 +145,8 @@ func formatErr(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrFormat, fmt.Sprintf(format, args...))
 }
 
-// pad rounds n up to a multiple of align (a power of two).
-func pad(n, align uint64) uint64 {
+// Pad rounds n up to a multiple of align (a power of two): where the
+// tensor data starts, and each tensor's offset in it.
+func Pad(n, align uint64) uint64 {
 	return (n + align - 1) &^ (align - 1)
 }
