@@ -18,25 +18,25 @@ type storeCache struct {
 	fu       *fusion
 	releases []func()
 	stores   map[string]*Store
-	turns    map[string]map[string][]int
 }
 
 func (sc *storeCache) retrieve(c recallset.Conversation) (recallset.SearchFunc, func(), error) {
-	s := sc.stores[c.Name]
-	if s == nil {
-		var (
-			turns   map[string][]int
-			release func()
-			err     error
-		)
-		if s, turns, release, err = recallStore(c, Options{}); err != nil {
-			return nil, nil, err
+	return recallset.Texts(func(lines []string) (func(string, int) ([]string, error), func(), error) {
+		s := sc.stores[c.Name]
+		if s == nil {
+			var release func()
+			var err error
+			if s, release, err = openFilled(lines, Options{}); err != nil {
+				return nil, nil, err
+			}
+			sc.releases = append(sc.releases, release)
+			sc.stores[c.Name] = s
 		}
-		sc.releases = append(sc.releases, release)
-		sc.stores[c.Name], sc.turns[c.Name] = s, turns
-	}
-	s.lex.fuse = sc.fu
-	return recallSearch(s, sc.turns[c.Name]), func() {}, nil
+		return func(q string, k int) ([]string, error) {
+			s.lex.fuse = sc.fu
+			return s.searchTexts(q, k)
+		}, func() {}, nil
+	})(c)
 }
 
 // TestTuneFusion prints recall on one split of recallset (KWS_TUNE_SPLIT,
@@ -54,7 +54,7 @@ func TestTuneFusion(t *testing.T) {
 		split = recallset.Tune
 	}
 	set := recallset.Generate(split, recallset.Options{})
-	sc := &storeCache{fu: &fusion{}, stores: map[string]*Store{}, turns: map[string]map[string][]int{}}
+	sc := &storeCache{fu: &fusion{}, stores: map[string]*Store{}}
 	defer func() {
 		for _, release := range sc.releases {
 			release()
@@ -111,7 +111,7 @@ func TestHybridBeatsBM25(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := recallset.Evaluate("default", set, RecallRetriever(Options{}))
+	got, err := recallset.Evaluate("default", set, recallset.Texts(RecallStore(Options{})))
 	if err != nil {
 		t.Fatal(err)
 	}

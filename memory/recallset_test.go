@@ -15,7 +15,7 @@ func BenchmarkRecallSet(b *testing.B) {
 		for _, r := range []struct {
 			name string
 			ret  recallset.Retriever
-		}{{"bm25", recallset.BM25}, {"default", RecallRetriever(Options{})}} {
+		}{{"bm25", recallset.BM25}, {"default", recallset.Texts(RecallStore(Options{}))}} {
 			b.Run(split.String()+"/"+r.name, func(b *testing.B) {
 				var rep recallset.Report
 				for b.Loop() {

@@ -70,9 +70,9 @@ gguf:PATH); the default is the configured one.`,
 				name string
 				ret  recallset.Retriever
 			}
-			rets := []retriever{{"bm25", recallset.BM25}, {"default", memory.RecallRetriever(memory.Options{})}}
+			rets := []retriever{{"bm25", recallset.BM25}, {"default", recallset.Texts(memory.RecallStore(memory.Options{}))}}
 			if emb.ID != memory.HashEmbedderID(memory.DefaultDims) {
-				rets = append(rets, retriever{emb.ID, memory.RecallRetriever(memory.Options{Embedder: emb.Document, QueryEmbedder: emb.Query, EmbedderID: emb.ID})})
+				rets = append(rets, retriever{emb.ID, recallset.Texts(memory.RecallStore(memory.Options{Embedder: emb.Document, QueryEmbedder: emb.Query, EmbedderID: emb.ID}))})
 			}
 			var reps []recallset.Report
 			for _, s := range splits {

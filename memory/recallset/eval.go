@@ -152,3 +152,36 @@ func BM25(c Conversation) (SearchFunc, func(), error) {
 func words(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
+
+// Texts adapts a store that answers with texts to a Retriever: open
+// indexes the conversation's turns (each as Turn.Line) and returns a
+// search whose hits are texts. A hit stands for the turns whose line, its
+// whitespace collapsed to single spaces (as kws's memory keeps a text),
+// is that text: a turn merged into a text with other words is not found
+// through it.
+func Texts(open func(lines []string) (search func(q string, k int) ([]string, error), release func(), err error)) Retriever {
+	return func(c Conversation) (SearchFunc, func(), error) {
+		lines := make([]string, len(c.Turns))
+		turns := map[string][]int{}
+		for i, t := range c.Turns {
+			lines[i] = t.Line()
+			text := strings.Join(strings.Fields(lines[i]), " ")
+			turns[text] = append(turns[text], t.ID)
+		}
+		search, release, err := open(lines)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(q string, k int) ([][]int, error) {
+			texts, err := search(q, k)
+			if err != nil {
+				return nil, err
+			}
+			results := make([][]int, len(texts))
+			for i, text := range texts {
+				results[i] = turns[text]
+			}
+			return results, nil
+		}, release, nil
+	}
+}
