@@ -22,12 +22,6 @@ import (
 	"github.com/kwsdev/kws/sidecar"
 )
 
-// EmbedLoader loads the embedding GGUF of memory_embedder = "gguf:PATH".
-// cmd/kws sets it to sidecar/llamacpp's loader, which refuses a generation
-// model; app itself does not import llama.cpp, so it builds and tests
-// without cgo. While it is nil a gguf embedder fails on its first use.
-var EmbedLoader sidecar.Loader
-
 // Embedder is memory's embedding model as memory_embedder chooses it.
 type Embedder struct {
 	// Document embeds a text to store.
@@ -59,12 +53,13 @@ func (e Embedder) Close() error {
 //   - "sidecar": engine's Embed (engine must not be nil);
 //   - "openai:MODEL": the /embeddings endpoint of base_url;
 //   - "gguf:PATH": an embedding GGUF (bge, MiniLM, nomic-embed…) run by
-//     EmbedLoader; a relative PATH is under DATA/models.
+//     loader (Options.EmbedLoader); a relative PATH is under DATA/models.
+//     With loader nil the embedder fails on its first use.
 //
 // A gguf model is checked now (the file exists, is a GGUF, is an embedding
 // model) and loaded on the first embedding, so opening memory stays fast;
 // an error names the file and the config key.
-func NewEmbedder(dataDir string, cfg config.Config, engine sidecar.Engine) (Embedder, error) {
+func NewEmbedder(dataDir string, cfg config.Config, engine sidecar.Engine, loader sidecar.Loader) (Embedder, error) {
 	e := cfg.MemoryEmbedder
 	switch {
 	case e == "" || e == "hash":
@@ -88,7 +83,7 @@ func NewEmbedder(dataDir string, cfg config.Config, engine sidecar.Engine) (Embe
 		f := memory.OpenAIEmbedder(cfg.BaseURL, cfg.APIKey, model, nil)
 		return Embedder{Document: f, Query: f, ID: "openai:" + model + "@" + host}, nil
 	case strings.HasPrefix(e, "gguf:") && len(e) > len("gguf:"):
-		return newGGUFEmbedder(GGUFEmbedderPath(dataDir, e), e)
+		return newGGUFEmbedder(GGUFEmbedderPath(dataDir, e), e, loader)
 	}
 	return Embedder{}, fmt.Errorf("memory_embedder = %q: want hash, sidecar, openai:MODEL or gguf:PATH", e)
 }
@@ -119,6 +114,7 @@ func sidecarModelName(dataDir string, cfg config.Config, engine sidecar.Engine) 
 type ggufEmbedder struct {
 	path    string
 	setting string
+	loader  sidecar.Loader
 
 	mu    sync.Mutex
 	model sidecar.Model
@@ -127,7 +123,7 @@ type ggufEmbedder struct {
 
 // newGGUFEmbedder checks the embedding GGUF at path, which memory_embedder
 // = setting names, and returns its lazy embedder.
-func newGGUFEmbedder(path, setting string) (Embedder, error) {
+func newGGUFEmbedder(path, setting string, loader sidecar.Loader) (Embedder, error) {
 	fail := func(err error) (Embedder, error) {
 		return Embedder{}, fmt.Errorf("memory_embedder = %q: model file %s: %w", setting, path, err)
 	}
@@ -147,7 +143,7 @@ func newGGUFEmbedder(path, setting string) (Embedder, error) {
 	if err != nil {
 		return fail(err)
 	}
-	g := &ggufEmbedder{path: path, setting: setting}
+	g := &ggufEmbedder{path: path, setting: setting, loader: loader}
 	query, document := sidecar.EmbedPrefixes(arch)
 	return Embedder{
 		Document: g.embedWith(document),
@@ -194,11 +190,11 @@ func (g *ggufEmbedder) load() (sidecar.Model, error) {
 	if g.model != nil || g.err != nil {
 		return g.model, g.err
 	}
-	if EmbedLoader == nil {
+	if g.loader == nil {
 		g.err = fmt.Errorf("memory_embedder = %q: this kws has no GGUF runtime", g.setting)
 		return nil, g.err
 	}
-	m, err := EmbedLoader(g.path, nil)
+	m, err := g.loader(g.path, nil)
 	if err != nil {
 		g.err = fmt.Errorf("memory_embedder = %q: %w", g.setting, err)
 		return nil, g.err

@@ -76,7 +76,7 @@ func TestEmbedderIDs(t *testing.T) {
 		{cfg: config.Config{MemoryEmbedder: "gguf:"}, fail: "want hash, sidecar, openai:MODEL or gguf:PATH"},
 		{cfg: config.Config{MemoryEmbedder: "word2vec"}, fail: "want hash"},
 	} {
-		e, err := NewEmbedder(data, tc.cfg, sidecar.Heuristic{})
+		e, err := NewEmbedder(data, tc.cfg, sidecar.Heuristic{}, nil)
 		if tc.fail != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.fail) {
 				t.Errorf("%q: %v, want an error saying %q", tc.cfg.MemoryEmbedder, err, tc.fail)
@@ -87,7 +87,7 @@ func TestEmbedderIDs(t *testing.T) {
 			t.Errorf("%q: ID %q, error %v; want %q", tc.cfg.MemoryEmbedder, e.ID, err, tc.id)
 		}
 	}
-	if _, err := NewEmbedder(data, config.Config{MemoryEmbedder: "sidecar"}, nil); err == nil {
+	if _, err := NewEmbedder(data, config.Config{MemoryEmbedder: "sidecar"}, nil, nil); err == nil {
 		t.Error("sidecar without an engine")
 	}
 }
@@ -101,13 +101,11 @@ func TestGGUFEmbedder(t *testing.T) {
 	writeModel(t, data, "other.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingCLS, Seed: 2})
 	writeModel(t, data, "nomic.gguf", ggufgen.Config{Architecture: ggufgen.ArchNomicBERT, Pooling: gguf.PoolingMean, Embedding: 32})
 	model, loads := &textModel{}, 0
-	old := EmbedLoader
-	EmbedLoader = model.loader(&loads)
-	t.Cleanup(func() { EmbedLoader = old })
+	loader := model.loader(&loads)
 
 	open := func(setting string) Embedder {
 		t.Helper()
-		e, err := NewEmbedder(data, config.Config{MemoryEmbedder: setting}, nil)
+		e, err := NewEmbedder(data, config.Config{MemoryEmbedder: setting}, nil, loader)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,22 +161,20 @@ func TestGGUFEmbedderErrors(t *testing.T) {
 		"cut.gguf":     "not a valid GGUF file",
 	} {
 		setting := "gguf:" + name
-		_, err := NewEmbedder(data, config.Config{MemoryEmbedder: setting}, nil)
+		_, err := NewEmbedder(data, config.Config{MemoryEmbedder: setting}, nil, nil)
 		path := filepath.Join(data, "models", name)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "memory_embedder") {
 			t.Errorf("%s: %v, want an error naming memory_embedder, %s and %q", name, err, path, want)
 		}
-		if _, err := OpenMemory(data, config.Config{MemoryEmbedder: setting}, nil); err == nil || !strings.Contains(err.Error(), path) {
+		if _, err := OpenMemory(data, config.Config{MemoryEmbedder: setting}, nil, nil); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("OpenMemory with %s: %v", name, err)
 		}
 	}
 	// A loader that fails fails each embedding with its error, once loaded.
 	writeModel(t, data, "bge.gguf", ggufgen.Config{Architecture: ggufgen.ArchBERT, Pooling: gguf.PoolingMean})
 	loads := 0
-	old := EmbedLoader
-	EmbedLoader = func(string, sidecar.LoadProgress) (sidecar.Model, error) { loads++; return nil, sidecar.ErrBadModel }
-	t.Cleanup(func() { EmbedLoader = old })
-	e, err := NewEmbedder(data, config.Config{MemoryEmbedder: "gguf:bge.gguf"}, nil)
+	loader := func(string, sidecar.LoadProgress) (sidecar.Model, error) { loads++; return nil, sidecar.ErrBadModel }
+	e, err := NewEmbedder(data, config.Config{MemoryEmbedder: "gguf:bge.gguf"}, nil, loader)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,14 +12,15 @@ import (
 )
 
 // OpenMemory opens the data dir's memory store, DATA/memory, with the
-// embedder cfg names (NewEmbedder); engine embeds for "sidecar". Every
+// embedder cfg names (NewEmbedder); engine embeds for "sidecar", loader
+// loads a "gguf:PATH" model. Every
 // memory records the embedder of its vector, so one store serves every
 // embedder: after a switch the store re-embeds its memories in the
 // background. The stores older versions kept per embedder
 // (DATA/memory-sidecar, DATA/memory-openai-MODEL) are merged into it on
 // the first open.
-func OpenMemory(dataDir string, cfg config.Config, engine sidecar.Engine) (*memory.Store, error) {
-	emb, err := NewEmbedder(dataDir, cfg, engine)
+func OpenMemory(dataDir string, cfg config.Config, engine sidecar.Engine, loader sidecar.Loader) (*memory.Store, error) {
+	emb, err := NewEmbedder(dataDir, cfg, engine, loader)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,11 @@ type Options struct {
 	// SidecarLoader loads GGUF models. When it is nil, the heuristic
 	// engine answers instead of a model.
 	SidecarLoader sidecar.Loader
+	// EmbedLoader loads the embedding GGUF of memory_embedder =
+	// "gguf:PATH" (sidecar/llamacpp's loader, which refuses a generation
+	// model; app does not import llama.cpp). When it is nil a gguf
+	// embedder fails on its first use.
+	EmbedLoader sidecar.Loader
 	// Socket is the server's socket, which shell panes export so that a
 	// kws typed there reaches its own server; "" outside a server.
 	Socket string

@@ -80,7 +80,7 @@ func OpenStores(o Options) (*Stores, error) {
 	st.sidecarPath, st.sidecarErr = sidecar.Locate(cmp.Or(o.SidecarModel, o.Config.SidecarModel), o.DataDir)
 	// Memory is a hint store: when it cannot open, kws works without it.
 	// With the sidecar as its embedder it works once the model has loaded.
-	if st.memory, err = OpenMemory(o.DataDir, o.Config, st.sidecar); err != nil {
+	if st.memory, err = OpenMemory(o.DataDir, o.Config, st.sidecar, o.EmbedLoader); err != nil {
 		st.memErr = err
 		st.log.Warn("memory unavailable", "error", err)
 		st.notes = append(st.notes, "memory off: "+err.Error())

@@ -155,7 +155,7 @@ func fillBenchMemory(ctx context.Context, data string, n int) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	s, err := app.OpenMemory(data, cfg, nil)
+	s, err := app.OpenMemory(data, cfg, nil, embedLoader)
 	if err != nil {
 		return nil, err
 	}

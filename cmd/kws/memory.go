@@ -71,7 +71,7 @@ func (g *globals) openMemory(warn io.Writer) (*memory.Store, error) {
 		}
 		engine = e
 	}
-	s, err := app.OpenMemory(g.dataDir, cfg, engine)
+	s, err := app.OpenMemory(g.dataDir, cfg, engine, embedLoader)
 	if err != nil {
 		return nil, err
 	}

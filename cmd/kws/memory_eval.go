@@ -61,7 +61,7 @@ gguf:PATH); the default is the configured one.`,
 				}
 				engine = e
 			}
-			emb, err := app.NewEmbedder(g.dataDir, cfg, engine)
+			emb, err := app.NewEmbedder(g.dataDir, cfg, engine, embedLoader)
 			if err != nil {
 				return err
 			}

@@ -9,9 +9,7 @@ import (
 // of app.SidecarContext tokens each, which bounds the key/value cache.
 var sidecarLoader = llamacpp.Loader(llamacpp.Options{ContextSize: app.SidecarContext, Parallel: 2, Embeddings: true})
 
-// The embedding GGUF of memory_embedder = "gguf:PATH" embeds four texts at
-// a time, each at most 512 tokens (what Embed keeps of a text), and must be
-// an embedding model.
-func init() {
-	app.EmbedLoader = llamacpp.Loader(llamacpp.Options{ContextSize: 512, Parallel: 4, EmbeddingModel: true})
-}
+// embedLoader loads the embedding GGUF of memory_embedder = "gguf:PATH":
+// four texts at a time, each at most 512 tokens (what Embed keeps of a
+// text); it refuses a model that does not embed.
+var embedLoader = llamacpp.Loader(llamacpp.Options{ContextSize: 512, Parallel: 4, EmbeddingModel: true})

@@ -45,7 +45,7 @@ func runWorkstation(cmd *cobra.Command, g *globals, f *wsFlags) error {
 // under the data dir.
 func (g *globals) storeOptions(cfg config.Config, logName string) app.Options {
 	return app.Options{DataDir: g.dataDir, LogName: logName, Config: cfg, SidecarModel: g.sidecarModel,
-		SidecarLoader: sidecarLoader, Socket: g.socket, ConfigHome: configHome(), Getenv: getenv,
+		SidecarLoader: sidecarLoader, EmbedLoader: embedLoader, Socket: g.socket, ConfigHome: configHome(), Getenv: getenv,
 		MCP: func(cfg config.Config, ws string, log *slog.Logger) app.MCPClient {
 			return startMCP(g, cfg, ws, nil, nil, log)
 		}}
