@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/kwsdev/kws/internal/pubsub"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/sidecar"
@@ -41,17 +42,16 @@ type Stores struct {
 	sidecarPath string
 	sidecarErr  error
 	loadOnce    sync.Once
-	// listeners hear the sidecar's progress (each workstation's status
+	// progress hears the sidecar's progress (each workstation's status
 	// bar).
-	listeners map[int]func(string)
-	// watchers hear that a command changed the vault or the memory.
-	watchers map[int]func()
+	progress pubsub.Listeners[string]
+	// changed hears that a command changed the vault or the memory.
+	changed pubsub.Listeners[struct{}]
 	// open are the workstations running on these stores, by session
 	// name.
 	open map[*Workstation]string
 	// bg counts blocks being described in the background.
-	bg     sync.WaitGroup
-	nextID int
+	bg sync.WaitGroup
 }
 
 // OpenStores opens the data dir's shared stores. Memory that cannot open
@@ -60,7 +60,7 @@ func OpenStores(o Options) (*Stores, error) {
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	st := &Stores{opts: o, listeners: map[int]func(string){}, watchers: map[int]func(){}, open: map[*Workstation]string{}}
+	st := &Stores{opts: o, open: map[*Workstation]string{}}
 	var err error
 	st.logF, err = os.OpenFile(filepath.Join(o.DataDir, cmp.Or(o.LogName, "kws.log")), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/philippgille/chromem-go"
+
+	"github.com/kwsdev/kws/internal/pubsub"
 )
 
 // Store is an open memory directory. One *Store is safe for many
@@ -43,9 +45,8 @@ type Store struct {
 
 	lex lexicon // word index of every memory's text (lexical.go)
 
-	watchMu  sync.Mutex // guards the watchers of the pending queue
-	watchers map[int]func()
-	watchID  int
+	// watchers hear changes of the pending queue and re-embedding (Watch).
+	watchers pubsub.Listeners[struct{}]
 
 	re reembedder // the background re-embedding (reembed.go)
 }

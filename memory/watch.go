@@ -10,31 +10,9 @@ package memory
 // store's changing methods. Changes other processes make to the shared
 // queue file are not heard.
 func (s *Store) Watch(fn func()) (cancel func()) {
-	s.watchMu.Lock()
-	defer s.watchMu.Unlock()
-	if s.watchers == nil {
-		s.watchers = map[int]func(){}
-	}
-	id := s.watchID
-	s.watchID++
-	s.watchers[id] = fn
-	return func() {
-		s.watchMu.Lock()
-		delete(s.watchers, id)
-		s.watchMu.Unlock()
-	}
+	return s.watchers.Listen(func(struct{}) { fn() })
 }
 
 // pendingChanged tells the watchers the pending queue or the
 // re-embedding's progress changed.
-func (s *Store) pendingChanged() {
-	s.watchMu.Lock()
-	fns := make([]func(), 0, len(s.watchers))
-	for _, fn := range s.watchers {
-		fns = append(fns, fn)
-	}
-	s.watchMu.Unlock()
-	for _, fn := range fns {
-		fn()
-	}
-}
+func (s *Store) pendingChanged() { s.watchers.Notify(struct{}{}) }

@@ -242,11 +242,8 @@ func TestBusUnsubscribeClosesTheChannel(t *testing.T) {
 		i++
 		return i == 201
 	})
-	b.mu.Lock()
-	n := len(b.subs)
-	b.mu.Unlock()
-	if n != 1 {
-		t.Fatalf("%d subscribers registered, want 1", n)
+	if n := b.broker.Subscribers(); n != 1 {
+		t.Fatalf("%d subscribers registered, want 1", b.broker.Subscribers())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/internal/pubsub"
 )
 
 // Mode says who answers a Broker's requests.
@@ -81,9 +82,12 @@ type Broker struct {
 	order   []string // pending ids, oldest first
 	session map[grant]bool
 	all     map[string]bool // tools allowed for every agent
-	subs    []*subscriber
-	closed  bool
-	done    chan struct{} // closed by Close
+	// requests delivers each request asked to the front ends; cancels
+	// ends a subscription by its channel (Unsubscribe).
+	requests *pubsub.Broker[Request]
+	cancels  map[<-chan Request]func()
+	closed   bool
+	done     chan struct{} // closed by Close
 }
 
 // grant is one agent's permission to use one tool for its session.
@@ -92,6 +96,7 @@ type grant struct{ agent, tool string }
 // NewBroker returns a broker in the given mode.
 func NewBroker(mode Mode) *Broker {
 	return &Broker{mode: mode, pending: map[string]*waiter{}, session: map[grant]bool{}, all: map[string]bool{},
+		requests: pubsub.New(pubsub.Options[Request]{Buffer: subscriberBuffer}), cancels: map[<-chan Request]func(){},
 		done: make(chan struct{})}
 }
 
@@ -131,9 +136,7 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
 	w := &waiter{req: req, ch: make(chan Answer, 1)}
 	b.pending[req.ID] = w
 	b.order = append(b.order, req.ID)
-	for _, s := range b.subs {
-		s.push(req)
-	}
+	b.requests.Publish(req)
 	b.mu.Unlock()
 
 	select {
@@ -248,10 +251,8 @@ func (b *Broker) Close() {
 	}
 	b.closed = true
 	close(b.done)
-	for _, s := range b.subs {
-		s.stop()
-	}
-	b.subs = nil
+	b.requests.Close()
+	clear(b.cancels)
 	clear(b.pending)
 	b.order = nil
 }
