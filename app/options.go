@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 )
 
@@ -50,7 +49,7 @@ type Options struct {
 
 // MCPClient is the running MCP servers of one workstation.
 type MCPClient interface {
-	server.External
+	External
 	// Summary is every server's state, one line each, at once.
 	Summary() string
 	// Problems are the servers that did not start and the tools skipped,

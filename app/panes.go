@@ -10,7 +10,6 @@ import (
 	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/pane"
-	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/swarm"
 )
 
@@ -101,7 +100,7 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	if err != nil {
 		return nil, err
 	}
-	spec := server.AgentSpec{Name: name, DataDir: w.st.opts.DataDir, Workspace: w.ws, Dir: dir, Config: w.cfg,
+	spec := AgentSpec{Name: name, DataDir: w.st.opts.DataDir, Workspace: w.ws, Dir: dir, Config: w.cfg,
 		Overrides: w.overrides, Local: local, WrapClient: w.limiter.Client, Role: w.swarm.Role(name), Skills: w.skills,
 		Params: w.params, Vault: w.st.vault, Broker: w.broker, Sandbox: w.st.sandbox.forWorktree(w.ws, dir),
 		Hidden: w.st.sandbox.Hidden,
@@ -111,7 +110,7 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		spec.External = w.mcp
 	}
 	if w.st.memory != nil {
-		spec.Memory = func(id string) server.Memory {
+		spec.Memory = func(id string) Memory {
 			return agentmem.New(agentmem.Config{Store: w.st.memory, Vault: w.st.vault, Workspace: w.ws, Dir: dir, Agent: name, Session: id,
 				Engine: w.st.sidecar, Log: w.st.log})
 		}
@@ -124,7 +123,7 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		}
 		spec.Session, spec.History = sess, sess.Messages()
 	}
-	a, err := server.Build(spec)
+	a, err := BuildAgent(spec)
 	if err != nil {
 		if spec.Session != nil {
 			_ = spec.Session.Close()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
-	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 )
 
@@ -75,7 +74,7 @@ func (st *Stores) LoadSidecar() {
 // localModel is the agents' model in local-only mode: with no remote
 // model configured and a sidecar model present, the sidecar. It is nil
 // when a remote model is configured.
-func (w *Workstation) localModel() (*server.Model, error) {
+func (w *Workstation) localModel() (*Model, error) {
 	if w.cfgErr == nil {
 		return nil, nil
 	}
@@ -84,7 +83,7 @@ func (w *Workstation) localModel() (*server.Model, error) {
 		return nil, fmt.Errorf("%w — the shell, vault and stats panes work without a model", w.cfgErr)
 	}
 	name := "sidecar:" + strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return &server.Model{Name: name, Profile: localProfile(name), Client: provider.NewLocal(w.st.sidecar.Current)}, nil
+	return &Model{Name: name, Profile: localProfile(name), Client: provider.NewLocal(w.st.sidecar.Current)}, nil
 }
 
 // localProfile is the model profile of the sidecar as the agents' model:

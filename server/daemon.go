@@ -1,3 +1,8 @@
+// Package server is kws's daemon: the socket (a private directory, the
+// peer's uid checked), its side of the protocol (server/wire), the
+// sessions clients attach to and their journals, and the client verbs.
+// It knows nothing of agents: the composition root, package app, builds
+// the sessions it runs (Config.NewSession).
 package server
 
 import (

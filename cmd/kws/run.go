@@ -25,7 +25,6 @@ import (
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/memory/agentmem"
-	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -154,7 +153,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
 	}
 	defer app.CloseEngine(engine)
-	spec := server.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
+	spec := app.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
 		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, Hidden: sbx.Hidden, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
 	if !isCommand && len(cfg.MCP.Servers) > 0 {
@@ -169,7 +168,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	}
 	var mem *agentmem.Memory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
-		spec.Memory = func(id string) server.Memory {
+		spec.Memory = func(id string) app.Memory {
 			mem = agentmem.New(agentmem.Config{Store: store, Vault: v, Workspace: ws, Dir: ws, Agent: "agent", Session: id,
 				Engine: engine, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			return mem
@@ -177,7 +176,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	} else {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %s\n", termsafe.OneLine(err.Error()))
 	}
-	a, err := server.Build(spec)
+	a, err := app.BuildAgent(spec)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent"
-	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/app"
 )
 
 // contextWidth is the width kws run draws /context's bars for.
@@ -26,7 +26,7 @@ type commandLine struct {
 // runCommand answers command (agent.CommandContext or CommandCompact) for
 // a's conversation without calling the model: the view of the next
 // prompt, or what compacting it did, as text or one JSON line.
-func runCommand(out io.Writer, asJSON bool, a *server.Agent, command string) error {
+func runCommand(out io.Writer, asJSON bool, a *app.Agent, command string) error {
 	line := commandLine{Type: command[1:]}
 	var text string
 	switch command {
@@ -58,7 +58,7 @@ func runCommand(out io.Writer, asJSON bool, a *server.Agent, command string) err
 // without one, /context shows a fresh agent's prompt from a throwaway
 // data folder, so it leaves no session behind, and /compact has nothing
 // to compact.
-func runCommandTask(cmd *cobra.Command, g *globals, spec server.AgentSpec, command string, resumed bool) error {
+func runCommandTask(cmd *cobra.Command, g *globals, spec app.AgentSpec, command string, resumed bool) error {
 	if !resumed {
 		if command == agent.CommandCompact {
 			return fail("%s compacts a session's conversation: give it with --resume ID (kws sessions ls lists them)", command)
@@ -70,7 +70,7 @@ func runCommandTask(cmd *cobra.Command, g *globals, spec server.AgentSpec, comma
 		defer os.RemoveAll(dir)
 		spec.DataDir = dir
 	}
-	a, err := server.Build(spec)
+	a, err := app.BuildAgent(spec)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -1,7 +1,7 @@
 // Package agentmem adapts the memory store to one agent: it recalls
 // memories into each user turn, learns from the turn and from the agent's
 // shell commands, and serves the memory_search and memory_save tools. The
-// agent assembly (server.Build) takes a *Memory as its server.Memory.
+// agent assembly (app.BuildAgent) takes a *Memory as its app.Memory.
 package agentmem
 
 import (

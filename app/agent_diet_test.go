@@ -1,4 +1,4 @@
-package server
+package app
 
 import (
 	"strings"
@@ -44,7 +44,7 @@ func TestDietSettingsPrecedence(t *testing.T) {
 // is refused, before any session is made, for an agent without one.
 func TestSidecarCompactionNeedsASidecar(t *testing.T) {
 	data := t.TempDir()
-	_, err := Build(AgentSpec{Name: "agent", DataDir: data, Workspace: t.TempDir(), Params: diet.Defaults(),
+	_, err := BuildAgent(AgentSpec{Name: "agent", DataDir: data, Workspace: t.TempDir(), Params: diet.Defaults(),
 		Config: config.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Diet: config.Diet{CompactModel: config.CompactSidecar}}})
 	if err == nil || !strings.Contains(err.Error(), "no sidecar") {
 		t.Fatalf("Build = %v", err)

@@ -1,4 +1,4 @@
-package server
+package app
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func buildAgent(t *testing.T, name, role string, skills []skill.Skill, cfg confi
 	broker := permission.NewBroker(permission.Unattended)
 	t.Cleanup(broker.Close)
 	params, _ := diet.Preset("")
-	a, err := Build(AgentSpec{Name: name, DataDir: data, Workspace: t.TempDir(), Role: role, Skills: skills,
+	a, err := BuildAgent(AgentSpec{Name: name, DataDir: data, Workspace: t.TempDir(), Role: role, Skills: skills,
 		Config: cfg, Params: params, Vault: v, Broker: broker})
 	if err != nil {
 		t.Fatal(err)

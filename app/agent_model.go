@@ -1,8 +1,4 @@
-// Package server is kws's daemon and its thin client: the socket, the
-// protocol, the sessions and their journals. It also holds the one path
-// that assembles an agent (Build), shared by the workstation and kws run.
-// The composition root, package app, builds the sessions it runs.
-package server
+package app
 
 import (
 	"github.com/kwsdev/kws/agent/profile"

@@ -1,4 +1,4 @@
-package server
+package app
 
 import (
 	"context"
@@ -27,14 +27,14 @@ type Memory interface {
 
 // AgentSpec is everything one agent is assembled from. The caller opens
 // the shared stores (vault, memory, sidecar, broker) and reads the
-// configuration; Build turns them into the agent, its session, policy and
+// configuration; BuildAgent turns them into the agent, its session, policy and
 // system prompt.
 type AgentSpec struct {
 	// Name is the agent's name: "agent" for kws run, "agent-2" in the
 	// workstation.
 	Name string
 	// DataDir holds the sessions. Session, when set, is the session to
-	// continue (kws run --resume); else Build creates one titled Title.
+	// continue (kws run --resume); else BuildAgent creates one titled Title.
 	DataDir string
 	Session *session.Session
 	Title   string
@@ -124,10 +124,10 @@ type Agent struct {
 	policy    *permission.Policy
 }
 
-// Build assembles the agent spec describes and records its run. A session
-// Build created is closed again when it fails; one passed in is left to
+// BuildAgent assembles the agent spec describes and records its run. A session
+// BuildAgent created is closed again when it fails; one passed in is left to
 // the caller.
-func Build(spec AgentSpec) (*Agent, error) {
+func BuildAgent(spec AgentSpec) (*Agent, error) {
 	m, sections, err := spec.model()
 	if err != nil {
 		return nil, err
