@@ -23,6 +23,8 @@ type Memory interface {
 	// Watch returns an event handler that learns from each event, then
 	// passes it on to next (which may be nil).
 	Watch(next func(agent.Event)) func(agent.Event)
+	// Wait returns when what it learned in the background is saved.
+	Wait()
 }
 
 // AgentSpec is everything one agent is assembled from. The caller opens
@@ -122,6 +124,7 @@ type Agent struct {
 	prof      profile.Profile
 	params    diet.Params
 	policy    *permission.Policy
+	mem       Memory
 }
 
 // BuildAgent assembles the agent spec describes and records its run. A session
@@ -166,6 +169,7 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 		}
 		created = true
 	}
+	var mem Memory
 	cfg := agent.Config{Name: spec.Name, Workspace: dir, Client: m.Client, Model: m.Name, Profile: m.Profile,
 		Diet: params, Vault: spec.Vault, SessionID: sess.ID(), Recorder: agent.SessionRecorder(sess), Policy: policy, Broker: spec.Broker,
 		SystemPrompt: agent.SystemPromptWith(sections...), History: spec.History, OnEvent: spec.OnEvent,
@@ -173,7 +177,7 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 		Sandbox: spec.Sandbox, Hidden: spec.Hidden, Board: spec.Board, Mailbox: spec.Mailbox, Notices: spec.Notices, Skills: spec.Skills,
 		External: external, ExternalMissing: missing}
 	if spec.Memory != nil {
-		mem := spec.Memory(sess.ID())
+		mem = spec.Memory(sess.ID())
 		cfg.Memory, cfg.OnEvent = mem, mem.Watch(cfg.OnEvent)
 	}
 	if dietCfg.CompactAt != nil {
@@ -182,7 +186,7 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 	if dietCfg.CompactModel == config.CompactSidecar {
 		cfg.CompactGist = spec.Summarizer
 	}
-	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy}
+	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy, mem: mem}
 	if a.Agent, err = agent.New(cfg); err == nil {
 		err = a.Record()
 	}
@@ -242,6 +246,14 @@ func (a *Agent) SetStatus(status string, runErr error) error {
 // Session returns the agent's session; the caller closes it once the
 // agent has stopped.
 func (a *Agent) Session() *session.Session { return a.sess }
+
+// WaitMemory returns when what the agent's memory learned in the
+// background is saved (at once when it has none).
+func (a *Agent) WaitMemory() {
+	if a.mem != nil {
+		a.mem.Wait()
+	}
+}
 
 // Policy returns the agent's permission policy.
 func (a *Agent) Policy() *permission.Policy { return a.policy }

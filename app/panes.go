@@ -7,7 +7,6 @@ import (
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/session"
-	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
@@ -110,10 +109,7 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 		spec.External = w.mcp
 	}
 	if w.st.memory != nil {
-		spec.Memory = func(id string) Memory {
-			return agentmem.New(agentmem.Config{Store: w.st.memory, Vault: w.st.vault, Workspace: w.ws, Dir: dir, Agent: name, Session: id,
-				Engine: w.st.sidecar, Log: w.st.log})
-		}
+		spec.Memory = AgentMemory(w.st.memory, w.st.vault, w.ws, dir, name, w.st.sidecar, w.st.log)
 	}
 	// A restored pane's agent continues its session.
 	if id := w.swarm.ResumeSession(name); id != "" {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +22,6 @@ import (
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/swarm"
-	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
 	"github.com/kwsdev/kws/ui"
 )
@@ -138,21 +136,9 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	w := &Workstation{st: st, ws: ws, useWorktrees: f.Worktree,
 		shell: pty.Options{Dir: ws, Shell: f.Shell, NewEmulator: newEmu, Env: env}}
 	w.early = append(w.early, st.notes...)
-	w.cfg, _, w.cfgErr = config.Load(ws, o.getenv)
-	for _, warning := range w.cfg.Warnings {
-		// The warning quotes names from the repository's config.
-		w.early = append(w.early, termsafe.OneLine(warning))
-	}
-	if w.cfgErr == nil {
-		// The agent pane shows the reason itself, without the package
-		// prefix of the wrapped error.
-		if err := w.cfg.Validate(); err != nil {
-			w.cfgErr = cmp.Or(errors.Unwrap(err), err)
-		}
-	}
-	if w.cfgErr == nil {
-		w.overrides, w.cfgErr = profile.LoadOverrides(ws)
-	}
+	setup, cfgErr := LoadSetup(ws, o.ConfigHome, o.getenv, "", nil)
+	w.cfg, w.cfgErr, w.overrides, w.params, w.skills = setup.Config, cfgErr, setup.Overrides, setup.Params, setup.Skills
+	w.early = append(append(w.early, setup.Warnings...), setup.Skipped...)
 	if w.cfgErr == nil && o.MCP != nil && len(w.cfg.MCP.Servers) > 0 {
 		w.mcp = o.MCP(w.cfg, ws, st.log)
 		go func() {
@@ -161,18 +147,9 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 			}
 		}()
 	}
-	if w.params, err = diet.Preset(w.cfg.DietMode); err != nil {
-		w.cfgErr = errors.Join(w.cfgErr, err)
-		w.params, _ = diet.Preset("")
-	}
 	userDir, _ := themes.UserDir()
 	if w.theme, err = themes.Load(cmp.Or(f.Theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
-	}
-	var skillErrs []error
-	w.skills, skillErrs = skill.LoadFor(o.ConfigHome, ws)
-	for _, err := range skillErrs {
-		w.early = append(w.early, "skill not loaded: "+err.Error())
 	}
 	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
 	w.unlisten = func() { unlisten(); unwatch() }

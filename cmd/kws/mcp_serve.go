@@ -22,7 +22,6 @@ import (
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/mcp"
-	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
@@ -217,7 +216,7 @@ func (g *globals) mcpStores(warn io.Writer, ws, agent string) (mcp.ServerConfig,
 		cfg.Log = log
 	}
 	if store, err := g.openMemory(warn); err == nil {
-		cfg.Memory = agentmem.New(agentmem.Config{Store: store, Vault: v, Workspace: ws, Agent: "mcp", Session: "mcp", Log: log})
+		cfg.Memory = app.AgentMemory(store, v, ws, "", "mcp", nil, log)("mcp")
 	} else {
 		fmt.Fprintf(warn, "kws: memory off: %s\n", termsafe.OneLine(err.Error()))
 	}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,13 +15,11 @@ import (
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
-	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/memory/agentmem"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -110,23 +105,17 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 			return fail("%v", nothingToResume(sess))
 		}
 	}
-	cfg, _, err := config.Load(ws, getenv)
+	setup, err := app.LoadSetup(ws, configHome(), getenv, f.mode, func(cfg *config.Config) { applyRunFlags(cfg, f) })
+	for _, w := range setup.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kws: warning: "+w)
+	}
+	for _, s := range setup.Skipped {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+s)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}
-	warnConfig(cmd.ErrOrStderr(), cfg)
-	applyRunFlags(&cfg, f)
-	if err := cfg.Validate(); err != nil {
-		return fail("%v", err)
-	}
-	overrides, err := profile.LoadOverrides(ws)
-	if err != nil {
-		return fail("%v", err)
-	}
-	params, err := diet.Preset(cmp.Or(f.mode, cfg.DietMode))
-	if err != nil {
-		return fail("%v", err)
-	}
+	cfg := setup.Config
 	v, release, err := g.openVault()
 	if err != nil {
 		return fail("%v", err)
@@ -137,10 +126,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		mode = permission.AutoAllow
 	}
 	sbx := app.OpenSandbox(g.dataDir, configHome(), cfg.Sandbox)
-	skills, skillErrs := skill.LoadFor(configHome(), ws)
-	for _, err := range skillErrs {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kws: skill not loaded: %s\n", termsafe.OneLine(err.Error()))
-	}
+	skills := setup.Skills
 	command, isCommand := agent.IsCommand(task)
 	prompt := task
 	if !isCommand {
@@ -154,7 +140,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	}
 	defer app.CloseEngine(engine)
 	spec := app.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
-		Config: cfg, Overrides: overrides, Skills: skills, Params: params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
+		Config: cfg, Overrides: setup.Overrides, Skills: skills, Params: setup.Params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
 		Sandbox: sbx.Policy, Hidden: sbx.Hidden, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
 	if !isCommand && len(cfg.MCP.Servers) > 0 {
 		servers := startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(cmd.ErrOrStderr()), nil)
@@ -166,13 +152,8 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if isCommand {
 		return runCommandTask(cmd, g, spec, command, f.resume != "")
 	}
-	var mem *agentmem.Memory
 	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
-		spec.Memory = func(id string) app.Memory {
-			mem = agentmem.New(agentmem.Config{Store: store, Vault: v, Workspace: ws, Dir: ws, Agent: "agent", Session: id,
-				Engine: engine, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			return mem
-		}
+		spec.Memory = app.AgentMemory(store, v, ws, ws, "agent", engine, nil)
 	} else {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %s\n", termsafe.OneLine(err.Error()))
 	}
@@ -181,9 +162,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		return fail("%v", err)
 	}
 	sess = a.Session()
-	if mem != nil {
-		defer mem.Wait()
-	}
+	defer a.WaitMemory()
 	// A background job ends with the run; its output is kept first.
 	defer a.EndJobs()
 	if w := sbx.Warning(a.Policy(), mode == permission.AutoAllow); w != "" {
