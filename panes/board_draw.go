@@ -7,6 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/internal/human"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/termsafe"
@@ -116,7 +117,7 @@ func (p *BoardPane) rowText(t vault.Task) string {
 	if t.Detail != "" {
 		text += " — " + termsafe.OneLine(t.Detail)
 	}
-	return fmt.Sprintf(boardRow, t.ID, t.Status, owner, Age(p.env.Time().Sub(t.Updated)), text)
+	return fmt.Sprintf(boardRow, t.ID, t.Status, owner, human.Age(p.env.Time().Sub(t.Updated)), text)
 }
 
 // InputHandler edits the input line, or runs the pane's keys.

@@ -6,6 +6,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/internal/human"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
@@ -94,7 +95,7 @@ func (p *MemoryPane) rowText(r memRow) string {
 		kind = r.cand.Candidate.Kind + "?"
 		m.Updated = r.cand.Created
 	}
-	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, memory.ScopeLabel(m.Scope), Age(p.env.Time().Sub(m.Updated)), termsafe.OneLine(m.Text))
+	return fmt.Sprintf("%-10s %-8s %-5s %s", kind, memory.ScopeLabel(m.Scope), human.Age(p.env.Time().Sub(m.Updated)), termsafe.OneLine(m.Text))
 }
 
 // InputHandler edits, searches as you type, or runs the pane's keys.

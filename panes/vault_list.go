@@ -2,13 +2,13 @@ package panes
 
 import (
 	"fmt"
-	"time"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/internal/human"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/themes"
@@ -104,7 +104,7 @@ func (p *VaultPane) drawList(screen tcell.Screen, x, y, w, h int) {
 			sel = &st
 			fill(screen, x, y+1+i, w, 1, st)
 		}
-		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, Age(now.Sub(m.Created))), sel, false)
+		cols.draw(screen, x, y+1+i, w, vaultRowCells(th, m, human.Age(now.Sub(m.Created))), sel, false)
 	}
 }
 
@@ -231,20 +231,6 @@ func vaultTokens(m vault.Meta) string {
 		s = "~" + s
 	}
 	return s
-}
-
-// Age formats an age in its largest whole unit: 5s, 3m, 2h, 4d; the
-// vault, memory and board panes and kws vault ls show ages so.
-func Age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d/time.Second), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d/time.Minute))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh", int(d/time.Hour))
-	}
-	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
 // selectedID is the id of the selected block, "" when the list is empty.

@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/agent/tokens"
+	"github.com/kwsdev/kws/internal/human"
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
@@ -343,8 +344,8 @@ func TestVaultAge(t *testing.T) {
 		d    time.Duration
 		want string
 	}{{-time.Second, "0s"}, {5 * time.Second, "5s"}, {3*time.Minute + 59*time.Second, "3m"}, {2 * time.Hour, "2h"}, {100 * time.Hour, "4d"}} {
-		if got := Age(c.d); got != c.want {
-			t.Errorf("Age(%v) = %q, want %q", c.d, got, c.want)
+		if got := human.Age(c.d); got != c.want {
+			t.Errorf("human.Age(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 	if got := vaultBytes(12_595); got != "12.3K" {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/app"
+	"github.com/kwsdev/kws/internal/human"
 	"github.com/kwsdev/kws/memory"
-	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -362,7 +362,7 @@ func newMemoryPending(g *globals) *cobra.Command {
 			fmt.Fprintln(tw, "ID\tSCOPE\tKIND\tCONF\tSOURCE\tAGE\tTEXT")
 			for _, p := range s.Pending() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n", p.ID, memory.ScopeLabel(p.Scope), p.Candidate.Kind, p.Candidate.Confidence,
-					p.Provenance.Source, panes.Age(time.Since(p.Created)), oneLine(p.Candidate.Text, 100))
+					p.Provenance.Source, human.Age(time.Since(p.Created)), oneLine(p.Candidate.Text, 100))
 			}
 			return tw.Flush()
 		},
@@ -429,7 +429,7 @@ func printMemories(w io.Writer, asJSON bool, hits []memory.Hit, withScore bool) 
 	}
 	fmt.Fprintln(tw, head)
 	for _, h := range hits {
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, memory.ScopeLabel(h.Scope), h.Kind, h.Provenance.Source, panes.Age(time.Since(h.Updated)), oneLine(h.Text, 100))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", h.ID, memory.ScopeLabel(h.Scope), h.Kind, h.Provenance.Source, human.Age(time.Since(h.Updated)), oneLine(h.Text, 100))
 		if withScore {
 			line = fmt.Sprintf("%.3f\t", h.Score) + line
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/app"
-	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/internal/human"
 )
 
 func newSessionsCmd(g *globals) *cobra.Command {
@@ -57,7 +57,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 				if o, ok := owners[s.ID]; ok {
 					status, agent = o.State, o.Session+"/"+o.Agent
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", oneLine(s.ID, 40), oneLine(status, 20), oneLine(agent, 40), s.Messages, s.Calls, panes.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", oneLine(s.ID, 40), oneLine(status, 20), oneLine(agent, 40), s.Messages, s.Calls, human.Age(time.Since(s.Updated)), oneLine(s.Title, 60))
 			}
 			return tw.Flush()
 		},

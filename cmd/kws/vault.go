@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/app"
-	"github.com/kwsdev/kws/panes"
+	"github.com/kwsdev/kws/internal/human"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
 )
@@ -180,7 +180,7 @@ func printMetas(w io.Writer, asJSON bool, metas []vault.Meta, scores []float64) 
 		if m.Sensitive {
 			sum = "[sensitive] " + sum
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s", m.ID, m.Kind, m.Chars, m.Tokens, panes.Age(time.Since(m.Created)), oneLine(sum, 100))
+		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s", m.ID, m.Kind, m.Chars, m.Tokens, human.Age(time.Since(m.Created)), oneLine(sum, 100))
 		if scores != nil {
 			line = fmt.Sprintf("%.3f\t", scores[i]) + line
 		}
