@@ -172,7 +172,7 @@ type Agent struct {
 	env    *tools.Env
 
 	history     []provider.Message
-	dietS       *diet.Session
+	dietS       *diet.State
 	meta        []provider.Message
 	compactFrom int
 	summary     string
@@ -350,13 +350,13 @@ func (a *Agent) emit(e Event) {
 	}
 }
 
-// rebuildDiet starts a diet session over the system prompt, the pinned
+// rebuildDiet starts a diet state over the system prompt, the pinned
 // instructions, the compaction summary (if any), the current user turn
 // when the summary covers steps after it, and the raw history after the
 // summary. Puts are idempotent, so re-adding vaulted messages costs no
 // space.
 func (a *Agent) rebuildDiet() error {
-	s, err := diet.NewSession(a.cfg.Diet, a.cfg.Vault, tokens.Default(), a.cfg.Name, a.cfg.SessionID)
+	s, err := diet.NewState(a.cfg.Diet, a.cfg.Vault, tokens.Default(), a.cfg.Name, a.cfg.SessionID)
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 type compactState struct {
 	summary     string
 	compactFrom int
-	dietS       *diet.Session
+	dietS       *diet.State
 	meta        []provider.Message
 	wire        []wireInfo
 	decoderDup  int

@@ -29,7 +29,7 @@ type ShellPane struct {
 	env      *pane.Env
 	opts     pty.Options
 	keep     func(kind string, text []byte) (id string, err error)
-	sess     *pty.Session
+	sess     *pty.Terminal
 	keys     *keymap.Table
 	copyKeys *keymap.Table
 	copy     *copyMode

@@ -15,7 +15,7 @@ const jobCheck = 500 * time.Millisecond
 // its shell exits, and when the job in its foreground changes, which it
 // checks on output and every jobCheck. It ends when Close closes s's
 // Updates.
-func (p *ShellPane) watch(s *pty.Session) {
+func (p *ShellPane) watch(s *pty.Terminal) {
 	updates, done := s.Updates(), s.Done()
 	tick := time.NewTicker(jobCheck)
 	defer tick.Stop()
@@ -40,7 +40,7 @@ func (p *ShellPane) watch(s *pty.Session) {
 
 // checkJob records the name of s's foreground job and reports whether it
 // changed.
-func (p *ShellPane) checkJob(s *pty.Session) bool {
+func (p *ShellPane) checkJob(s *pty.Terminal) bool {
 	name := s.JobName()
 	old := p.job.Swap(&name)
 	return old == nil || *old != name

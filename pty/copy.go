@@ -33,7 +33,7 @@ type History struct {
 }
 
 // History copies the scrollback and the visible screen for copy mode.
-func (s *Session) History() *History {
+func (s *Terminal) History() *History {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return newHistory(s.emu)

@@ -1,4 +1,4 @@
-// Package pty runs live shell sessions for kws shell panes: a process on a
+// Package pty runs live shell terminals for kws shell panes: a process on a
 // pseudo-terminal (creack/pty), a terminal emulator that turns its output
 // into cells (behind the small Emulator interface: FastEmulator by
 // default, charmbracelet/x/vt as VTEmulator),

@@ -329,7 +329,7 @@ func TestFastEmulatorProgramsMatchVT(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			needBinary(t, tc.bin)
-			var sessions []*Session
+			var sessions []*Terminal
 			for _, opts := range []Options{vtOptions(Options{}), {}} {
 				opts.Cols, opts.Rows, opts.Dir = 80, 24, t.TempDir()
 				note := []byte("vim-test-content\nsecond line\n\tindented 界 wide\n")

@@ -23,7 +23,7 @@ func needBinary(t testing.TB, names ...string) {
 
 // startShell starts bash without rc files and with the prompt "$ ", then
 // waits for the first prompt. opts fields that are set override these.
-func startShell(t testing.TB, opts Options) *Session {
+func startShell(t testing.TB, opts Options) *Terminal {
 	t.Helper()
 	needBinary(t, "bash")
 	if opts.Shell == "" {
@@ -56,13 +56,13 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // comm itself. Job alone is not enough: between the shell's fork and the
 // exec the child still has the shell's signal handlers, so a Ctrl-c sent
 // then is lost and the program runs on.
-func waitForeground(t testing.TB, s *Session, comm string) {
+func waitForeground(t testing.TB, s *Terminal, comm string) {
 	t.Helper()
 	waitFor(t, comm+" in the foreground", func() bool { return s.JobName() == comm })
 }
 
 // waitLine waits until the screen holds a line equal to want.
-func waitLine(t testing.TB, s *Session, want string) {
+func waitLine(t testing.TB, s *Terminal, want string) {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for !hasLine(s.Text(), want) {
@@ -74,7 +74,7 @@ func waitLine(t testing.TB, s *Session, want string) {
 }
 
 // run types a command line and presses Enter.
-func run(t testing.TB, s *Session, line string) {
+func run(t testing.TB, s *Terminal, line string) {
 	t.Helper()
 	if _, err := s.Write([]byte(line)); err != nil {
 		t.Fatalf("Write: %v", err)

@@ -9,7 +9,7 @@ import (
 // Job returns the process group id of the job running in the terminal's
 // foreground when it is not the shell itself (a build, vim, a pager), or 0
 // when the shell is at its prompt, has exited, or the group cannot be read.
-func (s *Session) Job() int {
+func (s *Terminal) Job() int {
 	select {
 	case <-s.done:
 		return 0

@@ -77,7 +77,7 @@ func TestExitCodeAndNoLeaks(t *testing.T) {
 	}
 }
 
-func TestCloseRunningSession(t *testing.T) {
+func TestCloseRunningTerminal(t *testing.T) {
 	needBinary(t, "sleep", "sh")
 	cases := []struct {
 		name     string

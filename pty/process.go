@@ -12,7 +12,7 @@ import (
 )
 
 // Pid returns the process id of the shell.
-func (s *Session) Pid() int {
+func (s *Terminal) Pid() int {
 	return s.cmd.Process.Pid
 }
 
@@ -20,11 +20,11 @@ func (s *Session) Pid() int {
 // has exited: it has no working directory any more.
 var ErrExited = errors.New("pty: the program has exited")
 
-// Dir returns the working directory of the program the session started
+// Dir returns the working directory of the program the terminal started
 // (the shell, not a job it runs), as the kernel knows it: it follows every
 // cd. It reads /proc, so it works on Linux only, and fails with ErrExited
 // once the program has exited.
-func (s *Session) Dir() (string, error) {
+func (s *Terminal) Dir() (string, error) {
 	select {
 	case <-s.done:
 		return "", ErrExited
@@ -40,7 +40,7 @@ func (s *Session) Dir() (string, error) {
 // JobName returns the name of the job in the terminal's foreground (the
 // leader of its process group, as /proc/PID/comm has it: "vim", "make"),
 // or "" when the shell is at its prompt or the name cannot be read.
-func (s *Session) JobName() string {
+func (s *Terminal) JobName() string {
 	j := s.Job()
 	if j == 0 {
 		return ""
@@ -54,7 +54,7 @@ func (s *Session) JobName() string {
 
 // show writes notice, made safe and kept to one line, on the screen as if
 // the program had printed it, then moves to the next line.
-func (s *Session) show(notice string) {
+func (s *Terminal) show(notice string) {
 	if notice == "" {
 		return
 	}

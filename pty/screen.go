@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Screen is a copy of the visible screen taken under the session lock. It
-// shares nothing with the session, so a pane can draw it from any
+// Screen is a copy of the visible screen taken under the terminal lock. It
+// shares nothing with the terminal, so a pane can draw it from any
 // goroutine while output keeps arriving.
 type Screen struct {
 	// Cols and Rows are the screen size.
@@ -52,7 +52,7 @@ func (sc Screen) Text() string {
 }
 
 // Snapshot returns a copy of the visible screen and cursor.
-func (s *Session) Snapshot() Screen {
+func (s *Terminal) Snapshot() Screen {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return snapshot(s.emu)
@@ -80,7 +80,7 @@ func snapshot(e Emulator) Screen {
 
 // Text returns the visible screen as plain text, trailing spaces and
 // trailing empty rows removed.
-func (s *Session) Text() string {
+func (s *Terminal) Text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return screenText(s.emu)
@@ -103,7 +103,7 @@ func screenText(e Emulator) string {
 
 // ScrollbackText returns the newest n scrollback lines (all of them when
 // n ≤ 0) as plain text, oldest first, trailing spaces removed.
-func (s *Session) ScrollbackText(n int) string {
+func (s *Terminal) ScrollbackText(n int) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	total := s.emu.Scrollback()
@@ -118,7 +118,7 @@ func (s *Session) ScrollbackText(n int) string {
 }
 
 // ScrollbackLen returns the number of lines in the scrollback.
-func (s *Session) ScrollbackLen() int {
+func (s *Terminal) ScrollbackLen() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emu.Scrollback()
@@ -126,21 +126,21 @@ func (s *Session) ScrollbackLen() int {
 
 // AltScreen reports whether the program has switched to the alternate
 // screen.
-func (s *Session) AltScreen() bool {
+func (s *Terminal) AltScreen() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emu.AltScreen()
 }
 
 // Title returns the window title the program last set.
-func (s *Session) Title() string {
+func (s *Terminal) Title() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emu.Title()
 }
 
 // Modes returns the input modes the program has enabled.
-func (s *Session) Modes() InputModes {
+func (s *Terminal) Modes() InputModes {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emu.Modes()
@@ -155,12 +155,12 @@ const FrameInterval = time.Second / 60
 // any amount of output within one frame produces a single value, and no
 // two values are sent less than FrameInterval apart. The channel is closed
 // by Close.
-func (s *Session) Updates() <-chan struct{} {
+func (s *Terminal) Updates() <-chan struct{} {
 	return s.updates
 }
 
 // markDirty records that the screen changed without ever blocking.
-func (s *Session) markDirty() {
+func (s *Terminal) markDirty() {
 	select {
 	case s.dirty <- struct{}{}:
 	default:
@@ -170,7 +170,7 @@ func (s *Session) markDirty() {
 // coalesce turns dirty marks into at most one notification per frame. A
 // mark arriving during the wait for the next frame is folded into the
 // pending notification, and one arriving after it schedules the next.
-func (s *Session) coalesce() {
+func (s *Terminal) coalesce() {
 	defer s.wg.Done()
 	timer := time.NewTimer(FrameInterval)
 	timer.Stop()

@@ -48,7 +48,7 @@ var (
 
 // Load compiles the rule set now rather than on the first check, which
 // would otherwise pay for it (about 100 ms): a caller about to check text
-// on a latency budget, such as a diet session, loads it when it starts.
+// on a latency budget, such as a diet state, loads it when it starts.
 func Load() { load() }
 
 // load compiles the rule set on first use (about 250 regexps, tens of

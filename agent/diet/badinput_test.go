@@ -15,7 +15,7 @@ import (
 func TestHostileOutputLosesNothing(t *testing.T) {
 	p := smallParams()
 	p.Fold = false // each block's own ref is under test
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	hostile := []string{
 		"\x1b[31mFAILED\x1b[0m test_x.py\x1b]0;pwned\x07 \x1b[2J\x00\x01\xff\xfe " + strings.Repeat("\x89PNG\r\n\x1a\n\x00\x00", 80),
 		string(bytes.Repeat([]byte{0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, '\n'}, 120)),
@@ -58,7 +58,7 @@ func TestHundredMegabyteToolOutput(t *testing.T) {
 	}
 	b.WriteString("error: linker failed with exit code 1\n")
 	huge := b.String()
-	s, v := newSession(t, Defaults())
+	s, v := newState(t, Defaults())
 	s.Add(Message{Role: "user", Content: "build"}, Message{Role: "tool", Content: huge})
 	r := build(t, s)
 	kept := r.Messages[1].Content

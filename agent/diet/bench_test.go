@@ -53,7 +53,7 @@ func BenchmarkDietCall(b *testing.B) {
 				}
 				p := Defaults()
 				p.TriggerTokens = 2000
-				s, err := NewSession(p, st, tokens.Default(), "bench", "b")
+				s, err := NewState(p, st, tokens.Default(), "bench", "b")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -24,7 +24,7 @@ func recentTokens(r Result, n int) int {
 func TestEpochsComeWithHysteresis(t *testing.T) {
 	p := smallParams()
 	p.TriggerTokens = 4000
-	s, _ := newSession(t, p)
+	s, _ := newState(t, p)
 	msgs := conversation(50)
 	epochs, calls := 0, 0
 	for n := 3; n <= len(msgs); n += 2 {
@@ -51,7 +51,7 @@ func TestAutoRestoreHoldsUntilEpoch(t *testing.T) {
 	p.TriggerTokens = 4000
 	failing := "$ pytest tests/test_auth.py\n" + strings.Repeat("tests/test_auth.py::test_ok PASSED\n", 20) +
 		"FAILED tests/test_auth.py::test_token_refresh - AssertionError: token expired\n1 failed, 20 passed in 0.3s\n"
-	s, _ := newSession(t, p)
+	s, _ := newState(t, p)
 	s.Add(Message{Role: "system", Content: "You are a coding agent."},
 		Message{Role: "user", Content: "why does test_token_refresh fail in test_auth.py with the AssertionError?"},
 		Message{Role: "assistant", Content: "```\npytest tests/test_auth.py\n```"}, Message{Role: "tool", Content: failing})
@@ -99,7 +99,7 @@ func TestRestoreNeedsLowConfidenceOrHighPriority(t *testing.T) {
 // yet; once the diet is active a repeat is the bare ref.
 func TestRepeatIsSeenBeforeTheTrigger(t *testing.T) {
 	p := smallParams()
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	out := toolOutput(1, 2000)
 	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "run it twice"},
 		Message{Role: "tool", Content: out}, Message{Role: "assistant", Content: "again"}, Message{Role: "tool", Content: out})
@@ -170,7 +170,7 @@ func TestIngestionKeepsSummaryURLAndHeadingLines(t *testing.T) {
 func TestOlderHumanTurnsAndHandoffsAreEligible(t *testing.T) {
 	p := smallParams()
 	p.Fold = false // each message's own ref is under test
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	task := "Fix the token refresh in auth/token.py. " + strings.Repeat("The refresh must keep the session alive. ", 20)
 	handoff := "[handoff from planner to coder]\n\n## Task\n\n" + task
 	msgs := []Message{{Role: "system", Content: "You are a coding agent."},

@@ -41,17 +41,17 @@ const (
 )
 
 // elideAbove and elideTo are the history's bounds in tokens.
-func (s *Session) elideAbove() int {
+func (s *State) elideAbove() int {
 	return max(elideMinTokens, s.p.TriggerTokens*elideAbovePct/100)
 }
 
-func (s *Session) elideTo() int {
+func (s *State) elideTo() int {
 	return max(elideMinTokens/2, s.p.TriggerTokens*elideToPct/100)
 }
 
 // historyTokens is what the messages before end send, pinned ones aside
 // (they are never folded).
-func (s *Session) historyTokens(end int) int {
+func (s *State) historyTokens(end int) int {
 	n := 0
 	for i := 0; i < end && i < len(s.entries); i++ {
 		if e := s.entries[i]; !e.msg.Pinned {
@@ -63,7 +63,7 @@ func (s *Session) historyTokens(end int) int {
 
 // elideSavings estimates what eliding would save at an epoch that moves
 // the cut to end, given that the epoch's refs and folds save folded.
-func (s *Session) elideSavings(end, folded int) int {
+func (s *State) elideSavings(end, folded int) int {
 	if !s.p.Fold {
 		return 0
 	}
@@ -76,7 +76,7 @@ func (s *Session) elideSavings(end, folded int) int {
 
 // elidable reports whether entry i may join an elided run: sent, old, not
 // pinned, not the current human turn nor one held back.
-func (s *Session) elidable(i, cur int) bool {
+func (s *State) elidable(i, cur int) bool {
 	e := s.entries[i]
 	if e.form == formElided || e.planned || i == cur || e.msg.Pinned {
 		return false
@@ -92,7 +92,7 @@ func (s *Session) elidable(i, cur int) bool {
 // opensRange reports whether an elided run may start at entry i, or end
 // just before it: not a message folded into the run before it, nor one
 // elided into it, nor a tool result, whose call must stay with it.
-func (s *Session) opensRange(i int) bool {
+func (s *State) opensRange(i int) bool {
 	e := s.entries[i]
 	return e.form != formFolded && e.form != formElided && e.msg.Role != "tool"
 }
@@ -103,7 +103,7 @@ func (s *Session) opensRange(i int) bool {
 // those an epoch needs are planned first and stored in one vault write
 // (one commit, not one per run); runs of runs, which hold the ref of a
 // run made just before, go one at a time.
-func (s *Session) elide(end, cur int) error {
+func (s *State) elide(end, cur int) error {
 	if !s.p.Fold || s.historyTokens(end) <= s.elideAbove() {
 		return nil
 	}
@@ -126,7 +126,7 @@ func (s *Session) elide(end, cur int) error {
 
 // planRanges is the oldest ranges of messages holding no elided run that
 // bring the history before end down to elideTo, or as far as they go.
-func (s *Session) planRanges(end, cur int) [][2]int {
+func (s *State) planRanges(end, cur int) [][2]int {
 	var out [][2]int
 	left := s.historyTokens(end)
 	for left > s.elideTo() {
@@ -159,7 +159,7 @@ func (s *Session) planRanges(end, cur int) [][2]int {
 // only once no range of other messages is left, and then only runs of the
 // lowest level sent, so the hierarchy grows as a balanced tree and an old
 // message is few faults deep.
-func (s *Session) elideRange(end, cur int, nest bool) (int, int) {
+func (s *State) elideRange(end, cur int, nest bool) (int, int) {
 	top := 0
 	if nest {
 		top = math.MaxInt
@@ -200,7 +200,7 @@ func (s *Session) elideRange(end, cur int, nest bool) (int, int) {
 // elideRuns folds each range [a, b) into one elided run, their blocks
 // stored in one write: a block holds each sent message's text, message a
 // sends the run's ref and the others nothing.
-func (s *Session) elideRuns(ranges [][2]int) error {
+func (s *State) elideRuns(ranges [][2]int) error {
 	blocks := make([]vault.Block, len(ranges))
 	handles := make([]string, len(ranges))
 	for k, r := range ranges {
@@ -227,7 +227,7 @@ func (s *Session) elideRuns(ranges [][2]int) error {
 
 // elidedBlock is the block of an elided run over [a, b) and the handles
 // its ref names.
-func (s *Session) elidedBlock(a, b int) (vault.Block, string) {
+func (s *State) elidedBlock(a, b int) (vault.Block, string) {
 	var parts []FoldPart
 	idx := make([]int, 0, b-a)
 	for i := a; i < b; i++ {
@@ -247,7 +247,7 @@ func (s *Session) elidedBlock(a, b int) (vault.Block, string) {
 
 // applyElided makes message a send the ref of the elided run id over
 // [a, b), stored as block, and the others nothing.
-func (s *Session) applyElided(a, b int, id string, block vault.Block, hs string) {
+func (s *State) applyElided(a, b int, id string, block vault.Block, hs string) {
 	m := block.Meta
 	sd := Description{Command: m.Command, Files: m.Files, Sensitive: m.Sensitive}
 	idx := make([]int, 0, b-a)

@@ -116,7 +116,7 @@ func ParseFold(data []byte) ([]FoldPart, error) {
 // foldable reports whether entry i may join a run: old, not pinned, not
 // the current human turn nor one held back for the next epoch, and not
 // folded already.
-func (s *Session) foldable(i, cur int) bool {
+func (s *State) foldable(i, cur int) bool {
 	e := s.entries[i]
 	if i == cur || e.msg.Pinned || e.form == formFold || e.form == formFolded || e.form == formElided {
 		return false
@@ -130,14 +130,14 @@ func (s *Session) foldable(i, cur int) bool {
 }
 
 // foldTokens is what a folded message costs: the marker and its frame.
-func (s *Session) foldTokens() int {
+func (s *State) foldTokens() int {
 	return s.tok.Count(FoldMarker).Tokens + MsgOverheadTokens
 }
 
 // foldSavings estimates what folding the old messages before end would
 // save once an epoch has made refs of those it externalizes; 0 unless
 // the session folds.
-func (s *Session) foldSavings(end, cur int) int {
+func (s *State) foldSavings(end, cur int) int {
 	if !s.p.Fold {
 		return 0
 	}
@@ -162,7 +162,7 @@ func (s *Session) foldSavings(end, cur int) int {
 // into runs of at most foldRunBytes, and of no more blocks than the run's
 // ref has room to name (handleBytes), each cut where a message may not
 // join. A run that would not shrink the prompt is left as it is.
-func (s *Session) fold(end, cur int) error {
+func (s *State) fold(end, cur int) error {
 	var runs [][]int
 	var run []int
 	size, named := 0, 0
@@ -252,7 +252,7 @@ const partHeaderTokens = 12
 // from what each sends, already counted, and its headers: counting the
 // block again (up to 16 KiB) was most of an epoch's time. The block's
 // metadata says the figure is an estimate.
-func (s *Session) runTokens(r []int) int {
+func (s *State) runTokens(r []int) int {
 	n := 0
 	for _, i := range r {
 		if e := s.entries[i]; e.form != formElided {
@@ -263,7 +263,7 @@ func (s *Session) runTokens(r []int) int {
 }
 
 // runPriority is "high" when a message of r is: a run keeps the hint.
-func (s *Session) runPriority(r []int) string {
+func (s *State) runPriority(r []int) string {
 	for _, i := range r {
 		if d := s.entries[i].desc; d != nil && d.Priority == "high" {
 			return "high"
@@ -275,7 +275,7 @@ func (s *Session) runPriority(r []int) string {
 // describeRun describes a run by what its messages say, not by the refs
 // some of them were: the commands that produced its outputs, the files
 // its messages and their blocks name, and whether any is sensitive.
-func (s *Session) describeRun(r []int) Description {
+func (s *State) describeRun(r []int) Description {
 	var cmds, files []string
 	var exact strings.Builder
 	var d Description
@@ -374,7 +374,7 @@ const handleWhatBytes = 16
 // file that produced it and its first error or test summary. Those come
 // first, then the newest; a sensitive block (or any, in a sensitive run)
 // is named by its id alone.
-func (s *Session) handles(idx []int, sensitive bool, budget int) string {
+func (s *State) handles(idx []int, sensitive bool, budget int) string {
 	type handle struct {
 		i    int
 		text string

@@ -86,7 +86,7 @@ func runParts(t *testing.T, v *vault.Vault, ref string) []FoldPart {
 func TestFoldBoundsThePromptAndLosesNothing(t *testing.T) {
 	p := smallParams()
 	p.TriggerTokens = 3000
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	msgs := []Message{{Role: "system", Content: "You are a coding agent."},
 		{Role: "user", Content: "Fix the failing tests."}}
 	for i := range 120 {
@@ -143,7 +143,7 @@ func TestFoldBoundsThePromptAndLosesNothing(t *testing.T) {
 func TestFoldWithholdsSecrets(t *testing.T) {
 	p := smallParams()
 	p.TriggerTokens = 2500
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	secret, pass := "AKIAIOSFODNN7EXAMPLE", "Wq9vTz2LkP4x"
 	env := "$ cat .env\nAWS_ACCESS_KEY_ID=" + secret + "\n" + strings.Repeat("DEBUG=1\n", 60) + "error: aws credentials failed\n"
 	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "check the logins"},

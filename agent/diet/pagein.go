@@ -53,7 +53,7 @@ func parsePageIn(content string) (pageIn, bool) {
 // StandsExact says whether block id stands exact in the prompt last built:
 // the message it was stored from, or a page-in answer with it. A page
 // fault for it is answered by a note saying where (placePageIns).
-func (s *Session) StandsExact(id string) bool {
+func (s *State) StandsExact(id string) bool {
 	for _, e := range s.entries {
 		if e.form == formExact && (e.id == id || e.pin != nil && e.pin.id == id) {
 			return true
@@ -65,7 +65,7 @@ func (s *Session) StandsExact(id string) bool {
 // placePageIns sends each page-in answer still in the prompt as it is, or,
 // when the same bytes stand exact earlier in this prompt, as a note saying
 // where.
-func (s *Session) placePageIns() {
+func (s *State) placePageIns() {
 	for _, i := range s.pageIns {
 		e := s.entries[i]
 		if e.form != formExact && e.form != formAbove {
@@ -84,7 +84,7 @@ func (s *Session) placePageIns() {
 // exactEarlier is the earlier message that sends page-in i's bytes exact in
 // this prompt: the message they were stored from, or an earlier answer
 // with them; -1 when there is none.
-func (s *Session) exactEarlier(i int) int {
+func (s *State) exactEarlier(i int) int {
 	e := s.entries[i]
 	for j := i - 1; j >= 0; j-- {
 		o := s.entries[j]
@@ -105,7 +105,7 @@ func (s *Session) exactEarlier(i int) int {
 
 // aboveNote is what page-in e sends when message j already holds its bytes
 // exact: the id, where, and what produced it.
-func (s *Session) aboveNote(e *entry, j int) string {
+func (s *State) aboveNote(e *entry, j int) string {
 	// Messages are numbered from 0, the system prompt, as runs number them.
 	where := fmt.Sprintf("message %d of this conversation (the system prompt is message 0)", j)
 	if e.pin == nil {

@@ -19,7 +19,7 @@ func pageInMsg(v *vault.Vault, id string) Message {
 // says which message holds them. Once the source message becomes a ref,
 // the answer is whole again.
 func TestPageInIsNeverEncoded(t *testing.T) {
-	s, v := newSession(t, smallParams())
+	s, v := newState(t, smallParams())
 	msgs := conversation(8)
 	s.Add(msgs...)
 	r := build(t, s)
@@ -71,7 +71,7 @@ func TestPageInIsNeverEncoded(t *testing.T) {
 func TestPageInOfAnExactMessageSaysWhere(t *testing.T) {
 	p := smallParams()
 	p.TriggerTokens = 100000
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	msgs := conversation(2)
 	s.Add(msgs...)
 	build(t, s)

@@ -18,7 +18,7 @@ const (
 )
 
 // ref builds the reference for entry e.
-func (s *Session) ref(e *entry, autoRestored bool) vault.Ref {
+func (s *State) ref(e *entry, autoRestored bool) vault.Ref {
 	return RefFor(s.p, e.id, e.msg.kind(), e.body(), *e.desc, e.naiveTok-MsgOverheadTokens, autoRestored)
 }
 

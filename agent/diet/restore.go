@@ -56,7 +56,7 @@ type stickyRestore struct {
 // never restore), and returns its ref followed by a
 // bounded exact excerpt, if the trigger budget has room for it. The
 // choice holds for the turn until the next epoch (see stickyRestore).
-func (s *Session) autoRestore(cur int) (restoreResult, bool) {
+func (s *State) autoRestore(cur int) (restoreResult, bool) {
 	st := &s.restore
 	if st.turn != cur || st.cut != s.cut {
 		*st = stickyRestore{turn: cur, cut: s.cut, index: -1}
@@ -71,7 +71,7 @@ func (s *Session) autoRestore(cur int) (restoreResult, bool) {
 }
 
 // chooseRestore makes the auto-restore decision for human turn cur.
-func (s *Session) chooseRestore(cur int) (restoreResult, bool) {
+func (s *State) chooseRestore(cur int) (restoreResult, bool) {
 	if cur < 0 || !HasRetrievalIntent(s.entries[cur].msg.Content) {
 		return restoreResult{}, false
 	}
@@ -99,7 +99,7 @@ func (s *Session) chooseRestore(cur int) (restoreResult, bool) {
 // of spec is never picked, whatever its topics share with want. A block folded into a run counts too
 // (not a run's first message: its ref opens the run); a page-in answer
 // never does (the model asked for it; a search's answer is refs).
-func (s *Session) pickRestore(want map[string]bool, spec []string) int {
+func (s *State) pickRestore(want map[string]bool, spec []string) int {
 	best, bestScore := -1, 0
 	for i, e := range s.entries {
 		if e.form != formRef && e.form != formFolded || e.pageIn || !restorable(e.desc) {
@@ -119,7 +119,7 @@ func (s *Session) pickRestore(want map[string]bool, spec []string) int {
 }
 
 // restoreOf renders entry best's restore, if its excerpt fits the budget.
-func (s *Session) restoreOf(best int, spec []string) (restoreResult, bool) {
+func (s *State) restoreOf(best int, spec []string) (restoreResult, bool) {
 	e := s.entries[best]
 	excerpt, span := Excerpt(e.msg.Content, spec, s.p.RestoreChars)
 	if excerpt == "" {

@@ -43,7 +43,7 @@ func TestAutoRestoreNeedsASpecificOverlap(t *testing.T) {
 		{"fix the build: undefined nextRune in scan.go", "undefined: nextRune"},
 	}
 	restore := func(turn string) Result {
-		s, _ := newSession(t, p)
+		s, _ := newState(t, p)
 		s.Add(base...)
 		build(t, s)
 		s.Add(Message{Role: "user", Content: turn})

@@ -10,10 +10,10 @@ import (
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
-func newSession(t testing.TB, p Params) (*Session, *vault.Vault) {
+func newState(t testing.TB, p Params) (*State, *vault.Vault) {
 	t.Helper()
 	v := vaulttest.MustOpen(t)
-	s, err := NewSession(p, v, tokens.Default(), "test", "s1")
+	s, err := NewState(p, v, tokens.Default(), "test", "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func conversation(n int) []Message {
 	return msgs
 }
 
-func build(t testing.TB, s *Session) Result {
+func build(t testing.TB, s *State) Result {
 	t.Helper()
 	r, err := s.Build()
 	if err != nil {
@@ -61,7 +61,7 @@ func build(t testing.TB, s *Session) Result {
 }
 
 func TestBelowTriggerEverythingIsExact(t *testing.T) {
-	s, _ := newSession(t, Defaults())
+	s, _ := newState(t, Defaults())
 	msgs := conversation(3)
 	s.Add(msgs...)
 	r := build(t, s)
@@ -85,7 +85,7 @@ func TestMonotoneAndPrefixStable(t *testing.T) {
 	// epoch: a trigger well above it keeps this test about batching.
 	p.TriggerTokens = 2000
 	p.Fold = false // a fold rewrites refs once more; TestFold covers it
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	msgs := conversation(20)
 	var prev Result
 	wasRef := map[int]string{}
@@ -136,7 +136,7 @@ func TestSameInputSameBytes(t *testing.T) {
 	msgs := conversation(12)
 	var out [2]string
 	for k := range out {
-		s, _ := newSession(t, smallParams())
+		s, _ := newState(t, smallParams())
 		s.Add(msgs...)
 		out[k] = fmt.Sprint(build(t, s).Messages)
 	}
@@ -148,7 +148,7 @@ func TestSameInputSameBytes(t *testing.T) {
 func TestExactRepeatBecomesSeen(t *testing.T) {
 	p := smallParams()
 	p.Fold = false // the repeat's own form is under test
-	s, _ := newSession(t, p)
+	s, _ := newState(t, p)
 	msgs := conversation(8)
 	dup := msgs[3]
 	msgs = append(msgs[:6], append([]Message{dup}, msgs[6:]...)...)
@@ -164,7 +164,7 @@ func TestExactRepeatBecomesSeen(t *testing.T) {
 }
 
 func TestIngestionCompactsHugeToolOutput(t *testing.T) {
-	s, v := newSession(t, Defaults())
+	s, v := newState(t, Defaults())
 	var b strings.Builder
 	for i := 0; i < 3000; i++ {
 		if i == 1500 {
@@ -217,7 +217,7 @@ func TestAutoRestoreNeedsIntentAndOverlap(t *testing.T) {
 		{"show me the error in the kubernetes manifests", false},
 	}
 	for _, tc := range cases {
-		s, _ := newSession(t, p)
+		s, _ := newState(t, p)
 		s.Add(base...)
 		build(t, s)
 		s.Add(Message{Role: "user", Content: tc.turn})
@@ -243,7 +243,7 @@ func TestSensitiveBlocksAreRedactedAndNeverRestored(t *testing.T) {
 	secret := "AKIAIOSFODNN7EXAMPLE"
 	env := "$ cat .env\nAWS_ACCESS_KEY_ID=" + secret + "\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n" +
 		"DATABASE_URL=postgres://app:hunter2hunter2@db/app\n" + strings.Repeat("DEBUG=1\n", 60) + "error: aws credentials failed\n"
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "check the aws env"},
 		Message{Role: "assistant", Content: "```\ncat .env\n```"}, Message{Role: "tool", Content: env})
 	for i := 0; i < 6; i++ {
@@ -272,7 +272,7 @@ func TestSensitiveBlocksAreRedactedAndNeverRestored(t *testing.T) {
 func TestVerifiedModeReadsBack(t *testing.T) {
 	p, _ := Preset("verified")
 	p.TriggerTokens = 1500
-	s, _ := newSession(t, p)
+	s, _ := newState(t, p)
 	s.Add(conversation(16)...)
 	if r := build(t, s); r.Event.Refs == 0 {
 		t.Fatal("verified mode externalized nothing")
@@ -302,7 +302,7 @@ func TestPresetsAndValidate(t *testing.T) {
 // TestLosslessEncodingOnceActive checks that, once the diet is active, a
 // new repetitive tool output goes as <il:v1> and decodes to the exact text.
 func TestLosslessEncodingOnceActive(t *testing.T) {
-	s, v := newSession(t, smallParams())
+	s, v := newState(t, smallParams())
 	s.Add(conversation(10)...)
 	if r := build(t, s); r.Event.Refs == 0 {
 		t.Fatal("diet did not activate")
@@ -337,7 +337,7 @@ func TestCredentialsFileBlockIsWithheld(t *testing.T) {
 	p.TriggerTokens = 2500
 	p.Fold = false // the block's own ref is under test; TestFoldWithholdsSecrets covers runs
 	pgpass := strings.Repeat("db.internal:5432:app:app:Wq9vTz2LkP4x\n", 40)
-	s, v := newSession(t, p)
+	s, v := newState(t, p)
 	s.Add(Message{Role: "system", Content: "sys"}, Message{Role: "user", Content: "check the db login"},
 		Message{Role: "assistant", Content: "reading it"}, Message{Role: "tool", Content: pgpass, Sensitive: true})
 	for i := 0; i < 6; i++ {

@@ -24,7 +24,7 @@ func TestCallSource(t *testing.T) {
 // TestSourceBecomesTheBlocksCommand stores a tool output with its source:
 // the block's command is the source's first line, secrets redacted.
 func TestSourceBecomesTheBlocksCommand(t *testing.T) {
-	s, v := newSession(t, Defaults())
+	s, v := newState(t, Defaults())
 	out := strings.Repeat("12345\n", 200)
 	s.Add(Message{Role: "user", Content: "count"},
 		Message{Role: "tool", Kind: "tool", Content: out, Source: "seq 1 100000"},

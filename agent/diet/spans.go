@@ -189,7 +189,7 @@ func (x *spanIndex) extend(text string, starts []int, i int, loc spanLoc, covere
 }
 
 // indexSpans makes stored entry i a source of spans for later messages.
-func (s *Session) indexSpans(i int) {
+func (s *State) indexSpans(i int) {
 	e := s.entries[i]
 	if !s.p.Spans || e.id == "" || e.msg.Sensitive {
 		return
@@ -204,7 +204,7 @@ func (s *Session) indexSpans(i int) {
 // of earlier blocks and that saves at least half a minimum span. Pinned,
 // sensitive and already rewritten messages, exact repeats (left to
 // <il:seen/>) and the current human turn stay as they are.
-func (s *Session) trySpans(i int) bool {
+func (s *State) trySpans(i int) bool {
 	e := s.entries[i]
 	if !s.p.Spans || s.spans == nil || e.form != formExact || e.id == "" || e.pageIn || e.msg.Pinned || e.msg.Sensitive ||
 		len(e.msg.Content) < minSpanChars || len(e.msg.Content) > spanFindBytes || s.first[e.sum] != i || e.msg.IsHumanTurn() && i == s.currentTurn() {
@@ -226,7 +226,7 @@ func (s *Session) trySpans(i int) bool {
 // epoch: the prompt changes before them anyway, so former human turns
 // (left exact while current) and messages added before the diet was active
 // cost no cache hit when rewritten now.
-func (s *Session) spanRecent(end int) {
+func (s *State) spanRecent(end int) {
 	for i := end; i < len(s.entries); i++ {
 		s.trySpans(i)
 	}

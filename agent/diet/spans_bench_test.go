@@ -31,7 +31,7 @@ func BenchmarkDietCallSpans(b *testing.B) {
 				}
 				p := Defaults()
 				p.Spans = spans
-				s, err := NewSession(p, st, tokens.Default(), "bench", "b")
+				s, err := NewState(p, st, tokens.Default(), "bench", "b")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -25,8 +25,8 @@ func segmented(t *testing.T, v *vault.Vault, sent, want string) []vault.Span {
 	return parts
 }
 
-func TestSessionSendsRepeatedTracebackAsSegments(t *testing.T) {
-	s, v := newSession(t, smallParams())
+func TestStateSendsRepeatedTracebackAsSegments(t *testing.T) {
+	s, v := newState(t, smallParams())
 	firstRun := "$ python reproduce.py\n" + traceback()
 	s.Add(conversation(2)...)
 	s.Add(Message{Role: "assistant", Content: "Reproducing.\n```\npython reproduce.py\n```"},
@@ -58,8 +58,8 @@ func TestSessionSendsRepeatedTracebackAsSegments(t *testing.T) {
 	}
 }
 
-func TestSessionHandoffSegmentedOnlyAfterItsTurn(t *testing.T) {
-	s, v := newSession(t, smallParams())
+func TestStateHandoffSegmentedOnlyAfterItsTurn(t *testing.T) {
+	s, v := newState(t, smallParams())
 	task := taskText()
 	s.Add(Message{Role: "system", Content: "You are the planner."}, Message{Role: "user", Content: "Solve this task:\n" + task})
 	s.Add(conversation(5)[2:]...)
@@ -92,7 +92,7 @@ func TestSessionHandoffSegmentedOnlyAfterItsTurn(t *testing.T) {
 func TestSpansOffSendsRepeatsExact(t *testing.T) {
 	p := smallParams()
 	p.Spans = false
-	s, _ := newSession(t, p)
+	s, _ := newState(t, p)
 	s.Add(conversation(8)...)
 	build(t, s)
 	rerun := "again\n" + traceback()

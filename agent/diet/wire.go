@@ -14,13 +14,13 @@ package diet
 // prompt figure of the next Build's event. savable[i], when given, is what
 // externalizing message i would save besides its content (its bulky
 // tool-call arguments going by ref), so an epoch is timed by all it frees.
-func (s *Session) SetExtraTokens(fixed int, per, savable []int) {
+func (s *State) SetExtraTokens(fixed int, per, savable []int) {
 	s.extraFixed, s.extraPer, s.extraSave = max(fixed, 0), per, savable
 }
 
 // extraTokens is what the prompt sends besides contents and frames, as
 // SetExtraTokens gave it, for the messages sent.
-func (s *Session) extraTokens() int {
+func (s *State) extraTokens() int {
 	n := s.extraFixed
 	for i, t := range s.extraPer {
 		if i >= len(s.entries) || s.entries[i].form != formElided && s.entries[i].level == 0 {
@@ -31,7 +31,7 @@ func (s *Session) extraTokens() int {
 }
 
 // savableExtra is savable[i] of the last SetExtraTokens, or 0.
-func (s *Session) savableExtra(i int) int {
+func (s *State) savableExtra(i int) int {
 	if i < len(s.extraSave) {
 		return max(s.extraSave[i], 0)
 	}
@@ -41,4 +41,4 @@ func (s *Session) savableExtra(i int) int {
 // Externalized reports whether message i is older than the recent window
 // of the last epoch: from then on its bulky parts go by reference. Like
 // the messages, it never turns back to false within a session.
-func (s *Session) Externalized(i int) bool { return i >= 0 && i < s.cut }
+func (s *State) Externalized(i int) bool { return i >= 0 && i < s.cut }

@@ -59,7 +59,7 @@ func TestShellHugeOutputStoredOnce(t *testing.T) {
 	if got, err := v.Get(refs[0].ID); err != nil || string(got) != whole.String() {
 		t.Fatal("the view's ref does not resolve to the whole output")
 	}
-	s, err := diet.NewSession(diet.Defaults(), v, nil, "test", "s")
+	s, err := diet.NewState(diet.Defaults(), v, nil, "test", "s")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func evidenceLine(q Question, content string) string {
 // pageIn finds message i's evidence want in res as a model would and
 // pages refs in until a prompt holds it. It returns the faults taken (-1:
 // not reached) and the last prompt built.
-func pageIn(s *diet.Session, store diet.Store, res diet.Result, i int, want string, rep *FaultReport) (int, diet.Result, error) {
+func pageIn(s *diet.State, store diet.Store, res diet.Result, i int, want string, rep *FaultReport) (int, diet.Result, error) {
 	id := lead(res.Messages, i, want)
 	if id == "" {
 		return 0, res, nil

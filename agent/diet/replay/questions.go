@@ -16,7 +16,7 @@ type Question struct {
 	// the last run of COMMAND printed).
 	Kind string
 	Text string
-	// Conv is the conversation's name (its diet session), Now its length.
+	// Conv is the conversation's name (its diet state's), Now its length.
 	Conv string
 	Now  int
 	// Answer is the id of the vault block that holds the answer, and

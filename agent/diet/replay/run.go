@@ -73,13 +73,13 @@ func Run(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Cou
 	return o, err
 }
 
-// runSession is Run, which also returns the diet session, as the replay
+// runSession is Run, which also returns the diet state, as the replay
 // left it.
-func runSession(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter, onCall func(diet.Result)) (Outcome, *diet.Session, error) {
+func runSession(conv Conversation, p diet.Params, store diet.Store, counter *tokens.Counter, onCall func(diet.Result)) (Outcome, *diet.State, error) {
 	if counter == nil {
 		counter = tokens.Default()
 	}
-	s, err := diet.NewSession(p, store, counter, "replay", conv.Name)
+	s, err := diet.NewState(p, store, counter, "replay", conv.Name)
 	if err != nil {
 		return Outcome{}, nil, err
 	}

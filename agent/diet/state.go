@@ -109,10 +109,10 @@ type entry struct {
 	planned bool
 }
 
-// Session is the diet state of one conversation. Add appends messages,
+// State is the diet state of one conversation. Add appends messages,
 // Build returns the prompt to send. It is not safe for concurrent use; one
 // agent owns one session.
-type Session struct {
+type State struct {
 	p       Params
 	store   Store
 	tok     *tokens.Counter
@@ -142,16 +142,16 @@ type Session struct {
 	extraSave             []int // per message, saved besides its content when externalized
 }
 
-// NewSession starts a diet for one conversation. agent and session label
+// NewState starts a diet for one conversation. agent and session label
 // the vault blocks and stats events.
-func NewSession(p Params, store Store, counter *tokens.Counter, agent, session string) (*Session, error) {
+func NewState(p Params, store Store, counter *tokens.Counter, agent, session string) (*State, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	if counter == nil {
 		counter = tokens.Default()
 	}
-	s := &Session{p: p, store: store, tok: counter, agent: agent, session: session,
+	s := &State{p: p, store: store, tok: counter, agent: agent, session: session,
 		first: map[[32]byte]int{}, restore: stickyRestore{turn: -2, index: -1}}
 	// The tokenizer and the secret rules load now, with the session,
 	// rather than in its first call.
@@ -161,20 +161,20 @@ func NewSession(p Params, store Store, counter *tokens.Counter, agent, session s
 }
 
 // Params returns the session's parameters.
-func (s *Session) Params() Params { return s.p }
+func (s *State) Params() Params { return s.p }
 
 // Len returns the number of messages added.
-func (s *Session) Len() int { return len(s.entries) }
+func (s *State) Len() int { return len(s.entries) }
 
 // SentExact reports whether message i is currently sent as it was added
 // (not externalized, repeated, encoded or compacted).
-func (s *Session) SentExact(i int) bool {
+func (s *State) SentExact(i int) bool {
 	return i >= 0 && i < len(s.entries) && s.entries[i].form == formExact
 }
 
 // Add appends messages to the conversation. Bulky ones are queued for the
 // vault; tool output over the ingestion limits is compacted at once.
-func (s *Session) Add(msgs ...Message) {
+func (s *State) Add(msgs ...Message) {
 	for _, m := range msgs {
 		i := len(s.entries)
 		if m.IsHumanTurn() {
@@ -211,14 +211,14 @@ func (s *Session) Add(msgs ...Message) {
 	}
 }
 
-func (s *Session) overIngest(text string) bool {
+func (s *State) overIngest(text string) bool {
 	return len(text) > s.p.IngestBytes || strings.Count(text, "\n") >= s.p.IngestLines
 }
 
 // flush stores queued blocks in one vault transaction and renders the
 // forms that need an id. A full page-in answer stores nothing: its block
 // is in the vault already, and its id is the answer's.
-func (s *Session) flush() error {
+func (s *State) flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
@@ -269,14 +269,14 @@ func (s *Session) flush() error {
 // and goes as <il:seen/> as soon as it is added, before any trigger: a
 // repeated output tells the model nothing new. A repeated human turn
 // waits for an epoch (it may be the current one).
-func (s *Session) seenAtOnce(e *entry, i int) bool {
+func (s *State) seenAtOnce(e *entry, i int) bool {
 	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn() && s.showsID(s.first[e.sum])
 }
 
 // repeatAtOnce reports whether entry i repeats an earlier message that
 // has joined a run, so that no <il:seen/> can point at it: the repeat goes
 // as its own ref at once, for the reason seenAtOnce gives.
-func (s *Session) repeatAtOnce(e *entry, i int) bool {
+func (s *State) repeatAtOnce(e *entry, i int) bool {
 	return s.p.Seen && s.first[e.sum] < i && !e.msg.IsHumanTurn() && !s.showsID(s.first[e.sum])
 }
 
@@ -284,7 +284,7 @@ func (s *Session) repeatAtOnce(e *entry, i int) bool {
 // exact, encoded or as its ref, but not folded into a run, where only the
 // run's id shows. A <il:seen/> repeats a message that shows the same id,
 // so the model finds the text above, or the ref to page it in by.
-func (s *Session) showsID(j int) bool {
+func (s *State) showsID(j int) bool {
 	f := s.entries[j].form
 	return f != formFold && f != formFolded && f != formElided
 }
@@ -292,7 +292,7 @@ func (s *Session) showsID(j int) bool {
 // fixSeen makes a ref of every <il:seen/> whose first occurrence no longer
 // shows its id (it joined a run): a seen ref must point at something the
 // prompt still shows.
-func (s *Session) fixSeen() {
+func (s *State) fixSeen() {
 	for _, e := range s.entries {
 		if e.form == formSeen && !s.showsID(s.first[e.sum]) {
 			s.setSent(e, formRef, s.ref(e, false).String())
@@ -304,7 +304,7 @@ func (s *Session) fixSeen() {
 // explains itself, as an ingestion form does, so that it does not bring
 // the decoder prompt into the system prompt: that would end the provider's
 // cached prefix at its start.
-func (s *Session) sendSeen(e *entry) {
+func (s *State) sendSeen(e *entry) {
 	ref := vault.Ref{Tag: vault.TagSeen, ID: e.id, Chars: len(e.msg.Content)}.String()
 	if s.nonExact > 0 {
 		e.form = formExact // an ingestion form was never counted as non-exact
@@ -317,7 +317,7 @@ func (s *Session) sendSeen(e *entry) {
 
 // setSent replaces what entry e sends and keeps the running totals; a
 // message that stops being sent exact brings in the decoder prompt.
-func (s *Session) setSent(e *entry, f form, text string) {
+func (s *State) setSent(e *entry, f form, text string) {
 	if (e.form == formExact || e.form == formAbove) && f != formExact {
 		s.nonExact++
 	}
@@ -325,7 +325,7 @@ func (s *Session) setSent(e *entry, f form, text string) {
 }
 
 // resend replaces what entry e sends and keeps the running totals.
-func (s *Session) resend(e *entry, f form, text string) {
+func (s *State) resend(e *entry, f form, text string) {
 	s.sentTok -= e.sentTok
 	s.sentChars -= len(e.sent)
 	e.form, e.sent = f, text
@@ -336,7 +336,7 @@ func (s *Session) resend(e *entry, f form, text string) {
 
 // tryIL sends e as <il:v1> when the lossless encoding saves at least a
 // fifth of its bytes.
-func (s *Session) tryIL(e *entry) {
+func (s *State) tryIL(e *entry) {
 	if e.form != formExact || e.pageIn {
 		return
 	}
@@ -348,7 +348,7 @@ func (s *Session) tryIL(e *entry) {
 }
 
 // verify reads e's block back and compares it with the exact content.
-func (s *Session) verify(e *entry) error {
+func (s *State) verify(e *entry) error {
 	got, err := s.store.Get(e.id)
 	if err != nil {
 		return fmt.Errorf("diet: verify %s: %w", e.id, err)
@@ -360,7 +360,7 @@ func (s *Session) verify(e *entry) error {
 }
 
 // currentTurn returns the index of the latest human user turn, or -1.
-func (s *Session) currentTurn() int {
+func (s *State) currentTurn() int {
 	for i := len(s.entries) - 1; i >= 0; i-- {
 		if s.entries[i].msg.IsHumanTurn() {
 			return i
@@ -370,7 +370,7 @@ func (s *Session) currentTurn() int {
 }
 
 // epoch externalizes every eligible message older than the recent window.
-func (s *Session) epoch(cur int) error {
+func (s *State) epoch(cur int) error {
 	end := max(s.cut, len(s.entries)-s.recent())
 	cands := append(s.deferred, seq(s.cut, end)...)
 	s.deferred = nil
@@ -431,10 +431,10 @@ func seq(a, b int) []int {
 // keep (the current user turn stays whole), as an epoch does: for a
 // prompt still over the agent's budget after compaction, because the
 // recent window alone is too big (a turn that read file after file).
-func (s *Session) Squeeze(keep int) { s.squeeze = max(keep, 1) }
+func (s *State) Squeeze(keep int) { s.squeeze = max(keep, 1) }
 
 // recent is how many of the newest messages the next epoch leaves exact.
-func (s *Session) recent() int {
+func (s *State) recent() int {
 	if s.squeeze > 0 {
 		return min(s.squeeze, s.p.Recent)
 	}
@@ -443,7 +443,7 @@ func (s *Session) recent() int {
 
 // promptTokens is what the prompt costs now, decoder prompt included once
 // any message is sent in a vault form.
-func (s *Session) promptTokens() int {
+func (s *State) promptTokens() int {
 	n := s.sentTok + PromptOverheadTokens + s.extraTokens()
 	if s.nonExact > 0 {
 		n += s.decoderTok
@@ -460,7 +460,7 @@ func (s *Session) promptTokens() int {
 // off), when the history outside the recent window alone is over the
 // trigger (so the prompt never exceeds the trigger plus the recent
 // window), or when a former human turn was held back.
-func (s *Session) epochDue(cur int) bool {
+func (s *State) epochDue(cur int) bool {
 	p := s.promptTokens()
 	if s.restore.turn == cur && s.restore.index >= 0 {
 		p += s.restore.extra
@@ -482,7 +482,7 @@ func (s *Session) epochDue(cur int) bool {
 }
 
 // recentTokens is what the messages from end on send.
-func (s *Session) recentTokens(end int) int {
+func (s *State) recentTokens(end int) int {
 	n := 0
 	for i := max(0, end); i < len(s.entries); i++ {
 		n += s.entries[i].sentTok
@@ -496,7 +496,7 @@ func (s *Session) recentTokens(end int) int {
 const minFreePct = 6
 
 // hysteresis is the gap between the trigger and the low-water mark.
-func (s *Session) hysteresis() int {
+func (s *State) hysteresis() int {
 	return s.p.TriggerTokens * lowWaterGapPct / 100
 }
 
@@ -508,7 +508,7 @@ const refTokensEstimate = 48
 
 // freeable estimates the tokens an epoch now would save: the exact
 // messages between the cut and end that it would replace by refs.
-func (s *Session) freeable(end, cur int) int {
+func (s *State) freeable(end, cur int) int {
 	n := 0
 	for i := s.cut; i < end; i++ {
 		e := s.entries[i]
@@ -540,7 +540,7 @@ type Result struct {
 
 // Build returns the prompt for the next model call: every message, in
 // order, each exact or replaced by its reference.
-func (s *Session) Build() (Result, error) {
+func (s *State) Build() (Result, error) {
 	start := time.Now()
 	if err := s.flush(); err != nil {
 		return Result{}, err

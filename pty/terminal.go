@@ -15,14 +15,14 @@ import (
 	"github.com/creack/pty"
 )
 
-// ErrClosed is returned for input sent to a closed session.
-var ErrClosed = errors.New("pty: session closed")
+// ErrClosed is returned for input sent to a closed terminal.
+var ErrClosed = errors.New("pty: terminal closed")
 
 // hangupGrace is how long Close waits after SIGHUP before it kills the
 // process group.
 const hangupGrace = time.Second
 
-// Options configure a shell session. Zero values pick the defaults.
+// Options configure a shell terminal. Zero values pick the defaults.
 type Options struct {
 	// Shell is the program to run; default $SHELL, else bash.
 	Shell string
@@ -50,14 +50,14 @@ type Options struct {
 	Colors DefaultColors
 	// Clipboard, when set, receives the text of the program's OSC 52
 	// requests to set the clipboard (tmux's set-clipboard on); nil ignores
-	// them. It is called on the output goroutine under the session's
-	// lock, so it must not block or call the session.
+	// them. It is called on the output goroutine under the terminal's
+	// lock, so it must not block or call the terminal.
 	Clipboard func(text string)
 }
 
-// Session is a program running on a pseudo-terminal with an emulator
+// Terminal is a program running on a pseudo-terminal with an emulator
 // tracking its screen. All methods are safe for concurrent use.
-type Session struct {
+type Terminal struct {
 	mu  sync.Mutex // guards emu: every write, resize and read of the screen
 	emu Emulator
 
@@ -82,7 +82,7 @@ type Session struct {
 
 // Start runs the shell described by opts on a new pseudo-terminal and
 // starts feeding its output into the emulator.
-func Start(opts Options) (*Session, error) {
+func Start(opts Options) (*Terminal, error) {
 	unignoreChildSignals()
 	shell := opts.Shell
 	if shell == "" {
@@ -122,7 +122,7 @@ func Start(opts Options) (*Session, error) {
 		return nil, err
 	}
 
-	s := &Session{
+	s := &Terminal{
 		emu:      newEmu(cols, rows, scrollback),
 		master:   master,
 		cmd:      cmd,
@@ -191,20 +191,20 @@ func pollable(f *os.File) (*os.File, error) {
 }
 
 // Done is closed when the shell process has exited.
-func (s *Session) Done() <-chan struct{} {
+func (s *Terminal) Done() <-chan struct{} {
 	return s.done
 }
 
 // Wait blocks until the shell exits and returns nil for exit status 0, or
 // an error wrapping *exec.ExitError otherwise.
-func (s *Session) Wait() error {
+func (s *Terminal) Wait() error {
 	<-s.done
 	return s.exitErr
 }
 
 // ExitCode returns the shell's exit status, or -1 while it runs or when a
 // signal ended it.
-func (s *Session) ExitCode() int {
+func (s *Terminal) ExitCode() int {
 	select {
 	case <-s.done:
 		return s.exitCode
@@ -214,7 +214,7 @@ func (s *Session) ExitCode() int {
 }
 
 // waitExit reaps the shell and records its exit status.
-func (s *Session) waitExit() {
+func (s *Terminal) waitExit() {
 	defer s.wg.Done()
 	err := s.cmd.Wait()
 	if err != nil {
@@ -225,12 +225,12 @@ func (s *Session) waitExit() {
 	s.markDirty()
 }
 
-// Close ends the session: SIGHUP to the shell's process group and to the
+// Close ends the terminal: SIGHUP to the shell's process group and to the
 // job in the terminal's foreground, SIGKILL to both if the shell is still
 // running after a grace period, then the pty and every
-// goroutine of the session are shut down. It is idempotent and returns
+// goroutine of the terminal are shut down. It is idempotent and returns
 // once all of them have ended; Updates is closed afterwards.
-func (s *Session) Close() error {
+func (s *Terminal) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
 		s.closeErr = s.shutdown()
@@ -239,7 +239,7 @@ func (s *Session) Close() error {
 }
 
 // shutdown does the work of Close.
-func (s *Session) shutdown() error {
+func (s *Terminal) shutdown() error {
 	select {
 	case <-s.done:
 	default:

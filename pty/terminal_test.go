@@ -11,9 +11,9 @@ import (
 func TestEchoRoundTrip(t *testing.T) {
 	cases := []struct {
 		name string
-		send func(t *testing.T, s *Session)
+		send func(t *testing.T, s *Terminal)
 	}{
-		{"keys", func(t *testing.T, s *Session) {
+		{"keys", func(t *testing.T, s *Terminal) {
 			for _, r := range "echo hello" {
 				if err := s.SendKey(RuneKey(r, 0)); err != nil {
 					t.Fatal(err)
@@ -23,7 +23,7 @@ func TestEchoRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"write", func(t *testing.T, s *Session) {
+		{"write", func(t *testing.T, s *Terminal) {
 			if _, err := s.Write([]byte("echo hello\r")); err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestEchoRoundTrip(t *testing.T) {
 
 // outputCell returns the cell of the first character of the screen line
 // whose text is exactly line.
-func outputCell(t *testing.T, s *Session, line string) Cell {
+func outputCell(t *testing.T, s *Terminal, line string) Cell {
 	t.Helper()
 	sc := s.Snapshot()
 	for y := range sc.Rows {

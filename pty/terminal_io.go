@@ -10,7 +10,7 @@ import (
 // readOutput feeds the program's output into the emulator until the pty
 // reports end of file (the last holder of the terminal exited) or is
 // closed.
-func (s *Session) readOutput() {
+func (s *Terminal) readOutput() {
 	defer s.wg.Done()
 	defer close(s.readEOF)
 	buf := make([]byte, 32*1024)
@@ -26,11 +26,11 @@ func (s *Session) readOutput() {
 	}
 }
 
-// output writes program output into the emulator under the session lock
+// output writes program output into the emulator under the terminal lock
 // and schedules a redraw. The lock is taken per piece of outputPiece
 // bytes, so keys, resizes and snapshots wait for one piece at most while a
 // flood of output is parsed.
-func (s *Session) output(p []byte) {
+func (s *Terminal) output(p []byte) {
 	for off := 0; off < len(p); off += outputPiece {
 		s.mu.Lock()
 		_, _ = s.emu.Write(p[off:min(off+outputPiece, len(p))])
@@ -39,14 +39,14 @@ func (s *Session) output(p []byte) {
 	s.markDirty()
 }
 
-// outputPiece is the most output parsed under one hold of the session
+// outputPiece is the most output parsed under one hold of the terminal
 // lock.
 const outputPiece = 4096
 
 // drainReplies moves everything the emulator produces for the program
 // (query replies and encoded input) into the input queue without ever
 // blocking, so the emulator's writers never wait on the pty.
-func (s *Session) drainReplies() {
+func (s *Terminal) drainReplies() {
 	defer s.wg.Done()
 	defer s.input.close()
 	buf := make([]byte, 4096)
@@ -63,7 +63,7 @@ func (s *Session) drainReplies() {
 
 // writeInput writes queued input to the pty. Write errors (the program
 // has exited) drop the data; the loop ends when the queue is closed.
-func (s *Session) writeInput() {
+func (s *Terminal) writeInput() {
 	defer s.wg.Done()
 	for {
 		b, ok := s.input.pop()
@@ -76,7 +76,7 @@ func (s *Session) writeInput() {
 
 // Write sends raw bytes to the program through the emulator's input pipe,
 // in order with keys, pastes and query replies.
-func (s *Session) Write(p []byte) (int, error) {
+func (s *Terminal) Write(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
@@ -88,7 +88,7 @@ func (s *Session) Write(p []byte) (int, error) {
 
 // SendKey encodes k for the program, honouring the modes it has set
 // (application cursor keys), and sends it.
-func (s *Session) SendKey(k Key) error {
+func (s *Terminal) SendKey(k Key) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -101,7 +101,7 @@ func (s *Session) SendKey(k Key) error {
 // SendMouse reports a mouse event to the program in the encoding it asked
 // for, through the emulator like every other input, and reports whether
 // the program wanted it.
-func (s *Session) SendMouse(ev Mouse) (bool, error) {
+func (s *Terminal) SendMouse(ev Mouse) (bool, error) {
 	if s.closed.Load() {
 		return false, ErrClosed
 	}
@@ -117,7 +117,7 @@ func (s *Session) SendMouse(ev Mouse) (bool, error) {
 
 // Paste sends text as a paste: bracketed when the program enabled
 // bracketed paste, so a shell does not run pasted lines on its own.
-func (s *Session) Paste(text string) error {
+func (s *Terminal) Paste(text string) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -130,7 +130,7 @@ func (s *Session) Paste(text string) error {
 // Resize changes the emulator's size, keeping the cursor line visible
 // when the screen shrinks, and then the pty's, which sends SIGWINCH to the
 // program.
-func (s *Session) Resize(cols, rows int) error {
+func (s *Terminal) Resize(cols, rows int) error {
 	if cols <= 0 || rows <= 0 {
 		return fmt.Errorf("pty: resize to %d×%d: size must be positive", cols, rows)
 	}
@@ -148,7 +148,7 @@ func (s *Session) Resize(cols, rows int) error {
 }
 
 // Size returns the screen size in columns and rows.
-func (s *Session) Size() (cols, rows int) {
+func (s *Terminal) Size() (cols, rows int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emu.Size()
