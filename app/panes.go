@@ -16,7 +16,7 @@ import (
 // wired to the swarm, the vault and the shell.
 func (w *Workstation) paneRegistry() *pane.Registry {
 	r := pane.NewRegistry()
-	r.Register(pane.KindAgent, func(s pane.Spec) (pane.Pane, error) {
+	r.Register(panes.AgentInfo, func(s pane.Spec) (pane.Pane, error) {
 		name := w.swarm.SpawnResume(s.Role, s.State[pane.StateAgent], s.State[pane.StateSession])
 		// A restored agent's figures go on from where they were.
 		if saved, ok := w.seedStats[s.State[pane.StateAgent]]; ok && s.State[pane.StateAgent] == name {
@@ -26,7 +26,7 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 		w.wireWorktree(p)
 		return p, nil
 	})
-	r.Register(pane.KindShell, func(s pane.Spec) (pane.Pane, error) {
+	r.Register(panes.ShellInfo, func(s pane.Spec) (pane.Pane, error) {
 		return panes.NewShellPane(w.env, panes.ShellOptions(w.shell, s), func(kind string, text []byte) (string, error) {
 			id, err := Keep(w.st.vault, kind, "user", text)
 			if err == nil {
@@ -37,24 +37,24 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 			return id, err
 		})
 	})
-	r.Register(pane.KindVault, func(pane.Spec) (pane.Pane, error) {
+	r.Register(panes.VaultInfo, func(pane.Spec) (pane.Pane, error) {
 		vp := panes.NewVaultPane(w.env, w.st.vault, panes.Injector{Target: w.injectTarget, Give: w.swarm.Inject})
 		vp.SetSummarizer(w.st.sidecar.Summarize)
 		return vp, nil
 	})
-	r.Register(pane.KindBoard, func(pane.Spec) (pane.Pane, error) {
-		return panes.NewBoardPane(w.env, w.board, w.swarm.Agents, func(agent, text string) error {
-			return w.swarm.Message("", agent, text)
-		}), nil
+	r.Register(panes.StatsInfo, func(pane.Spec) (pane.Pane, error) {
+		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
 	})
-	r.Register(pane.KindMemory, func(pane.Spec) (pane.Pane, error) {
+	r.Register(panes.MemoryInfo, func(pane.Spec) (pane.Pane, error) {
 		if w.st.memory == nil {
 			return nil, fmt.Errorf("memory is off: %w", w.st.MemoryOff())
 		}
 		return panes.NewMemoryPane(w.env, w.st.memory, w.openBlockOrTell), nil
 	})
-	r.Register(pane.KindStats, func(pane.Spec) (pane.Pane, error) {
-		return panes.NewStatsPane(w.env, w.swarm.Agents), nil
+	r.Register(panes.BoardInfo, func(pane.Spec) (pane.Pane, error) {
+		return panes.NewBoardPane(w.env, w.board, w.swarm.Agents, func(agent, text string) error {
+			return w.swarm.Message("", agent, text)
+		}), nil
 	})
 	return r
 }

@@ -129,6 +129,9 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	return p
 }
 
+// AgentInfo describes agent panes; a new one is opened through the new-agent dialog (which asks for a role and a task), so it has no prefix key of its own.
+var AgentInfo = pane.Info{Kind: pane.KindAgent, Scopes: []string{"agent"}}
+
 // Kind returns "agent".
 func (p *AgentPane) Kind() pane.Kind { return pane.KindAgent }
 

@@ -93,6 +93,9 @@ func NewBoardPane(env *pane.Env, board TaskBoard, team func() []swarm.Info, mess
 	return p
 }
 
+// BoardInfo describes the board pane.
+var BoardInfo = pane.Info{Kind: pane.KindBoard, Scopes: []string{"board"}, Key: "b", Action: "board", Help: "show the swarm's task board"}
+
 // Kind returns "board".
 func (p *BoardPane) Kind() pane.Kind { return pane.KindBoard }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
@@ -113,8 +112,8 @@ func TestBoardPaneOrderAndTitle(t *testing.T) {
 	if got := r.p.Title(); got != "board · 1 open · 2 claimed · 1 done" {
 		t.Errorf("Title = %q", got)
 	}
-	if r.p.Kind() != "board" || !slices.Contains(pane.Scopes, "board") {
-		t.Errorf("Kind %q, Scopes %v", r.p.Kind(), pane.Scopes)
+	if r.p.Kind() != BoardInfo.Kind || !slices.Contains(BoardInfo.Scopes, "board") {
+		t.Errorf("Kind %q, Scopes %v", r.p.Kind(), BoardInfo.Scopes)
 	}
 }
 

@@ -84,6 +84,10 @@ func NewMemoryPane(env *pane.Env, src MemorySource, openRef func(id string)) *Me
 	return p
 }
 
+// MemoryInfo describes the memory pane.
+var MemoryInfo = pane.Info{Kind: pane.KindMemory, Scopes: []string{"memory"}, Key: "m", Action: "memory",
+	Help: "show the memory pane (memories, candidates to approve)"}
+
 // Kind returns "memory".
 func (p *MemoryPane) Kind() pane.Kind { return pane.KindMemory }
 

@@ -82,6 +82,10 @@ func (p *ShellPane) start() error {
 	return nil
 }
 
+// ShellInfo describes shell panes, whose copy mode has a key table of its own.
+var ShellInfo = pane.Info{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "s", Action: "new-shell",
+	Help: "new shell pane", Fresh: true}
+
 // Kind returns "shell".
 func (p *ShellPane) Kind() pane.Kind { return pane.KindShell }
 

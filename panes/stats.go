@@ -82,6 +82,9 @@ func NewStatsPane(env *pane.Env, agents func() []swarm.Info) *StatsPane {
 	return p
 }
 
+// StatsInfo describes the stats pane.
+var StatsInfo = pane.Info{Kind: pane.KindStats, Scopes: []string{"stats"}, Key: "t", Action: "stats", Help: "show the stats pane"}
+
 // Kind returns "stats".
 func (p *StatsPane) Kind() pane.Kind { return pane.KindStats }
 

@@ -125,6 +125,9 @@ func (p *VaultPane) summarizeOpen() {
 	}()
 }
 
+// VaultInfo describes the vault pane.
+var VaultInfo = pane.Info{Kind: pane.KindVault, Scopes: []string{"vault"}, Key: "v", Action: "vault", Help: "show the vault pane"}
+
 // Kind returns "vault".
 func (p *VaultPane) Kind() pane.Kind { return pane.KindVault }
 

@@ -13,8 +13,20 @@ import (
 	"github.com/kwsdev/kws/panes/pane"
 )
 
-// prefixTable is the table of keys pressed after the prefix (Ctrl-b).
+// prefixTable is the table of keys pressed after the prefix (Ctrl-b). The
+// keys that show or open a kind of pane come from the pane registry.
 func (a *App) prefixTable() *keymap.Table {
+	var kinds []keymap.Action
+	for _, k := range a.cfg.Panes.Kinds() {
+		if k.Key == "" {
+			continue
+		}
+		open := func() { _, _ = a.Show(k.Kind) }
+		if k.Fresh {
+			open = func() { a.openNew(k.Kind) }
+		}
+		kinds = append(kinds, keymap.Bind(k.Action, k.Key, k.Help, true, open))
+	}
 	t := keymap.New("prefix",
 		keymap.Bind("split-right", "%", "split the pane left/right", true, func() { a.splitFocused(LeftRight) }),
 		keymap.Bind("split-down", `"`, "split the pane top/bottom", true, func() { a.splitFocused(TopBottom) }),
@@ -27,10 +39,11 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
 		keymap.Bind("close", "x", "close the pane (asks first)", true, a.askClose),
 		keymap.Bind("new-agent", "a", "new agent pane (asks for a role and a task)", true, a.newAgent),
-		keymap.Bind("new-shell", "s", "new shell pane", true, func() { a.openNew(pane.KindShell) }),
-		keymap.Bind("vault", "v", "show the vault pane", true, func() { _, _ = a.Show(pane.KindVault) }),
-		keymap.Bind("stats", "t", "show the stats pane", true, func() { _, _ = a.Show(pane.KindStats) }),
-		keymap.Bind("memory", "m", "show the memory pane (memories, candidates to approve)", true, func() { _, _ = a.Show(pane.KindMemory) }),
+	)
+	for _, k := range kinds {
+		t.Add(k)
+	}
+	for _, k := range []keymap.Action{
 		keymap.Bind("copy-mode", "[", "copy mode in a shell pane (scrollback, search, to vault)", true, a.copyMode),
 		keymap.Bind("to-vault", "y", "keep the shell screen in the vault (its id is shown)", true, a.toVault),
 		keymap.Bind("paste-buffer", "]", "paste the text copied last into the pane", true, a.pasteBuffer),
@@ -38,14 +51,15 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
 		keymap.Bind("resize-down", "J Alt-Down", "move the pane's border down", false, func() { a.resize(TopBottom, 1) }),
-		keymap.Bind("board", "b", "show the swarm's task board", true, func() { _, _ = a.Show(pane.KindBoard) }),
 		keymap.Bind("next-waiting", "n", "focus the next pane waiting for you", true, a.nextWaiting),
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),
 		keymap.Bind("detach", "d", "detach: the session and its agents keep running (kws attach)", true, a.detach),
 		keymap.Bind("quit", "q", "quit: detach or end the session (asks)", true, a.askQuit),
 		keymap.Bind("send-prefix", "Ctrl-b", "send the prefix key itself to the pane", false, a.sendPrefix),
-	)
+	} {
+		t.Add(k)
+	}
 	for i, p := range Presets {
 		t.Add(keymap.Bind("layout-"+strconv.Itoa(i+1), "Alt-"+strconv.Itoa(i+1), "arrange the panes "+string(p), false, func() { a.selectLayout(p) }))
 	}
@@ -65,8 +79,8 @@ func (a *App) checkBindings(b map[string]string) error {
 		switch {
 		case scope == a.prefix.Scope || scope == a.global.Scope:
 			own[full] = keys
-		case !slices.Contains(pane.Scopes, scope):
-			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(pane.Scopes, ", "))
+		case !slices.Contains(a.cfg.Panes.Scopes(), scope):
+			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(a.cfg.Panes.Scopes(), ", "))
 		}
 	}
 	if err := keymap.Apply(own, a.prefix, a.global); err != nil {

@@ -22,8 +22,14 @@ type paletteCommand struct {
 	complete func(i int) []string
 }
 
-// paneKinds are the kinds show opens.
-var paneKinds = []pane.Kind{pane.KindAgent, pane.KindShell, pane.KindVault, pane.KindStats, pane.KindMemory, pane.KindBoard}
+// paneKinds are the kinds show opens: the registered ones.
+func (a *App) paneKinds() []pane.Kind {
+	var out []pane.Kind
+	for _, k := range a.cfg.Panes.Kinds() {
+		out = append(out, k.Kind)
+	}
+	return out
+}
 
 // paletteCommands are the palette's commands with arguments, by name.
 func (a *App) paletteCommands() []paletteCommand {
@@ -39,7 +45,7 @@ func (a *App) paletteCommands() []paletteCommand {
 	for _, p := range Presets {
 		layouts = append(layouts, string(p))
 	}
-	for _, k := range paneKinds {
+	for _, k := range a.paneKinds() {
 		kinds = append(kinds, string(k))
 	}
 	cmds := []paletteCommand{
@@ -166,8 +172,8 @@ func (a *App) layoutCommand(arg string) {
 // one when there is none.
 func (a *App) showCommand(arg string) {
 	kind := pane.Kind(strings.TrimSpace(arg))
-	if !slices.Contains(paneKinds, kind) {
-		a.Notify(fmt.Sprintf("show KIND: no kind %q (kinds: %v)", kind, paneKinds))
+	if kinds := a.paneKinds(); !slices.Contains(kinds, kind) {
+		a.Notify(fmt.Sprintf("show KIND: no kind %q (kinds: %v)", kind, kinds))
 		return
 	}
 	_, _ = a.Show(kind)

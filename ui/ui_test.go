@@ -86,10 +86,21 @@ func (ff *fakeFactory) setAgents(a ...AgentStatus) {
 	ff.agents = a
 }
 
+// testKinds are the workstation's kinds of pane as package panes
+// describes them (ui does not import panes).
+var testKinds = []pane.Info{
+	{Kind: pane.KindAgent, Scopes: []string{"agent"}},
+	{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "s", Action: "new-shell", Help: "new shell pane", Fresh: true},
+	{Kind: pane.KindVault, Scopes: []string{"vault"}, Key: "v", Action: "vault", Help: "show the vault pane"},
+	{Kind: pane.KindStats, Scopes: []string{"stats"}, Key: "t", Action: "stats", Help: "show the stats pane"},
+	{Kind: pane.KindMemory, Scopes: []string{"memory"}, Key: "m", Action: "memory", Help: "show the memory pane (memories, candidates to approve)"},
+	{Kind: pane.KindBoard, Scopes: []string{"board"}, Key: "b", Action: "board", Help: "show the swarm's task board"},
+}
+
 // registry registers the fake factory for every kind.
 func (ff *fakeFactory) registry() *pane.Registry {
 	r := pane.NewRegistry()
-	for _, k := range []pane.Kind{pane.KindAgent, pane.KindShell, pane.KindVault, pane.KindStats, pane.KindMemory, pane.KindBoard} {
+	for _, k := range testKinds {
 		r.Register(k, ff.make)
 	}
 	return r

@@ -68,10 +68,6 @@ func (b *PasteBuffer) Text() string {
 	return b.text
 }
 
-// Scopes are the key-table scopes of the panes, as config.toml's [keys]
-// entries name them ("agent.send").
-var Scopes = []string{"agent", "shell", "copy", "vault", "stats", "memory", "board"}
-
 // PrefixName returns how the prefix key is shown: Prefix, or "C-b" when
 // it is unset.
 func (e *Env) PrefixName() string {

@@ -142,11 +142,29 @@ func (s Spec) String() string {
 // Factory builds a pane of the kind it is registered for.
 type Factory func(s Spec) (Pane, error)
 
-// Registry holds the factory of each kind of pane. The composition root
-// registers every kind before the application starts; the application
-// builds its panes through it. Register is not safe to call concurrently
-// with New.
+// Info describes a kind of pane once, for everything that offers it: the
+// palette's show command, the key tables config.toml may rebind, and the
+// prefix key that shows or opens one. Each pane type declares its own
+// (panes.VaultInfo, …); the composition root registers it with the
+// factory.
+type Info struct {
+	Kind Kind
+	// Scopes are the key-table scopes the kind's panes use, as
+	// config.toml's [keys] entries name them ("shell", "copy").
+	Scopes []string
+	// Key is the prefix key that shows the kind's last pane, or with Fresh
+	// opens a new one; "" for none. Action names it in the prefix table,
+	// Help describes it there.
+	Key, Action, Help string
+	Fresh             bool
+}
+
+// Registry holds each kind of pane: its Info and its factory. The
+// composition root registers every kind before the application starts;
+// the application builds its panes through it. Register is not safe to
+// call concurrently with the other methods.
 type Registry struct {
+	kinds     []Info
 	factories map[Kind]Factory
 }
 
@@ -155,16 +173,29 @@ func NewRegistry() *Registry {
 	return &Registry{factories: map[Kind]Factory{}}
 }
 
-// Register makes f the factory of kind. Registering a kind twice, or a
-// nil factory, is a wiring mistake and panics.
-func (r *Registry) Register(kind Kind, f Factory) {
+// Register adds the kind info describes, built by f. Registering a kind
+// twice, or a nil factory, is a wiring mistake and panics.
+func (r *Registry) Register(info Info, f Factory) {
 	if f == nil {
-		panic(fmt.Sprintf("pane: nil factory for kind %q", kind))
+		panic(fmt.Sprintf("pane: nil factory for kind %q", info.Kind))
 	}
-	if _, dup := r.factories[kind]; dup {
-		panic(fmt.Sprintf("pane: kind %q registered twice", kind))
+	if _, dup := r.factories[info.Kind]; dup {
+		panic(fmt.Sprintf("pane: kind %q registered twice", info.Kind))
 	}
-	r.factories[kind] = f
+	r.kinds = append(r.kinds, info)
+	r.factories[info.Kind] = f
+}
+
+// Kinds returns the registered kinds, in the order they were registered.
+func (r *Registry) Kinds() []Info { return append([]Info(nil), r.kinds...) }
+
+// Scopes returns every registered kind's key-table scopes.
+func (r *Registry) Scopes() []string {
+	var out []string
+	for _, k := range r.kinds {
+		out = append(out, k.Scopes...)
+	}
+	return out
 }
 
 // New builds the pane s names with the factory registered for its kind.

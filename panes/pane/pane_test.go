@@ -27,7 +27,7 @@ func (p *testPane) Close() error        { return nil }
 func TestRegistryBuildsEachKindWithItsFactory(t *testing.T) {
 	r := NewRegistry()
 	for _, k := range []Kind{KindAgent, KindShell} {
-		r.Register(k, func(s Spec) (Pane, error) { return &testPane{Box: tview.NewBox(), spec: s}, nil })
+		r.Register(Info{Kind: k, Scopes: []string{string(k)}}, func(s Spec) (Pane, error) { return &testPane{Box: tview.NewBox(), spec: s}, nil })
 	}
 	for _, tc := range []struct {
 		spec  Spec
@@ -74,8 +74,8 @@ func TestSpecJSONRoundTrip(t *testing.T) {
 func TestRegistryRefusesWiringMistakes(t *testing.T) {
 	build := func(Spec) (Pane, error) { return nil, nil }
 	for name, register := range map[string]func(r *Registry){
-		"twice": func(r *Registry) { r.Register(KindStats, build); r.Register(KindStats, build) },
-		"nil":   func(r *Registry) { r.Register(KindStats, nil) },
+		"twice": func(r *Registry) { r.Register(Info{Kind: KindStats}, build); r.Register(Info{Kind: KindStats}, build) },
+		"nil":   func(r *Registry) { r.Register(Info{Kind: KindStats}, nil) },
 	} {
 		func() {
 			defer func() {
