@@ -13,12 +13,11 @@ func TestStatusWordsAreNeverClipped(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, ff := newTestDriver(t, size[0], size[1], "agent", "agent")
+			s := d.Script(t)
 			ff.setAgents(AgentStatus{Name: "agent-1", State: "offline"}, AgentStatus{Name: "agent-2", State: "offline"},
 				AgentStatus{Name: "agent-3", State: "thinking", Busy: true}, AgentStatus{Name: "agent-4", State: "offline"})
 			d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
-			if err := d.WaitFor("loading the sidecar"); err != nil {
-				t.Fatal(err)
-			}
+			s.WaitFor("loading the sidecar")
 			lines := strings.Split(strings.TrimSuffix(d.Text(), "\n"), "\n")
 			bar := lines[len(lines)-1]
 			for _, word := range strings.Fields(bar) {
@@ -33,12 +32,9 @@ func TestStatusWordsAreNeverClipped(t *testing.T) {
 
 func TestFrameTitlesLoseWholeWords(t *testing.T) {
 	d, ff := newTestDriver(t, 40, 10, "agent", "agent")
-	if err := d.Do(func() { ff.made[1].name = "agent-2 · offline" }); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Sync(); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Do(func() { ff.made[1].name = "agent-2 · offline" })
+	s.Sync()
 	if text := d.Text(); !strings.Contains(text, "┌ 1 agent-2… ─") {
 		t.Fatalf("the narrow frame's title is not cut at a word:\n%s", text)
 	}
@@ -47,6 +43,7 @@ func TestFrameTitlesLoseWholeWords(t *testing.T) {
 func TestStatusBarCountsMemoryCandidates(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		d, ff := newTestDriver(t, size[0], size[1], "agent")
+		s := d.Script(t)
 		ff.setAgents(AgentStatus{Name: "agent-1", State: "idle"})
 		if strings.Contains(d.Text(), "mem:") {
 			t.Fatalf("no candidates, yet the bar counts them:\n%s", d.Text())
@@ -54,14 +51,10 @@ func TestStatusBarCountsMemoryCandidates(t *testing.T) {
 		ff.mu.Lock()
 		ff.memPending = 3
 		ff.mu.Unlock()
-		if err := d.WaitFor("mem: 3 pending (C-b m)"); err != nil {
-			t.Fatal(err)
-		}
+		s.WaitFor("mem: 3 pending (C-b m)")
 		// Crowded by a notice, the count stays, shorter.
 		d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
-		if err := d.WaitFor("loading"); err != nil {
-			t.Fatal(err)
-		}
+		s.WaitFor("loading")
 		if !strings.Contains(d.Text(), " mem: 3 ") {
 			t.Fatalf("the count is crowded out:\n%s", d.Text())
 		}
@@ -74,6 +67,7 @@ func TestStatusBarCountsMemoryCandidates(t *testing.T) {
 func TestStatusBarShowsFailedMcpServers(t *testing.T) {
 	for _, size := range [][2]int{{50, 16}, {160, 48}} {
 		d, ff := newTestDriver(t, size[0], size[1], "agent")
+		s := d.Script(t)
 		ff.setAgents(AgentStatus{Name: "agent-1", State: "idle"})
 		if strings.Contains(d.Text(), "mcp") {
 			t.Fatalf("no failed server, yet the bar shows one:\n%s", d.Text())
@@ -81,13 +75,9 @@ func TestStatusBarShowsFailedMcpServers(t *testing.T) {
 		ff.mu.Lock()
 		ff.mcpFailed, ff.mcpServers = 1, 4
 		ff.mu.Unlock()
-		if err := d.WaitFor("mcp: 1/4 failed (C-b :mcp)"); err != nil {
-			t.Fatal(err)
-		}
+		s.WaitFor("mcp: 1/4 failed (C-b :mcp)")
 		d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
-		if err := d.WaitFor("loading"); err != nil {
-			t.Fatal(err)
-		}
+		s.WaitFor("loading")
 		if !strings.Contains(d.Text(), " mcp! ") && !strings.Contains(d.Text(), " mcp: 1/4 failed ") {
 			t.Fatalf("the failed server is crowded out:\n%s", d.Text())
 		}
@@ -95,9 +85,7 @@ func TestStatusBarShowsFailedMcpServers(t *testing.T) {
 		ff.mcpFailed = 0
 		ff.mu.Unlock()
 		d.App.Notify("all MCP servers connected")
-		if err := d.WaitFor("all MCP servers connected"); err != nil {
-			t.Fatal(err)
-		}
+		s.WaitFor("all MCP servers connected")
 		if strings.Contains(d.Text(), "mcp!") || strings.Contains(d.Text(), "failed (C-b :mcp)") {
 			t.Fatalf("no failed server, yet the bar still shows one:\n%s", d.Text())
 		}
@@ -111,6 +99,7 @@ func TestStatusBarShowsReembedding(t *testing.T) {
 	for _, size := range [][2]int{{50, 16}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, ff := newTestDriver(t, size[0], size[1], "agent")
+			s := d.Script(t)
 			ff.setAgents(AgentStatus{Name: "agent-1", State: "idle"})
 			for _, tc := range []struct {
 				name        string
@@ -124,13 +113,9 @@ func TestStatusBarShowsReembedding(t *testing.T) {
 				ff.mu.Lock()
 				ff.reembed = tc.re
 				ff.mu.Unlock()
-				if err := d.WaitFor(tc.long); err != nil {
-					t.Fatal(err)
-				}
+				s.WaitFor(tc.long)
 				d.App.Notify("loading the sidecar model qwen2.5-0.5b-instruct-q4_k_m.gguf: 40%")
-				if err := d.WaitFor("loading"); err != nil {
-					t.Fatal(err)
-				}
+				s.WaitFor("loading")
 				lines := strings.Split(strings.TrimSuffix(d.Text(), "\n"), "\n")
 				bar := lines[len(lines)-1]
 				if !strings.Contains(bar, tc.long) && !strings.Contains(bar, tc.short) {

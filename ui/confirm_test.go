@@ -13,33 +13,20 @@ func TestCloseDialogDefaultsToNo(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, ff := newTestDriver(t, size[0], size[1], "shell", "shell")
-			if err := d.Do(func() { ff.made[1].waiting = true }); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Press("Ctrl-b", "1", "Ctrl-b", "x"); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.WaitFor("(y/n)"); err != nil {
-				t.Fatal(err)
-			}
+			s := d.Script(t)
+			s.Do(func() { ff.made[1].waiting = true })
+			s.Press("Ctrl-b", "1", "Ctrl-b", "x")
+			s.WaitFor("(y/n)")
 			golden(t, fmt.Sprintf("close_%dx%d", size[0], size[1]), d.Text())
 			for _, no := range []string{"Enter", "n", "Esc"} {
-				if err := d.Press(no); err != nil {
-					t.Fatal(err)
-				}
+				s.Press(no)
 				if ff.made[1].closed || len(leaves(d)) != 2 || strings.Contains(d.Text(), "(y/n)") {
 					t.Fatalf("%s did not cancel the close:\n%s", no, d.Text())
 				}
-				if err := d.Press("Ctrl-b", "x"); err != nil {
-					t.Fatal(err)
-				}
-				if err := d.WaitFor("(y/n)"); err != nil {
-					t.Fatal(err)
-				}
+				s.Press("Ctrl-b", "x")
+				s.WaitFor("(y/n)")
 			}
-			if err := d.Press("y"); err != nil {
-				t.Fatal(err)
-			}
+			s.Press("y")
 			if !ff.made[1].closed || len(leaves(d)) != 1 {
 				t.Fatal("y did not close the busy pane")
 			}
@@ -53,22 +40,17 @@ func TestQuitDialogDefaultsToNo(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, ff := newTestDriver(t, size[0], size[1], "agent")
+			s := d.Script(t)
 			ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
 			for _, no := range []string{"", "Enter", "n", "Esc"} {
 				if no != "" {
-					if err := d.Press(no); err != nil {
-						t.Fatal(err)
-					}
+					s.Press(no)
 					if strings.Contains(d.Text(), "still working") || ff.made[0].closed {
 						t.Fatalf("%s did not cancel the quit:\n%s", no, d.Text())
 					}
 				}
-				if err := d.Press("Ctrl-b", "q"); err != nil {
-					t.Fatal(err)
-				}
-				if err := d.WaitFor("(y/n)"); err != nil {
-					t.Fatal(err)
-				}
+				s.Press("Ctrl-b", "q")
+				s.WaitFor("(y/n)")
 				if no == "" {
 					golden(t, fmt.Sprintf("quit_%dx%d", size[0], size[1]), d.Text())
 				}
@@ -91,50 +73,37 @@ func TestQuitDialogWhenAttached(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, ff := newTestDriver(t, size[0], size[1], "agent")
+			s := d.Script(t)
 			ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
 			var detached atomic.Int32
-			if err := d.Do(func() { d.App.cfg.Detach = func() { detached.Add(1) } }); err != nil {
-				t.Fatal(err)
-			}
+			s.Do(func() { d.App.cfg.Detach = func() { detached.Add(1) } })
 			ask := func() {
 				t.Helper()
-				if err := d.Press("Ctrl-b", "q"); err != nil {
-					t.Fatal(err)
-				}
-				if err := d.WaitFor("End session"); err != nil {
-					t.Fatal(err)
-				}
+				s.Press("Ctrl-b", "q")
+				s.WaitFor("End session")
 			}
 			ask()
 			golden(t, fmt.Sprintf("quit_attached_%dx%d", size[0], size[1]), d.Text())
 			for _, key := range []string{"n", "Esc", "y"} {
-				if err := d.Press(key); err != nil {
-					t.Fatal(err)
-				}
+				s.Press(key)
 				if key == "y" {
 					// y is no answer here: the dialog stays.
 					if !strings.Contains(d.Text(), "End session") || detached.Load() != 0 || ff.made[0].closed {
 						t.Fatalf("y in the Detach/End session dialog did something:\n%s", d.Text())
 					}
-					if err := d.Press("Esc"); err != nil {
-						t.Fatal(err)
-					}
+					s.Press("Esc")
 				}
 				if strings.Contains(d.Text(), "End session") || detached.Load() != 0 || ff.made[0].closed {
 					t.Fatalf("%s did not cancel:\n%s", key, d.Text())
 				}
 				ask()
 			}
-			if err := d.Press("Enter"); err != nil { // the focused button: Detach
-				t.Fatal(err)
-			}
+			d.Script(t).Press("Enter") // the focused button: Detach
 			if detached.Load() != 1 || ff.made[0].closed {
 				t.Fatalf("Enter did not detach (%d detaches)", detached.Load())
 			}
 			ask()
-			if err := d.Press("d"); err != nil {
-				t.Fatal(err)
-			}
+			s.Press("d")
 			if detached.Load() != 2 || ff.made[0].closed {
 				t.Fatalf("d did not detach (%d detaches)", detached.Load())
 			}

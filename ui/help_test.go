@@ -18,10 +18,9 @@ func section(help, title string) string {
 
 func TestHelpListsEachKeyUnderItsOwnSection(t *testing.T) {
 	d, _ := newTestDriver(t, 120, 40, "shell")
+	s := d.Script(t)
 	var help string
-	if err := d.Do(func() { help = d.App.helpText() }); err != nil {
-		t.Fatal(err)
-	}
+	s.Do(func() { help = d.App.helpText() })
 	prefix, copyMode := section(help, "After the prefix C-b:"), section(help, "In copy mode:")
 	if !strings.Contains(prefix, "0…9            select-N       focus pane N") {
 		t.Errorf("the prefix section does not list 0…9:\n%s", prefix)

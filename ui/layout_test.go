@@ -12,67 +12,38 @@ import (
 
 func TestSplitZoomFocusClose(t *testing.T) {
 	d, ff := newTestDriver(t, 120, 40, "shell")
-	if err := d.Press("Ctrl-b", "%"); err != nil {
-		t.Fatal(err)
-	}
-	if got := focusedName(d); got != "shell-2" {
-		t.Fatalf("after C-b %% focus is %q", got)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", "%").Focused("shell-2")
 	l1, l2 := leaves(d)[0], leaves(d)[1]
 	if l1.x >= l2.x || l1.y != l2.y || l1.w+l2.w != 120 {
 		t.Fatalf("left/right split gave %+v and %+v", l1, l2)
 	}
-	if err := d.Press("Ctrl-b", `"`); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", `"`)
 	l3 := leaves(d)[2]
 	if l3.x != l2.x || l3.y <= l2.y || l3.w != l2.w {
 		t.Fatalf("top/bottom split of the right pane gave %+v under %+v", l3, l2)
 	}
 	// Focus by direction: right from shell-1 goes back to the right-hand
 	// pane focused last, as in tmux.
-	steps := []struct{ key, want string }{
-		{"Left", "shell-1"}, {"Right", "shell-3"}, {"Up", "shell-2"}, {"Left", "shell-1"}, {"Right", "shell-2"},
-		{"Down", "shell-3"}, {"o", "shell-1"}, {"o", "shell-2"}, {"2", "shell-3"},
-	}
-	for _, s := range steps {
-		if err := d.Press("Ctrl-b", s.key); err != nil {
-			t.Fatal(err)
-		}
-		if got := focusedName(d); got != s.want {
-			t.Fatalf("C-b %s: focus %q, want %q", s.key, got, s.want)
-		}
-	}
-	if err := d.Press("Ctrl-b", "z"); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(d.Text(), "2 shell-3 [Z]") || strings.Contains(d.Text(), "shell-1") {
-		t.Fatalf("zoom should show only shell-3:\n%s", d.Text())
-	}
-	if err := d.Press("Ctrl-b", "z"); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(d.Text(), "shell-1") {
-		t.Fatalf("unzoom should show every pane:\n%s", d.Text())
-	}
-	if err := d.Press("Ctrl-b", "x"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "Left").Focused("shell-1").
+		Press("Ctrl-b", "Right").Focused("shell-3").
+		Press("Ctrl-b", "Up").Focused("shell-2").
+		Press("Ctrl-b", "Left").Focused("shell-1").
+		Press("Ctrl-b", "Right").Focused("shell-2").
+		Press("Ctrl-b", "Down").Focused("shell-3").
+		Press("Ctrl-b", "o").Focused("shell-1").
+		Press("Ctrl-b", "o").Focused("shell-2").
+		Press("Ctrl-b", "2").Focused("shell-3")
+	s.Press("Ctrl-b", "z").Contains("2 shell-3 [Z]").Lacks("shell-1")
+	s.Press("Ctrl-b", "z").Contains("shell-1")
 	// An idle pane is closed after asking too, as tmux's kill-pane asks.
-	if err := d.WaitFor("Close pane 2 (shell-3)? (y/n)"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "x").WaitFor("Close pane 2 (shell-3)? (y/n)")
 	if ff.made[2].closed {
 		t.Fatal("C-b x closed the pane before the answer")
 	}
-	if err := d.Press("y"); err != nil {
-		t.Fatal(err)
-	}
-	if !ff.made[2].closed || len(leaves(d)) != 2 || strings.Contains(d.Text(), "shell-3") {
+	s.Press("y").Lacks("shell-3").Focused("shell-2")
+	if !ff.made[2].closed || len(leaves(d)) != 2 {
 		t.Fatalf("close left %d panes:\n%s", len(leaves(d)), d.Text())
-	}
-	if got := focusedName(d); got != "shell-2" {
-		t.Fatalf("after close focus is %q", got)
 	}
 	// shell-2 takes the whole right half again.
 	if l := leaves(d)[1]; l.h != 38 {
@@ -82,16 +53,13 @@ func TestSplitZoomFocusClose(t *testing.T) {
 
 func TestResizeMovesTheBorder(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
+	s := d.Script(t)
 	before := leaves(d)[0].w
-	if err := d.Press("Ctrl-b", "0", "Ctrl-b", "L", "Ctrl-b", "L"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "0", "Ctrl-b", "L", "Ctrl-b", "L")
 	if w := leaves(d)[0].w; w != before+4 {
 		t.Fatalf("C-b L twice: width %d → %d, want +4", before, w)
 	}
-	if err := d.Press("Ctrl-b", "Alt-Left"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "Alt-Left")
 	if w := leaves(d)[0].w; w != before+2 {
 		t.Fatalf("C-b M-Left: width %d, want %d", w, before+2)
 	}
@@ -99,16 +67,13 @@ func TestResizeMovesTheBorder(t *testing.T) {
 
 func TestKeysReachThePaneAndPrefixTwiceSendsIt(t *testing.T) {
 	d, ff := newTestDriver(t, 80, 24, "shell")
-	if err := d.Press("x", "Ctrl-b", "Ctrl-b", "Up", "Ctrl-c"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("x", "Ctrl-b", "Ctrl-b", "Up", "Ctrl-c")
 	got := strings.Join(ff.made[0].keys, " ")
 	if got != "x C-b ↑ C-c" {
 		t.Fatalf("pane got %q", got)
 	}
-	if err := d.Press("Ctrl-b", "F"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "F")
 	if !strings.Contains(d.Text(), "no command on C-b F") {
 		t.Fatalf("unknown prefix key not reported:\n%s", d.Text())
 	}
@@ -132,9 +97,8 @@ func TestMouseClickFocuses(t *testing.T) {
 func TestHelpIsGeneratedFromTheTables(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		d, _ := newTestDriver(t, size[0], size[1])
-		if err := d.Press("Ctrl-b", "?"); err != nil {
-			t.Fatal(err)
-		}
+		s := d.Script(t)
+		s.Press("Ctrl-b", "?")
 		text := d.Text()
 		for _, want := range []string{"kws help", "split-right", "C-p", "poke the agent"} {
 			if !strings.Contains(text, want) {
@@ -147,9 +111,7 @@ func TestHelpIsGeneratedFromTheTables(t *testing.T) {
 		if !strings.Contains(full, "In the shell pane:") || !strings.Contains(full, "In copy mode:\n  q              quit           leave copy mode") {
 			t.Errorf("the help does not list a pane's modes after its own keys:\n%s", full)
 		}
-		if err := d.Press("q"); err != nil {
-			t.Fatal(err)
-		}
+		s.Press("q")
 		if strings.Contains(d.Text(), "kws help") {
 			t.Fatal("q did not close the help")
 		}
@@ -158,15 +120,10 @@ func TestHelpIsGeneratedFromTheTables(t *testing.T) {
 
 func TestPaletteRunsActionsByName(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell")
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("split-right"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", ":")
+	s.Type("split-right")
+	s.Press("Enter")
 	if n := len(leaves(d)); n != 2 {
 		t.Fatalf("palette split-right left %d panes", n)
 	}
@@ -174,25 +131,18 @@ func TestPaletteRunsActionsByName(t *testing.T) {
 
 func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
 	d, ff := newTestDriver(t, 100, 30, "agent")
+	s := d.Script(t)
 	ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
-	if err := d.Press("Ctrl-b", "q"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WaitFor("agent-1 is still working"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "q")
+	s.WaitFor("agent-1 is still working")
 	if !strings.Contains(d.Text(), "◐ thinking") {
 		t.Fatalf("status bar lacks the agent state:\n%s", d.Text())
 	}
-	if err := d.Press("Enter"); err != nil { // Cancel, focused
-		t.Fatal(err)
-	}
+	d.Script(t).Press("Enter") // Cancel, focused
 	if strings.Contains(d.Text(), "still working") || ff.made[0].closed {
 		t.Fatal("Cancel quit anyway")
 	}
-	if err := d.Press("Ctrl-b", "q"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "q")
 	_ = d.Press("y") // Quit: the application stops, so the driver reports it
 	if err := d.Stop(); err != nil {
 		t.Fatal(err)
@@ -216,9 +166,8 @@ func TestBadBindingsAreReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Stop()
-	if err := d.Press("Ctrl-a", "|"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-a", "|")
 	if n := len(leaves(d)); n != 2 {
 		t.Fatalf("rebound prefix and split left %d panes", n)
 	}
@@ -226,10 +175,9 @@ func TestBadBindingsAreReported(t *testing.T) {
 
 func TestResizeOfTheLastPaneMovesItsBorderTheKeysWay(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
+	s := d.Script(t)
 	before := leaves(d)[1]
-	if err := d.Press("Ctrl-b", "1", "Ctrl-b", "L"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "1", "Ctrl-b", "L")
 	after := leaves(d)[1]
 	if after.x != before.x+2 || after.w != before.w-2 {
 		t.Fatalf("C-b L on the right pane: x %d→%d, w %d→%d; want the border 2 to the right", before.x, after.x, before.w, after.w)
@@ -238,21 +186,16 @@ func TestResizeOfTheLastPaneMovesItsBorderTheKeysWay(t *testing.T) {
 
 func TestDialogsKeepCtrlCAndClicksFromThePanes(t *testing.T) {
 	d, ff := newTestDriver(t, 100, 30, "shell", "shell")
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", ":")
 	right := leaves(d)[1]
 	d.Screen.InjectMouse(right.x+3, right.y+3, tcell.Button1, 0)
 	d.Screen.InjectMouse(right.x+3, right.y+3, tcell.ButtonNone, 0)
-	if err := d.Press("Ctrl-c"); err != nil {
-		t.Fatalf("Ctrl-c in the palette: %v", err)
-	}
+	d.Script(t).Press("Ctrl-c") // in the palette
 	if got := focusedName(d); got != "shell-1" {
 		t.Fatalf("a click behind the palette focused %q", got)
 	}
-	if err := d.Press("Esc", "Ctrl-c"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Esc", "Ctrl-c")
 	if got := strings.Join(ff.made[0].keys, " "); got != "C-c" {
 		t.Fatalf("after the palette the pane got %q", got)
 	}
@@ -260,9 +203,8 @@ func TestDialogsKeepCtrlCAndClicksFromThePanes(t *testing.T) {
 
 func TestArrowsWhileZoomedUnzoomAndMove(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
-	if err := d.Press("Ctrl-b", "0", "Ctrl-b", "z", "Ctrl-b", "Right"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", "0", "Ctrl-b", "z", "Ctrl-b", "Right")
 	if got := focusedName(d); got != "shell-2" || strings.Contains(d.Text(), "[Z]") {
 		t.Fatalf("C-b → while zoomed: focus %q\n%s", got, d.Text())
 	}
@@ -270,10 +212,9 @@ func TestArrowsWhileZoomedUnzoomAndMove(t *testing.T) {
 
 func TestSplitNeedsRoom(t *testing.T) {
 	d, _ := newTestDriver(t, 40, 20, "shell")
+	s := d.Script(t)
 	for range 3 {
-		if err := d.Press("Ctrl-b", "%"); err != nil {
-			t.Fatal(err)
-		}
+		s.Press("Ctrl-b", "%")
 	}
 	if n := len(leaves(d)); n != 2 {
 		t.Fatalf("%d panes in 40 columns", n)
@@ -290,9 +231,8 @@ func TestRebindingThePrefixRenamesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Stop()
-	if err := d.Press("Ctrl-a", "Ctrl-a", "Ctrl-b"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-a", "Ctrl-a", "Ctrl-b")
 	if got := strings.Join(ff.made[0].keys, " "); got != "C-a C-b" {
 		t.Fatalf("the pane got %q, want the prefix sent through and C-b as a plain key", got)
 	}
@@ -303,29 +243,20 @@ func TestRebindingThePrefixRenamesIt(t *testing.T) {
 
 func TestPanesWaitingForYouStandOutAndTheKeyJumpsToThem(t *testing.T) {
 	d, ff := newTestDriver(t, 120, 30, "agent", "agent", "agent")
-	if err := d.Do(func() { ff.made[2].waiting = true }); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Do(func() { ff.made[2].waiting = true })
 	ff.setAgents(AgentStatus{Name: "agent-3", State: "approval", Busy: true})
-	if err := d.Press("Ctrl-b", "0"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "0")
 	text := d.Text()
 	if !strings.Contains(text, "2 ‼ agent-3") || !strings.Contains(text, "‼ agent-3 needs you (C-b n)") {
 		t.Fatalf("the waiting pane does not stand out:\n%s", text)
 	}
-	if err := d.Press("Ctrl-b", "n"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "n")
 	if got := focusedName(d); got != "agent-3" {
 		t.Fatalf("C-b n focused %q", got)
 	}
-	if err := d.Do(func() { ff.made[2].waiting = false }); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Ctrl-b", "n"); err != nil {
-		t.Fatal(err)
-	}
+	s.Do(func() { ff.made[2].waiting = false })
+	s.Press("Ctrl-b", "n")
 	if !strings.Contains(d.Text(), "no pane is waiting for you") {
 		t.Fatalf("C-b n with nothing waiting:\n%s", d.Text())
 	}
@@ -333,15 +264,10 @@ func TestPanesWaitingForYouStandOutAndTheKeyJumpsToThem(t *testing.T) {
 
 func TestSpawnOpensTiledAgentsWithTheTask(t *testing.T) {
 	d, ff := newTestDriver(t, 160, 48, "agent")
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type(`spawn 3 "fix the flaky test"`); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", ":")
+	s.Type(`spawn 3 "fix the flaky test"`)
+	s.Press("Enter")
 	ls := leaves(d)
 	if len(ls) != 4 {
 		t.Fatalf("%d panes after spawn 3", len(ls))
@@ -366,27 +292,14 @@ func TestNewAgentAsksForARoleAndATask(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Stop()
-	if err := d.Press("Ctrl-b", "a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WaitFor("role (coder, tester) and task"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("coder fix the login bug"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type(`spawn 2 tester "cover the login flow"`); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", "a")
+	s.WaitFor("role (coder, tester) and task")
+	s.Type("coder fix the login bug")
+	s.Press("Enter")
+	s.Press("Ctrl-b", ":")
+	s.Type(`spawn 2 tester "cover the login flow"`)
+	s.Press("Enter")
 	var got []string
 	_ = d.Do(func() {
 		for _, p := range ff.made[1:] {
@@ -401,24 +314,15 @@ func TestNewAgentAsksForARoleAndATask(t *testing.T) {
 
 func TestClosingABusyPaneAsksFirst(t *testing.T) {
 	d, ff := newTestDriver(t, 100, 30, "shell", "shell")
-	if err := d.Do(func() { ff.made[1].waiting = true }); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Ctrl-b", "1", "Ctrl-b", "x"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WaitFor("anyway? (y/n)"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil { // Cancel, focused
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Do(func() { ff.made[1].waiting = true })
+	s.Press("Ctrl-b", "1", "Ctrl-b", "x")
+	s.WaitFor("anyway? (y/n)")
+	d.Script(t).Press("Enter") // Cancel, focused
 	if ff.made[1].closed || len(leaves(d)) != 2 {
 		t.Fatal("Cancel closed the pane")
 	}
-	if err := d.Press("Ctrl-b", "x", "y"); err != nil { // Close
-		t.Fatal(err)
-	}
+	d.Script(t).Press("Ctrl-b", "x", "y") // Close
 	if !ff.made[1].closed || len(leaves(d)) != 1 {
 		t.Fatal("Close did not close the busy pane")
 	}

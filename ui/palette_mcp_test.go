@@ -16,18 +16,11 @@ func TestPaletteMcpShowsServerState(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Stop() })
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("mcp"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", ":")
+	s.Type("mcp")
+	s.Press("Enter")
 	for _, line := range []string{"ev: connected, 13 tools", "bad: failed: boom"} {
-		if err := d.WaitFor(line); err != nil {
-			t.Fatal(err)
-		}
+		s.WaitFor(line)
 	}
 }

@@ -27,6 +27,7 @@ func TestPaletteTabListsAndCompletesAndNeverCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Stop()
+	s := d.Script(t)
 	steps := []struct {
 		typed, line string
 		shows       []string
@@ -38,38 +39,26 @@ func TestPaletteTabListsAndCompletesAndNeverCloses(t *testing.T) {
 		{"spl", ": split-", []string{"split-down", "split-right"}},
 		{"r", ": split-right", nil},
 	}
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range steps {
-		if err := d.Type(s.typed); err != nil {
-			t.Fatal(err)
+	s.Press("Ctrl-b", ":")
+	for _, st := range steps {
+		s.Type(st.typed)
+		s.Press("Tab")
+		if got := paletteLine(d); got != st.line {
+			t.Fatalf("after %q and Tab the palette reads %q, want %q\n%s", st.typed, got, st.line, d.Text())
 		}
-		if err := d.Press("Tab"); err != nil {
-			t.Fatal(err)
-		}
-		if got := paletteLine(d); got != s.line {
-			t.Fatalf("after %q and Tab the palette reads %q, want %q\n%s", s.typed, got, s.line, d.Text())
-		}
-		for _, want := range s.shows {
+		for _, want := range st.shows {
 			if !strings.Contains(d.Text(), want) {
-				t.Errorf("after %q and Tab %q is not listed:\n%s", s.typed, want, d.Text())
+				t.Errorf("after %q and Tab %q is not listed:\n%s", st.typed, want, d.Text())
 			}
 		}
 	}
 	// Nothing matches: the palette stays, with what was typed, and says so.
-	if err := d.Type("zz"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Tab", "Tab"); err != nil {
-		t.Fatal(err)
-	}
+	s.Type("zz")
+	s.Press("Tab", "Tab")
 	if got := paletteLine(d); got != ": split-rightzz" || !strings.Contains(d.Text(), `no command begins "split-rightzz"`) {
 		t.Fatalf("Tab with no completion: the palette reads %q\n%s", got, d.Text())
 	}
-	if err := d.Press("Esc"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Esc")
 	if got := strings.Join(ff.made[0].keys, " "); got != "" {
 		t.Fatalf("the pane got %q while the palette was open", got)
 	}
@@ -81,55 +70,31 @@ func TestPaletteTabListsAndCompletesAndNeverCloses(t *testing.T) {
 		{"spawn 2 te", ": spawn 2 tester"},
 		{"select-pane ag", ": select-pane agent-1"},
 	} {
-		if err := d.Press("Ctrl-b", ":"); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Type(c.typed); err != nil {
-			t.Fatal(err)
-		}
-		if err := d.Press("Tab"); err != nil {
-			t.Fatal(err)
-		}
+		s.Press("Ctrl-b", ":")
+		s.Type(c.typed)
+		s.Press("Tab")
 		if got := paletteLine(d); got != c.line {
 			t.Fatalf("%q and Tab: the palette reads %q, want %q\n%s", c.typed, got, c.line, d.Text())
 		}
-		if err := d.Press("Esc"); err != nil {
-			t.Fatal(err)
-		}
+		s.Press("Esc")
 	}
 	// A completed command runs on Enter.
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("select-layout ev"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Tab"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", ":")
+	s.Type("select-layout ev")
+	s.Press("Tab")
 	if !strings.Contains(d.Text(), "even-horizontal  even-vertical") {
 		t.Fatalf("the two even layouts are not listed:\n%s", d.Text())
 	}
-	if err := d.Type("v"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Tab", "Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s.Type("v")
+	s.Press("Tab", "Enter")
 	checkPreset(t, EvenVertical, leaves(d), 120, 38)
 	if got := paletteLine(d); got != "(no palette)" {
 		t.Fatalf("the palette is still open after Enter: %q", got)
 	}
 	// An agent's pane by its name.
-	if err := d.Press("Ctrl-b", "0", "Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("select-pane agent-1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "0", "Ctrl-b", ":")
+	s.Type("select-pane agent-1")
+	s.Press("Enter")
 	if got := focusedName(d); got != "agent-1" {
 		t.Fatalf("select-pane agent-1 focused %q", got)
 	}
@@ -141,9 +106,8 @@ func TestPaletteTabListsAndCompletesAndNeverCloses(t *testing.T) {
 func TestPaletteListsEveryCommandInColumns(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		d, _ := newTestDriver(t, size[0], size[1], "shell")
-		if err := d.Press("Ctrl-b", ":", "Tab"); err != nil {
-			t.Fatal(err)
-		}
+		s := d.Script(t)
+		s.Press("Ctrl-b", ":", "Tab")
 		text := d.Text()
 		var cmds []string
 		_ = d.Do(func() { cmds = d.App.commands() })

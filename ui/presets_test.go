@@ -13,13 +13,10 @@ func TestNextLayoutCyclesThePresets(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, _ := newTestDriver(t, size[0], size[1], "agent", "shell", "vault", "stats", "agent")
-			if err := d.Press("Ctrl-b", "1"); err != nil {
-				t.Fatal(err)
-			}
+			s := d.Script(t)
+			s.Press("Ctrl-b", "1")
 			for _, p := range append(Presets, Presets[0]) {
-				if err := d.Press("Ctrl-b", "Space"); err != nil {
-					t.Fatal(err)
-				}
+				s.Press("Ctrl-b", "Space")
 				if got := focusedName(d); got != "shell-1" {
 					t.Fatalf("%s: focus moved to %q", p, got)
 				}
@@ -65,34 +62,23 @@ func checkPreset(t *testing.T, p Preset, ls []leaf, w, h int) {
 
 func TestSelectLayoutByKeyAndCommandUnzooms(t *testing.T) {
 	d, _ := newTestDriver(t, 120, 40, "shell", "shell", "shell")
-	if err := d.Press("Ctrl-b", "z", "Ctrl-b", "Alt-2"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", "z", "Ctrl-b", "Alt-2")
 	if strings.Contains(d.Text(), "[Z]") {
 		t.Fatalf("a layout left the pane zoomed:\n%s", d.Text())
 	}
 	checkPreset(t, EvenVertical, leaves(d), 120, 38)
 	// Zoom works on the new layout, and a command names the preset.
-	if err := d.Press("Ctrl-b", "z"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "z")
 	if !strings.Contains(d.Text(), "[Z]") {
 		t.Fatalf("zoom after a layout:\n%s", d.Text())
 	}
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("select-layout main-vertical"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", ":")
+	s.Type("select-layout main-vertical")
+	s.Press("Enter")
 	checkPreset(t, MainVertical, leaves(d), 120, 38)
 	// The next preset after main-vertical is tiled.
-	if err := d.Press("Ctrl-b", "Space"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", "Space")
 	var p Preset
 	_ = d.Do(func() { p = d.App.preset })
 	if p != Tiled {
@@ -102,15 +88,10 @@ func TestSelectLayoutByKeyAndCommandUnzooms(t *testing.T) {
 
 func TestSpawnTilesAt80x24(t *testing.T) {
 	d, ff := newTestDriver(t, 80, 24)
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("spawn 3"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
+	s := d.Script(t)
+	s.Press("Ctrl-b", ":")
+	s.Type("spawn 3")
+	s.Press("Enter")
 	ls := leaves(d)
 	if len(ls) != 7 || len(ff.made) != 7 {
 		t.Fatalf("%d panes after spawn 3 on the default four", len(ls))
@@ -127,18 +108,10 @@ func TestSpawnTilesAt80x24(t *testing.T) {
 	}
 	golden(t, "spawn3_80x24", d.Text())
 	// More than fit: as many as tile at the smallest pane size open.
-	if err := d.Press("Ctrl-b", ":"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Type("spawn 16"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Press("Enter"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WaitFor("no space for more"); err != nil {
-		t.Fatal(err)
-	}
+	s.Press("Ctrl-b", ":")
+	s.Type("spawn 16")
+	s.Press("Enter")
+	s.WaitFor("no space for more")
 	for _, l := range leaves(d) {
 		if l.w < minPaneW || l.h < minPaneH {
 			t.Fatalf("pane %dx%d is smaller than a split may leave", l.w, l.h)

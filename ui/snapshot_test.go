@@ -24,11 +24,9 @@ func restoredDriver(t *testing.T, snap *Snapshot, ff *fakeFactory) *Driver {
 
 func snapshot(t *testing.T, d *Driver) Snapshot {
 	t.Helper()
-	var s Snapshot
-	if err := d.Do(func() { s = d.App.Snapshot() }); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	var snap Snapshot
+	d.Script(t).Do(func() { snap = d.App.Snapshot() })
+	return snap
 }
 
 // panesText is the screen's panes: its first 38 of 40 rows, without the
@@ -50,9 +48,8 @@ func TestSnapshotRestoresTreeWeightsFocusAndZoom(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := newTestDriver(t, 120, 40)
-			if err := d.Press(tc.keys...); err != nil {
-				t.Fatal(err)
-			}
+			s := d.Script(t)
+			s.Press(tc.keys...)
 			want := snapshot(t, d)
 			b, err := json.Marshal(want)
 			if err != nil {
@@ -88,14 +85,10 @@ func TestSnapshotJSONNamesDirectionsAndStates(t *testing.T) {
 
 func TestRestoreLeavesOutPanesThatFail(t *testing.T) {
 	d, _ := newTestDriver(t, 120, 40)
-	if err := d.Press("Ctrl-b", "2"); err != nil { // focus the vault pane
-		t.Fatal(err)
-	}
+	d.Script(t).Press("Ctrl-b", "2") // focus the vault pane
 	snap := snapshot(t, d)
 	r := restoredDriver(t, &snap, &fakeFactory{fail: map[pane.Kind]bool{pane.KindVault: true}})
-	if err := r.WaitFor("restored the layout without: vault pane: no vault today"); err != nil {
-		t.Fatal(err)
-	}
+	r.Script(t).WaitFor("restored the layout without: vault pane: no vault today")
 	text := r.Text()
 	for _, want := range []string{"0 agent-1", "1 shell-1", "2 stats-1"} {
 		if !strings.Contains(text, want) {
@@ -128,9 +121,7 @@ func TestRestoreFallsBackToTheDefaultLayout(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := restoredDriver(t, &tc.snap, &fakeFactory{fail: map[pane.Kind]bool{tc.fail: true}})
 			for _, want := range []string{"0 agent-1", "1 shell-1", "2 vault-1", "3 stats-1", tc.notice} {
-				if err := r.WaitFor(want); err != nil {
-					t.Fatal(err)
-				}
+				r.Script(t).WaitFor(want)
 			}
 		})
 	}
@@ -144,6 +135,7 @@ func TestOnLayoutChangeFollowsEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Stop() })
+	s := d.Script(t)
 	for _, step := range []struct {
 		name string
 		keys []string
@@ -158,9 +150,7 @@ func TestOnLayoutChangeFollowsEveryChange(t *testing.T) {
 	} {
 		var before int
 		_ = d.Do(func() { before = calls })
-		if err := d.Press(step.keys...); err != nil {
-			t.Fatal(err)
-		}
+		s.Press(step.keys...)
 		var after int
 		_ = d.Do(func() { after = calls })
 		if after == before {
