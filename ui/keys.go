@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,14 +72,21 @@ func (a *App) prefixTable() *keymap.Table {
 }
 
 // checkBindings validates config.toml's [keys]: the application's own
-// tables are rebound here, the panes' scopes must exist.
+// tables are rebound here, the panes' scopes must exist. In the prefix and
+// global tables an entry may also bind a key to a command line, as tmux's
+// bind-key does: "prefix.T" = "spawn 3 tester \"run the suite\"".
 func (a *App) checkBindings(b map[string]string) error {
 	own := map[string]string{}
+	commands := map[string]string{}
 	for full, keys := range b {
-		scope, _, _ := strings.Cut(full, ".")
+		scope, name, _ := strings.Cut(full, ".")
 		switch {
 		case scope == a.prefix.Scope || scope == a.global.Scope:
-			own[full] = keys
+			if a.isCommandBinding(scope, name) {
+				commands[full] = keys
+			} else {
+				own[full] = keys
+			}
 		case !slices.Contains(a.cfg.Panes.Scopes(), scope):
 			return fmt.Errorf("config.toml [keys] %q: no key table %q (tables: prefix, global, %s)", full, scope, strings.Join(a.cfg.Panes.Scopes(), ", "))
 		}
@@ -86,10 +94,46 @@ func (a *App) checkBindings(b map[string]string) error {
 	if err := keymap.Apply(own, a.prefix, a.global); err != nil {
 		return err
 	}
+	for _, full := range slices.Sorted(maps.Keys(commands)) {
+		if err := a.bindCommand(full, commands[full]); err != nil {
+			return err
+		}
+	}
 	// Pressing the prefix twice sends it, whatever key it is.
 	if _, set := own["prefix.send-prefix"]; !set {
 		_ = a.prefix.Rebind("send-prefix", []keymap.Key{a.prefixKey()})
 	}
+	return nil
+}
+
+// isCommandBinding reports whether scope.name binds a key to a command
+// line: name is no action of the table, and it spells a key.
+func (a *App) isCommandBinding(scope, name string) bool {
+	t := a.prefix
+	if scope == a.global.Scope {
+		t = a.global
+	}
+	if slices.ContainsFunc(t.Actions(), func(act keymap.Action) bool { return act.Name == name }) {
+		return false
+	}
+	_, err := keymap.Parse(name)
+	return err == nil
+}
+
+// bindCommand binds the key of full ("prefix.T") to the command line
+// line, which must name a command.
+func (a *App) bindCommand(full, line string) error {
+	scope, name, _ := strings.Cut(full, ".")
+	k, _ := keymap.Parse(name)
+	cmd, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if !slices.Contains(a.commandNames(), cmd) {
+		return fmt.Errorf("config.toml [keys] %q = %q: no command %q (commands: %s)", full, line, cmd, strings.Join(a.commandNames(), ", "))
+	}
+	t := a.prefix
+	if scope == a.global.Scope {
+		t = a.global
+	}
+	t.BindKey(k, keymap.Action{Name: cmd, Desc: "runs: " + line, Visible: true, Run: func() { a.Command(line) }})
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/themes"
 )
 
 func TestSplitZoomFocusClose(t *testing.T) {
@@ -325,5 +326,38 @@ func TestClosingABusyPaneAsksFirst(t *testing.T) {
 	d.Script(t).Press("Ctrl-b", "x", "y") // Close
 	if !ff.made[1].closed || len(leaves(d)) != 1 {
 		t.Fatal("Close did not close the busy pane")
+	}
+}
+
+// TestKeyBoundToACommandLine: config.toml binds a prefix key to a command
+// line, as tmux's bind-key does; the key runs it (here spawning two
+// agents of a role with a task), the help lists it, and a binding naming
+// no command is refused at start with the list of commands.
+func TestKeyBoundToACommandLine(t *testing.T) {
+	ff := &fakeFactory{}
+	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Layout: []pane.Kind{pane.KindShell},
+		Roles: []string{"tester"}, Bindings: map[string]string{"prefix.T": `spawn 2 tester "run the suite"`, "prefix.S": "select-layout tiled"}}, 160, 48)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop()
+	s := d.Script(t)
+	s.Press("Ctrl-b", "T").Contains("agent:tester-1", "agent:tester-2")
+	tasks := 0
+	for _, p := range ff.made {
+		for _, k := range p.keys {
+			if k == "task:run the suite" {
+				tasks++
+			}
+		}
+	}
+	if tasks != 2 {
+		t.Fatalf("%d agents got the task, want 2", tasks)
+	}
+	s.Press("Ctrl-b", "?").Contains(`runs: spawn 2 tester "run the suite"`)
+
+	_, err = NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Bindings: map[string]string{"prefix.T": "frobnicate now"}}, 80, 24)
+	if err == nil || !strings.Contains(err.Error(), `no command "frobnicate"`) || !strings.Contains(err.Error(), "select-layout") {
+		t.Fatalf("a key bound to no command: %v", err)
 	}
 }

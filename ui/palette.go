@@ -89,6 +89,15 @@ func (a *App) commands() []string {
 	return out
 }
 
+// commandNames are the names Command runs, sorted.
+func (a *App) commandNames() []string {
+	var out []string
+	for _, c := range a.commands() {
+		out = append(out, strings.TrimSuffix(c, " "))
+	}
+	return out
+}
+
 // completions returns the palette lines that complete text: the command
 // names it begins, or, after a command that takes arguments, that
 // command with each value the word being typed begins.

@@ -3,6 +3,7 @@ package keymap
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,6 +94,17 @@ func (t *Table) Rebind(name string, keys []Key) error {
 		}
 	}
 	return fmt.Errorf("keymap: %s has no action %q (actions: %s)", t.Scope, name, strings.Join(t.names(), ", "))
+}
+
+// BindKey binds k to a new action, taking k from any action that had it,
+// as tmux's bind-key does: the action is first in the table, so it wins
+// a lookup.
+func (t *Table) BindKey(k Key, a Action) {
+	for i := range t.actions {
+		t.actions[i].Keys = slices.DeleteFunc(slices.Clone(t.actions[i].Keys), func(b Key) bool { return b == k })
+	}
+	a.Keys = []Key{k}
+	t.actions = append([]Action{a}, t.actions...)
 }
 
 func (t *Table) names() []string {
