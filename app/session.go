@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/swarm"
 	"github.com/kwsdev/kws/ui"
 )
@@ -25,6 +26,9 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	if err != nil {
 		return nil, err
 	}
+	// A kws typed in one of its shells targets this session, as tmux's
+	// verbs read $TMUX.
+	w.shell.Env = append(w.shell.Env, wire.SessionEnv+"="+spec.Name)
 	unregister := st.register(w, spec.Name)
 	unlisten := w.unlisten
 	w.unlisten = func() { unlisten(); unregister() }

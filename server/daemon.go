@@ -84,12 +84,14 @@ type SessionInfo struct {
 // server's open vault and memory.
 type ExecRequest struct {
 	// Ctx ends when the client goes away.
-	Ctx    context.Context
-	Args   []string
-	Cwd    string
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	Ctx  context.Context
+	Args []string
+	Cwd  string
+	// Session is the session the client runs in (Hello.Session).
+	Session string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
 }
 
 // Config configures a server.

@@ -33,6 +33,9 @@ type Layout struct {
 	onClick func(lf *leaf)
 	// modal reports whether a dialog is in front of the layout.
 	modal func() bool
+	// screen is the screen the layout drew on last (capture-pane reads
+	// it).
+	screen tcell.Screen
 }
 
 func newLayout(th *themes.Theme) *Layout {
@@ -41,6 +44,7 @@ func newLayout(th *themes.Theme) *Layout {
 
 // Draw lays the tree out in the layout's rectangle and draws the panes.
 func (l *Layout) Draw(screen tcell.Screen) {
+	l.screen = screen
 	// Only a focused shell pane shows the terminal's cursor, and only when
 	// its program wants it; every frame starts with it hidden.
 	screen.HideCursor()

@@ -99,8 +99,10 @@ type globals struct {
 	shared *app.Stores
 	cwd    string
 	// socket is the server's socket inside the server, which shell panes
-	// export.
-	socket string
+	// export; session is the session the client runs in, the target of
+	// the tmux verbs.
+	socket  string
+	session string
 	// memory is the memory store a command opened itself (no server),
 	// which the memory commands close when they end.
 	memory *memory.Store
@@ -136,6 +138,7 @@ func newRoot() rootCmd {
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
 	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
 	root.AddCommand(newServerCmds(g)...)
+	root.AddCommand(newVerbCmds(g)...)
 	forwardable(root, g)
 	return rootCmd{Command: root, g: g}
 }

@@ -163,3 +163,15 @@ func TestOverview(t *testing.T) {
 		t.Fatalf("overview: %q %v", out, err)
 	}
 }
+
+// TestVerbsNeedASession: a tmux verb run outside a kws session says
+// where it works instead of doing nothing.
+func TestVerbsNeedASession(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	for _, args := range [][]string{{"list-panes"}, {"send-keys", "ls", "Enter"}, {"capture-pane", "-p"}, {"split-window", "-h"}} {
+		_, err := run(t, t.TempDir(), nil, args...)
+		if err == nil || !strings.Contains(err.Error(), args[0]+" works on a running session") {
+			t.Errorf("kws %v outside a session: %v", args, err)
+		}
+	}
+}

@@ -94,19 +94,21 @@ func newSession(st *app.Stores, spec server.SessionSpec) (server.Session, error)
 
 // serverCommands are the commands a running server runs for its clients,
 // on its open vault and memory.
-var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true, "run": true}
+var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true, "run": true,
+	"list-panes": true, "select-layout": true, "select-pane": true, "split-window": true, "send-keys": true,
+	"capture-pane": true, "display-message": true}
 
 // execInServer runs a kws command for a client, on the server's stores;
 // socket is the server's.
 func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root := newRoot()
-	root.g.shared, root.g.cwd, root.g.socket = st, r.Cwd, socket
+	root.g.shared, root.g.cwd, root.g.socket, root.g.session = st, r.Cwd, socket, r.Session
 	root.SetArgs(r.Args)
 	root.SetIn(r.Stdin)
 	root.SetOut(r.Stdout)
 	root.SetErr(r.Stderr)
 	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] && c.CommandPath() != "kws mcp serve" {
-		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions, run and mcp serve")
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions, run, mcp serve and the tmux verbs")
 		return 2
 	}
 	err := root.ExecuteContext(r.Ctx)
@@ -202,7 +204,7 @@ func (g *globals) viaServer(run func(*cobra.Command, []string) error) func(*cobr
 			return err
 		}
 		wd, _ := os.Getwd()
-		e, err := wire.Exec(c, wire.Hello{Args: g.argv, Cwd: wd}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		e, err := wire.Exec(c, wire.Hello{Args: g.argv, Cwd: wd, Session: os.Getenv(wire.SessionEnv)}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,10 @@ type Hello struct {
 	IfServer bool `json:"if_server,omitempty"`
 	// Mode is how an attach finds its session: "default" (the session of
 	// Workspace, created when there is none), "attach" (the named
-	// session, else the most recent) or "new" (create Session).
+	// session, else the most recent) or "new" (create Session). For an
+	// exec, Session is the session the client runs in ($KWS_SESSION,
+	// which a session's shell panes export), the one a verb such as
+	// list-panes works on.
 	Mode      string `json:"mode,omitempty"`
 	Session   string `json:"session,omitempty"`
 	Workspace string `json:"workspace,omitempty"`

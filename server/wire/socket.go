@@ -10,6 +10,10 @@ import (
 	"strings"
 )
 
+// SessionEnv names the variable a session's shell panes export: the
+// session's name, which the verbs a client runs there target.
+const SessionEnv = "KWS_SESSION"
+
 // SocketEnv names the variable that points kws at a server's socket.
 // Shell panes export it, so a kws typed in a pane reaches its own server.
 const SocketEnv = "KWS_SOCKET"

@@ -1,0 +1,168 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/keymap"
+	"github.com/kwsdev/kws/panes/pane"
+)
+
+// The tmux verbs a program in a shell pane runs through the kws command
+// (kws list-panes, kws send-keys …): each works on the application as
+// tmux's verb works on a window, with a pane named by its number (-t N)
+// or, when none is given (N < 0), the focused pane. Call them on the UI
+// goroutine.
+
+// PaneInfo is one pane as list-panes tells it.
+type PaneInfo struct {
+	Index         int
+	Title         string
+	Kind          pane.Kind
+	Width, Height int
+	Active        bool
+}
+
+// Panes lists the panes in number order.
+func (a *App) Panes() []PaneInfo {
+	var out []PaneInfo
+	for i, lf := range a.layout.tree.leaves() {
+		out = append(out, PaneInfo{Index: i, Title: lf.pane.Title(), Kind: lf.pane.Kind(), Width: lf.w, Height: lf.h,
+			Active: lf == a.layout.focused})
+	}
+	return out
+}
+
+// target is pane n, or the focused pane when n < 0.
+func (a *App) target(n int) (*leaf, error) {
+	leaves := a.layout.tree.leaves()
+	if n < 0 {
+		if a.layout.focused == nil {
+			return nil, fmt.Errorf("no pane is focused")
+		}
+		return a.layout.focused, nil
+	}
+	if n >= len(leaves) {
+		return nil, fmt.Errorf("no pane %d (panes 0 to %d)", n, len(leaves)-1)
+	}
+	return leaves[n], nil
+}
+
+// CapturePane returns the text pane n shows inside its frame, one line
+// per row, trailing spaces removed; a pane not on the screen (another is
+// zoomed) shows nothing.
+func (a *App) CapturePane(n int) (string, error) {
+	lf, err := a.target(n)
+	if err != nil {
+		return "", err
+	}
+	s := a.layout.screen
+	if s == nil || lf.w == 0 {
+		return "", nil
+	}
+	x, y, w, h := lf.pane.GetRect()
+	var b strings.Builder
+	for row := y; row < y+h; row++ {
+		var line strings.Builder
+		for col := x; col < x+w; col++ {
+			r, comb, _, width := s.GetContent(col, row)
+			if width == 0 {
+				continue // the second cell of a wide character
+			}
+			line.WriteRune(r)
+			for _, c := range comb {
+				line.WriteRune(c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// SendKeys sends keys to pane n as tmux's send-keys does: an argument
+// that names a key ("Enter", "C-c", "M-x", "Up", "Escape", "Tab",
+// "Space") is that key, any other is typed as text.
+func (a *App) SendKeys(n int, keys []string) error {
+	lf, err := a.target(n)
+	if err != nil {
+		return err
+	}
+	handle := lf.pane.InputHandler()
+	if handle == nil {
+		return fmt.Errorf("pane %d takes no keys", a.layout.number(lf))
+	}
+	send := func(ev *tcell.EventKey) { handle(ev, func(p tview.Primitive) {}) }
+	for _, arg := range keys {
+		if k, ok := tmuxKey(arg); ok {
+			var mod tcell.ModMask
+			if k.Alt {
+				mod |= tcell.ModAlt
+			}
+			if k.Code >= tcell.KeyCtrlA && k.Code <= tcell.KeyCtrlZ && k.Code != tcell.KeyEnter && k.Code != tcell.KeyTab && k.Code != tcell.KeyBackspace {
+				mod |= tcell.ModCtrl
+			}
+			send(tcell.NewEventKey(k.Code, k.Rune, mod))
+			continue
+		}
+		for _, r := range arg {
+			send(tcell.NewEventKey(tcell.KeyRune, r, 0))
+		}
+	}
+	return nil
+}
+
+// tmuxKey reads a send-keys argument as a key name in tmux's spelling
+// (C- for Ctrl, M- for Alt) or kws's; a single character is text.
+func tmuxKey(arg string) (keymap.Key, bool) {
+	if len([]rune(arg)) == 1 {
+		return keymap.Key{}, false
+	}
+	name := arg
+	for _, p := range [][2]string{{"C-", "Ctrl-"}, {"M-", "Alt-"}} {
+		if rest, ok := strings.CutPrefix(name, p[0]); ok {
+			name = p[1] + rest
+		}
+	}
+	k, err := keymap.Parse(name)
+	return k, err == nil
+}
+
+// formatVar matches one #{name} of a display-message format.
+var formatVar = regexp.MustCompile(`#\{([a-z_]+)\}`)
+
+// DisplayMessage expands the #{…} variables of format for pane n, as
+// tmux's display-message -p does: session_name (session), pane_index,
+// pane_id (%N), pane_title, pane_width, pane_height, window_width and
+// window_height; an unknown variable expands to nothing.
+func (a *App) DisplayMessage(n int, session, format string) (string, error) {
+	lf, err := a.target(n)
+	if err != nil {
+		return "", err
+	}
+	_, _, ww, wh := a.layout.GetRect()
+	i := a.layout.number(lf)
+	vars := map[string]string{
+		"session_name": session, "pane_index": strconv.Itoa(i), "pane_id": "%" + strconv.Itoa(i),
+		"pane_title": lf.pane.Title(), "pane_width": strconv.Itoa(lf.w), "pane_height": strconv.Itoa(lf.h),
+		"window_width": strconv.Itoa(ww), "window_height": strconv.Itoa(wh),
+	}
+	return formatVar.ReplaceAllStringFunc(format, func(m string) string {
+		return vars[formatVar.FindStringSubmatch(m)[1]]
+	}), nil
+}
+
+// SelectPane focuses pane n.
+func (a *App) SelectPane(n int) error {
+	lf, err := a.target(n)
+	if err != nil {
+		return err
+	}
+	a.focusLeaf(lf)
+	return nil
+}
