@@ -80,14 +80,8 @@ func (d *Driver) Press(keys ...string) error {
 		if err != nil {
 			return err
 		}
-		var mod tcell.ModMask
-		if k.Alt {
-			mod |= tcell.ModAlt
-		}
-		if k.Code >= tcell.KeyCtrlA && k.Code <= tcell.KeyCtrlZ && k.Code != tcell.KeyEnter && k.Code != tcell.KeyTab && k.Code != tcell.KeyBackspace {
-			mod |= tcell.ModCtrl
-		}
-		if err := d.inject(k.Code, k.Rune, mod); err != nil {
+		ev := keyEvent(k)
+		if err := d.inject(ev.Key(), ev.Rune(), ev.Modifiers()); err != nil {
 			return fmt.Errorf("ui driver: key %s: %w", s, err)
 		}
 	}

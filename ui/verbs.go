@@ -100,14 +100,7 @@ func (a *App) SendKeys(n int, keys []string) error {
 	send := func(ev *tcell.EventKey) { handle(ev, func(p tview.Primitive) {}) }
 	for _, arg := range keys {
 		if k, ok := tmuxKey(arg); ok {
-			var mod tcell.ModMask
-			if k.Alt {
-				mod |= tcell.ModAlt
-			}
-			if k.Code >= tcell.KeyCtrlA && k.Code <= tcell.KeyCtrlZ && k.Code != tcell.KeyEnter && k.Code != tcell.KeyTab && k.Code != tcell.KeyBackspace {
-				mod |= tcell.ModCtrl
-			}
-			send(tcell.NewEventKey(k.Code, k.Rune, mod))
+			send(keyEvent(k))
 			continue
 		}
 		for _, r := range arg {
@@ -115,6 +108,20 @@ func (a *App) SendKeys(n int, keys []string) error {
 		}
 	}
 	return nil
+}
+
+// keyEvent is the event a terminal sends for k: Ctrl-A to Ctrl-Z with
+// the Ctrl modifier (but Enter, Tab and Backspace, which share their
+// codes, without), Alt as the Alt modifier.
+func keyEvent(k keymap.Key) *tcell.EventKey {
+	var mod tcell.ModMask
+	if k.Alt {
+		mod |= tcell.ModAlt
+	}
+	if k.Code >= tcell.KeyCtrlA && k.Code <= tcell.KeyCtrlZ && k.Code != tcell.KeyEnter && k.Code != tcell.KeyTab && k.Code != tcell.KeyBackspace {
+		mod |= tcell.ModCtrl
+	}
+	return tcell.NewEventKey(k.Code, k.Rune, mod)
 }
 
 // tmuxKey reads a send-keys argument as a key name in tmux's spelling
