@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kwsdev/kws/ui"
@@ -45,4 +47,78 @@ func (w *Workstation) OnUI(fn func(*ui.App)) error {
 	case <-time.After(verbTimeout):
 		return errors.New("the session's screen did not answer")
 	}
+}
+
+// The tmux verbs a program in one of the session's shell panes runs
+// (kws list-panes …). A pane is its number; n < 0 is the focused pane.
+
+// ListPanes lists the panes as tmux's list-panes does: number, title,
+// size, id, and the focused one marked.
+func (w *Workstation) ListPanes() (string, error) {
+	var b strings.Builder
+	err := w.OnUI(func(a *ui.App) {
+		for _, p := range a.Panes() {
+			active := ""
+			if p.Active {
+				active = " (active)"
+			}
+			fmt.Fprintf(&b, "%d: %s [%dx%d] %%%d%s\n", p.Index, p.Title, p.Width, p.Height, p.Index, active)
+		}
+	})
+	return b.String(), err
+}
+
+// CapturePane returns the text pane n shows.
+func (w *Workstation) CapturePane(n int) (text string, err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { text, err = a.CapturePane(n) }); uiErr != nil {
+		return "", uiErr
+	}
+	return text, err
+}
+
+// SendKeys sends keys to pane n, as tmux's send-keys does.
+func (w *Workstation) SendKeys(n int, keys []string) (err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { err = a.SendKeys(n, keys) }); uiErr != nil {
+		return uiErr
+	}
+	return err
+}
+
+// DisplayMessage expands format's #{…} variables for pane n of the
+// session called session.
+func (w *Workstation) DisplayMessage(n int, session, format string) (text string, err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { text, err = a.DisplayMessage(n, session, format) }); uiErr != nil {
+		return "", uiErr
+	}
+	return text, err
+}
+
+// SelectPane focuses pane n.
+func (w *Workstation) SelectPane(n int) (err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { err = a.SelectPane(n) }); uiErr != nil {
+		return uiErr
+	}
+	return err
+}
+
+// SelectLayout arranges the panes as the preset layout name.
+func (w *Workstation) SelectLayout(name string) error {
+	if !slices.Contains(ui.Presets, ui.Preset(name)) {
+		var names []string
+		for _, p := range ui.Presets {
+			names = append(names, string(p))
+		}
+		return fmt.Errorf("no layout %q (layouts: %s)", name, strings.Join(names, ", "))
+	}
+	return w.OnUI(func(a *ui.App) { a.Command("select-layout " + name) })
+}
+
+// SplitWindow splits the focused pane: side by side when horizontal, as
+// tmux's -h, else one above the other.
+func (w *Workstation) SplitWindow(horizontal bool) error {
+	action := "split-down"
+	if horizontal {
+		action = "split-right"
+	}
+	return w.OnUI(func(a *ui.App) { a.Command(action) })
 }
