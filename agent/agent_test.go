@@ -16,7 +16,7 @@ import (
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/vault"
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
@@ -27,7 +27,7 @@ type rig struct {
 	t      testing.TB
 	srv    *providertest.Server
 	vault  *vault.Vault
-	sess   *session.Session
+	sess   *transcript.Transcript
 	a      *Agent
 	ws     string
 	mu     sync.Mutex
@@ -47,7 +47,7 @@ func newRig(t testing.TB, tune func(*Config), steps ...providertest.Step) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.sess, err = session.Create(t.TempDir(), r.ws)
+	r.sess, err = transcript.Create(t.TempDir(), r.ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ import (
 	"github.com/kwsdev/kws/agent/provider/providertest"
 )
 
-// transcript turns a replayed conversation (its system prompt left out:
+// asTranscript turns a replayed conversation (its system prompt left out:
 // the agent has its own) into an agent's transcript: each tool output
 // that follows an assistant message becomes the result of a call
 // "hK" of it, K its index in the conversation; the rest stay as they are.
 // Message K of the conversation is then message K of the agent's prompt.
-func transcript(conv replay.Conversation) (out []provider.Message, calls map[int]string) {
+func asTranscript(conv replay.Conversation) (out []provider.Message, calls map[int]string) {
 	calls = map[int]string{}
 	owner := -1 // the assistant message whose calls the tool results answer
 	for k, m := range conv.Messages[1:] {
@@ -124,7 +124,7 @@ func TestPageFaultsThroughTheAgentLoop(t *testing.T) {
 		convs = append(convs, replay.Swarm(c))
 	}
 	conv := replay.Concat("measure", convs)
-	history, calls := transcript(conv)
+	history, calls := asTranscript(conv)
 	z := &quiz{t: t}
 	for _, q := range replay.Questions(conv, diet.Defaults().MinBlockChars) {
 		if id, ok := calls[q.Message]; ok {

@@ -9,9 +9,9 @@ import (
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
-	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/agent/tools"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sandbox"
 )
@@ -38,7 +38,7 @@ type AgentSpec struct {
 	// DataDir holds the sessions. Session, when set, is the session to
 	// continue (kws run --resume); else BuildAgent creates one titled Title.
 	DataDir string
-	Session *session.Session
+	Session *transcript.Transcript
 	Title   string
 	// Workspace is the project's directory, recorded in the session; Dir,
 	// when set, is where the agent works instead (its git worktree).
@@ -119,7 +119,7 @@ type External interface {
 // totals in the session's run.json.
 type Agent struct {
 	*agent.Agent
-	sess      *session.Session
+	sess      *transcript.Transcript
 	workspace string
 	prof      profile.Profile
 	params    diet.Params
@@ -202,12 +202,12 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 // newSession creates a session for workspace. Its title names the task at
 // once, so a run killed before its first record still says which task it
 // lost.
-func newSession(dataDir, workspace, title string) (*session.Session, error) {
-	sess, err := session.Create(dataDir, workspace)
+func newSession(dataDir, workspace, title string) (*transcript.Transcript, error) {
+	sess, err := transcript.Create(dataDir, workspace)
 	if err != nil || title == "" {
 		return sess, err
 	}
-	if err := sess.SetSummary(func(s *session.Summary) { s.Title = session.Title(title) }); err != nil {
+	if err := sess.SetSummary(func(s *transcript.Summary) { s.Title = transcript.Title(title) }); err != nil {
 		return nil, errors.Join(err, sess.Close())
 	}
 	return sess, nil
@@ -223,19 +223,19 @@ func (a *Agent) Run(ctx context.Context, task string) (string, error) {
 // Record writes the session's run.json: the workspace, the profile, the
 // diet parameters and the totals so far.
 func (a *Agent) Record() error {
-	return a.sess.SetRun(func(r *session.Run) {
+	return a.sess.SetRun(func(r *transcript.Run) {
 		r.Workspace, r.Profile, r.Params = a.workspace, a.prof, a.params
 		t := a.Totals()
-		r.Totals = session.Totals{NaiveTokens: t.NaiveTokens, SentTokens: t.SentTokens,
+		r.Totals = transcript.Totals{NaiveTokens: t.NaiveTokens, SentTokens: t.SentTokens,
 			PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, Calls: t.Calls,
 			PageFaults: t.PageFaults, Compactions: t.Compactions, ToolCalls: t.ToolCalls}
 	})
 }
 
 // SetStatus records the run and sets the session's status (one of the
-// session.Status values) and, when runErr is not nil, its last error.
+// transcript.Status values) and, when runErr is not nil, its last error.
 func (a *Agent) SetStatus(status string, runErr error) error {
-	return errors.Join(a.Record(), a.sess.SetSummary(func(s *session.Summary) {
+	return errors.Join(a.Record(), a.sess.SetSummary(func(s *transcript.Summary) {
 		s.Status = status
 		if runErr != nil {
 			s.LastError = runErr.Error()
@@ -245,7 +245,7 @@ func (a *Agent) SetStatus(status string, runErr error) error {
 
 // Session returns the agent's session; the caller closes it once the
 // agent has stopped.
-func (a *Agent) Session() *session.Session { return a.sess }
+func (a *Agent) Session() *transcript.Transcript { return a.sess }
 
 // WaitMemory returns when what the agent's memory learned in the
 // background is saved (at once when it has none).

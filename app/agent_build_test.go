@@ -12,8 +12,8 @@ import (
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/vault"
 )
@@ -84,9 +84,9 @@ func buildAgent(t *testing.T, name, role string, skills []skill.Skill, cfg confi
 }
 
 // recordedProfile reads the profile in sess's run.json.
-func recordedProfile(t *testing.T, sess *session.Session) profile.Profile {
+func recordedProfile(t *testing.T, sess *transcript.Transcript) profile.Profile {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(sess.Dir(), session.RunFile))
+	data, err := os.ReadFile(filepath.Join(sess.Dir(), transcript.RunFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kwsdev/kws/agent"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/panes"
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/swarm"
@@ -113,7 +113,7 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	}
 	// A restored pane's agent continues its session.
 	if id := w.swarm.ResumeSession(name); id != "" {
-		sess, _, err := session.Open(w.st.opts.DataDir, id)
+		sess, _, err := transcript.Open(w.st.opts.DataDir, id)
 		if err != nil {
 			return nil, fmt.Errorf("resume session %s: %w", id, err)
 		}

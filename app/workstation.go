@@ -13,8 +13,8 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
-	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/internal/datadir"
 	"github.com/kwsdev/kws/panes/keymap"
@@ -255,13 +255,13 @@ func prefixName(bindings map[string]string) string {
 // for.
 type agentSession struct {
 	agent string
-	sess  *session.Session
+	sess  *transcript.Transcript
 }
 
 // Close stops the agents and closes their sessions, and the stores when
 // the workstation opened them. A session whose agent was mid-turn is
 // recorded as interrupted (kws run --resume finishes it), every other
-// one as done, so kws sessions ls never shows a closed workstation's
+// one as done, so kws transcripts ls never shows a closed workstation's
 // sessions as running. Calling it again does nothing.
 func (w *Workstation) Close() { w.closeOnce.Do(w.closeAll) }
 
@@ -279,11 +279,11 @@ func (w *Workstation) closeAll() {
 	}
 	w.mu.Lock()
 	for _, as := range w.sessions {
-		status := session.StatusDone
+		status := transcript.StatusDone
 		if busy[as.agent] {
-			status = session.StatusInterrupted
+			status = transcript.StatusInterrupted
 		}
-		_ = as.sess.SetSummary(func(s *session.Summary) { s.Status = status })
+		_ = as.sess.SetSummary(func(s *transcript.Summary) { s.Status = status })
 		_ = as.sess.Close()
 	}
 	w.mu.Unlock()

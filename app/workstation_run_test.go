@@ -10,7 +10,7 @@ import (
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 )
 
 // TestWorkstationAgentRecordsItsRun checks that a workstation agent's
@@ -22,19 +22,19 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 	r.typeText("say recorded")
 	r.press("Enter")
 	r.waitFor("the run is on record") // the answer, drawn mid-turn
-	sums, err := session.List(r.w.st.opts.DataDir)
+	sums, err := transcript.List(r.w.st.opts.DataDir)
 	if err != nil || len(sums) != 1 {
 		t.Fatalf("sessions: %v, %v", sums, err)
 	}
 	var run struct {
-		Profile profile.Profile `json:"profile"`
-		Params  diet.Params     `json:"params"`
-		Totals  session.Totals  `json:"totals"`
+		Profile profile.Profile   `json:"profile"`
+		Params  diet.Params       `json:"params"`
+		Totals  transcript.Totals `json:"totals"`
 	}
 	// The agent goes idle only after its Run returned, and Run records
 	// the totals before it returns.
 	r.waitFor("agent-1 · idle")
-	path := filepath.Join(session.SessionsDir(r.w.st.opts.DataDir), sums[0].ID, session.RunFile)
+	path := filepath.Join(transcript.Dir(r.w.st.opts.DataDir), sums[0].ID, transcript.RunFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestWorkstationAgentRecordsItsRun(t *testing.T) {
 }
 
 // TestWorkstationClosesItsSessionsAsDone: after the workstation quits,
-// kws sessions ls shows its agent's finished session as done, not as
+// kws transcripts ls shows its agent's finished session as done, not as
 // running forever.
 func TestWorkstationClosesItsSessionsAsDone(t *testing.T) {
 	r := newWSRig(t, 160, 48, true)
@@ -64,15 +64,15 @@ func TestWorkstationClosesItsSessionsAsDone(t *testing.T) {
 	r.press("Enter")
 	r.waitFor("all wrapped up") // the answer, drawn mid-turn
 	r.waitFor("agent-1 · idle") // then the turn's end
-	if sums, err := session.List(r.w.st.opts.DataDir); err != nil || len(sums) != 1 || sums[0].Status != session.StatusRunning {
+	if sums, err := transcript.List(r.w.st.opts.DataDir); err != nil || len(sums) != 1 || sums[0].Status != transcript.StatusRunning {
 		t.Fatalf("while open: %+v, %v", sums, err)
 	}
 	if err := r.d.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	r.w.Close()
-	sums, err := session.List(r.w.st.opts.DataDir)
-	if err != nil || len(sums) != 1 || sums[0].Status != session.StatusDone {
+	sums, err := transcript.List(r.w.st.opts.DataDir)
+	if err != nil || len(sums) != 1 || sums[0].Status != transcript.StatusDone {
 		t.Fatalf("after quitting: %+v, %v; want one session, done", sums, err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 )
 
 // Resumer is a Runner that can finish a turn a crash or kill cut short,
@@ -19,7 +19,7 @@ type Resumer interface {
 // Sessioner is a Runner that records a session, as the composition
 // root's assembled agent does; Info.Session is the session's id.
 type Sessioner interface {
-	Session() *session.Session
+	Session() *transcript.Transcript
 }
 
 // SpawnResume is SpawnRole for an agent that continues session sessionID

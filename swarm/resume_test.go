@@ -9,7 +9,7 @@ import (
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 )
 
 func TestSpawnResumeAnswersTheCutToolCallAndGoesOn(t *testing.T) {
@@ -51,11 +51,11 @@ func TestSpawnResumeAnswersTheCutToolCallAndGoesOn(t *testing.T) {
 }
 
 // sessionRunner is a runner that records a session and never resumes.
-type sessionRunner struct{ sess *session.Session }
+type sessionRunner struct{ sess *transcript.Transcript }
 
 func (r sessionRunner) Run(context.Context, string) (string, error) { return "ok", nil }
 func (r sessionRunner) Totals() agent.Totals                        { return agent.Totals{} }
-func (r sessionRunner) Session() *session.Session                   { return r.sess }
+func (r sessionRunner) Session() *transcript.Transcript             { return r.sess }
 
 func TestInfoNamesTheSessionAndRestartForgetsTheResume(t *testing.T) {
 	data := t.TempDir()
@@ -63,7 +63,7 @@ func TestInfoNamesTheSessionAndRestartForgetsTheResume(t *testing.T) {
 	var sw *Swarm
 	sw = New(Config{Factory: func(name string, _ func(agent.Event)) (Runner, error) {
 		resumed = append(resumed, sw.ResumeSession(name))
-		sess, err := session.Create(data, t.TempDir())
+		sess, err := transcript.Create(data, t.TempDir())
 		if err != nil {
 			return nil, err
 		}

@@ -135,7 +135,7 @@ func newRoot() rootCmd {
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", datadir.Default(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
-	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newSessionsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
+	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newTranscriptsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
 	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
 	root.AddCommand(newServerCmds(g)...)
 	root.AddCommand(newVerbCmds(g)...)

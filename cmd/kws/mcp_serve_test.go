@@ -355,6 +355,8 @@ func TestRunsInServer(t *testing.T) {
 		{[]string{"vault", "get", "--data-dir=/d", "ctx:1"}, true},
 		{[]string{"memory", "add", "--", "--data-dir", "/d"}, true},
 		{[]string{"sessions", "ls"}, true},
+		{[]string{"transcripts", "ls"}, true},
+		{[]string{"list-panes"}, true},
 		{[]string{"memory", "search", "--scope", "--data-dir=/x", "q"}, false},
 		{[]string{"memory", "search", "--scope", "--data-dir", "/x", "q"}, false},
 		{[]string{"memory", "eval"}, false},

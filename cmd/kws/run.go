@@ -16,8 +16,8 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider"
-	"github.com/kwsdev/kws/agent/session"
 	"github.com/kwsdev/kws/agent/skill"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/sidecar"
@@ -83,7 +83,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if g.shared != nil {
 		return runInSession(cmd, g, f, ws, task, events)
 	}
-	var sess *session.Session
+	var sess *transcript.Transcript
 	var history []provider.Message
 	defer func() {
 		if sess != nil {
@@ -91,9 +91,9 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		}
 	}()
 	if f.resume != "" {
-		if sess, _, err = session.Open(g.dataDir, f.resume); err != nil {
-			if errors.Is(err, session.ErrNoSession) {
-				return fail("no session %s in %s; kws sessions ls lists them", f.resume, session.SessionsDir(g.dataDir))
+		if sess, _, err = transcript.Open(g.dataDir, f.resume); err != nil {
+			if errors.Is(err, transcript.ErrNotFound) {
+				return fail("no transcript %s in %s; kws transcripts ls lists them", f.resume, transcript.Dir(g.dataDir))
 			}
 			return fail("%v", err)
 		}
@@ -225,7 +225,7 @@ func (g *globals) abs(path string) string {
 // resumeWorkspace is the workspace a resumed session continues in: the one
 // it ran in. A different --workspace given explicitly is refused, so a
 // resume never edits another repository with this transcript's paths.
-func resumeWorkspace(s *session.Session, flagWS string, explicit bool) (string, error) {
+func resumeWorkspace(s *transcript.Transcript, flagWS string, explicit bool) (string, error) {
 	recorded := s.Run().Workspace
 	switch {
 	case recorded == "":
@@ -239,7 +239,7 @@ func resumeWorkspace(s *session.Session, flagWS string, explicit bool) (string, 
 // nothingToResume is the error for resuming, without a new task, a session
 // that recorded no message: it stopped before its task was recorded, so
 // there is nothing to continue and its status is left as Open set it.
-func nothingToResume(s *session.Session) error {
+func nothingToResume(s *transcript.Transcript) error {
 	task := "the task"
 	if t := s.Summary().Title; t != "" {
 		task = fmt.Sprintf("%q", t)

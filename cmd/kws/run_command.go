@@ -61,7 +61,7 @@ func runCommand(out io.Writer, asJSON bool, a *app.Agent, command string) error 
 func runCommandTask(cmd *cobra.Command, g *globals, spec app.AgentSpec, command string, resumed bool) error {
 	if !resumed {
 		if command == agent.CommandCompact {
-			return fail("%s compacts a session's conversation: give it with --resume ID (kws sessions ls lists them)", command)
+			return fail("%s compacts a session's conversation: give it with --resume ID (kws transcripts ls lists them)", command)
 		}
 		dir, err := os.MkdirTemp("", "kws-context-")
 		if err != nil {

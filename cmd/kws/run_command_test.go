@@ -12,7 +12,7 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 )
 
 // TestRunContextAndCompact checks kws run's /context and /compact: they
@@ -28,7 +28,7 @@ func TestRunContextAndCompact(t *testing.T) {
 	if err != nil || !strings.Contains(out, "next prompt of agent: ") || !strings.Contains(out, "tool schemas (") {
 		t.Fatalf("/context: %q %v", out, err)
 	}
-	if list, _ := session.List(data); len(list) != 0 {
+	if list, _ := transcript.List(data); len(list) != 0 {
 		t.Fatalf("/context left sessions %+v", list)
 	}
 	if _, err := run(t, data, nil, append(base, "/compact")...); err == nil || !strings.Contains(err.Error(), "--resume ID") {
@@ -92,7 +92,7 @@ func TestRunDietFlags(t *testing.T) {
 	if out, err := run(t, data, nil, append(base, "--trigger-tokens", "1234", "--recent", "3", "hi")...); err != nil {
 		t.Fatalf("%q %v", out, err)
 	}
-	s, _, err := session.Open(data, onlySession(t, data).ID)
+	s, _, err := transcript.Open(data, onlySession(t, data).ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 )
 
 // onlySession returns the one session under data.
-func onlySession(t *testing.T, data string) session.Summary {
+func onlySession(t *testing.T, data string) transcript.Summary {
 	t.Helper()
-	list, err := session.List(data)
+	list, err := transcript.List(data)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions: %+v %v", list, err)
 	}
@@ -48,7 +48,7 @@ func TestResumeRefusesARunningSession(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("resume of a running session: %v; want %q", err, want)
 	}
-	if after := onlySession(t, data); after.Status != session.StatusRunning || !after.Updated.Equal(before.Updated) {
+	if after := onlySession(t, data); after.Status != transcript.StatusRunning || !after.Updated.Equal(before.Updated) {
 		t.Errorf("the refused resume changed the session: %+v, was %+v", after, before)
 	}
 }
@@ -67,26 +67,26 @@ func TestResumeRefusesWhatCannotBeResumed(t *testing.T) {
 		{"killed before its first record", func(t *testing.T, data, ws, _ string) string {
 			// What a run leaves when killed between creating its session
 			// and recording the task: a titled, running, empty session.
-			s, err := session.Create(data, ws)
+			s, err := transcript.Create(data, ws)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.SetSummary(func(sum *session.Summary) { sum.Title = "lost task" }); err != nil {
+			if err := s.SetSummary(func(sum *transcript.Summary) { sum.Title = "lost task" }); err != nil {
 				t.Fatal(err)
 			}
 			s.Close()
 			return s.ID()
-		}, []string{"nothing to resume", `"lost task"`}, session.StatusInterrupted},
+		}, []string{"nothing to resume", `"lost task"`}, transcript.StatusInterrupted},
 		{"emptied transcript", func(t *testing.T, data, ws, url string) string {
 			if _, err := run(t, data, nil, "run", "--base-url", url, "--model", "m", "--workspace", ws, "first"); err != nil {
 				t.Fatal(err)
 			}
 			id := onlySession(t, data).ID
-			if err := os.Truncate(filepath.Join(session.SessionsDir(data), id, session.RawFile), 0); err != nil {
+			if err := os.Truncate(filepath.Join(transcript.Dir(data), id, transcript.RawFile), 0); err != nil {
 				t.Fatal(err)
 			}
 			return id
-		}, []string{"raw.jsonl is empty but summary.json records 2 messages", "nothing was changed"}, session.StatusDone},
+		}, []string{"raw.jsonl is empty but summary.json records 2 messages", "nothing was changed"}, transcript.StatusDone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestResumeUnknownSession(t *testing.T) {
 	runEnv(t)
 	data := t.TempDir()
 	_, err := run(t, data, nil, "run", "--resume", "nosuchid", "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--workspace", t.TempDir())
-	want := "no session nosuchid in " + session.SessionsDir(data) + "; kws sessions ls lists them"
+	want := "no transcript nosuchid in " + transcript.Dir(data) + "; kws transcripts ls lists them"
 	if err == nil || err.Error() != want {
 		t.Fatalf("resume of an unknown id: %v; want %q", err, want)
 	}

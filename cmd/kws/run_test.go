@@ -14,7 +14,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 )
 
 // TestMain lets the test binary run kws itself as a child process:
@@ -69,11 +69,11 @@ func TestRunStreamsAnswerAndKeepsKeyOffDisk(t *testing.T) {
 		}
 		return nil
 	})
-	list, err := session.List(data)
+	list, err := transcript.List(data)
 	if err != nil || len(list) != 1 || list[0].Status != "done" || list[0].Messages != 2 {
 		t.Fatalf("sessions: %+v %v", list, err)
 	}
-	raw, _ := os.ReadFile(filepath.Join(session.SessionsDir(data), list[0].ID, "run.json"))
+	raw, _ := os.ReadFile(filepath.Join(transcript.Dir(data), list[0].ID, "run.json"))
 	if !strings.Contains(string(raw), `"gpt-4o-mini"`) || !strings.Contains(string(raw), `"context_window"`) {
 		t.Fatalf("run.json lacks the active profile: %s", raw)
 	}
@@ -184,7 +184,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	}
 	child.Process.Signal(syscall.SIGKILL)
 	child.Wait()
-	list, err := session.List(data)
+	list, err := transcript.List(data)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions after kill: %+v %v", list, err)
 	}
@@ -194,7 +194,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err != nil || !strings.Contains(out, "resumed and finished") {
 		t.Fatalf("resume: %q %v", out, err)
 	}
-	s, _, err := session.Open(data, id)
+	s, _, err := transcript.Open(data, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/agent/provider"
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/memory"
 )
 
@@ -36,11 +36,11 @@ func TestMemoryAddRefusesSecrets(t *testing.T) {
 	}
 }
 
-// TestSessionsListHidesSecretTitles: issue 10 saw kws sessions ls show an
+// TestSessionsListHidesSecretTitles: issue 10 saw kws transcripts ls show an
 // AWS key in a title.
 func TestSessionsListHidesSecretTitles(t *testing.T) {
 	data := t.TempDir()
-	s, err := session.Create(data, t.TempDir())
+	s, err := transcript.Create(data, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func newSession(st *app.Stores, spec server.SessionSpec) (server.Session, error)
 
 // serverCommands are the commands a running server runs for its clients,
 // on its open vault and memory.
-var serverCommands = map[string]bool{"vault": true, "memory": true, "sessions": true, "run": true,
+var serverCommands = map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true,
 	"list-panes": true, "select-layout": true, "select-pane": true, "split-window": true, "send-keys": true,
 	"capture-pane": true, "display-message": true}
 
@@ -108,7 +108,7 @@ func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root.SetOut(r.Stdout)
 	root.SetErr(r.Stderr)
 	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] && c.CommandPath() != "kws mcp serve" {
-		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, sessions, run, mcp serve and the tmux verbs")
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, transcripts, run, mcp serve and the tmux verbs")
 		return 2
 	}
 	err := root.ExecuteContext(r.Ctx)

@@ -8,19 +8,24 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kwsdev/kws/agent/session"
+	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/internal/human"
 )
 
-func newSessionsCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "sessions", Short: "Agent sessions in the data dir"}
+// newTranscriptsCmd is kws transcripts: the agents' transcripts (their
+// conversations on disk, DATA/sessions/ID), which kws run --resume
+// continues. "sessions", its old name, stays an alias for a release; a
+// session is the tmux sense (kws ls).
+func newTranscriptsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "transcripts", Aliases: []string{"sessions"},
+		Short: "Agent transcripts in the data dir (kws sessions is the old name)"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "ls",
-		Short: "List sessions, newest first (resume one with kws run --resume ID)",
+		Short: "List transcripts, newest first (continue one with kws run --resume ID)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list, err := session.List(g.dataDir)
+			list, err := transcript.List(g.dataDir)
 			if err != nil {
 				return err
 			}
@@ -35,7 +40,7 @@ func newSessionsCmd(g *globals) *cobra.Command {
 				enc := json.NewEncoder(w)
 				for _, s := range list {
 					row := struct {
-						session.Summary
+						transcript.Summary
 						Owner *app.Owner `json:"owner,omitempty"`
 					}{Summary: s}
 					if o, ok := owners[s.ID]; ok {
@@ -51,8 +56,8 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			fmt.Fprintln(tw, "ID\tSTATUS\tAGENT\tMESSAGES\tCALLS\tUPDATED\tTITLE")
 			for _, s := range list {
 				status, agent := s.Status, "-"
-				if status == session.StatusRunning && !session.Held(g.dataDir, s.ID) {
-					status = session.StatusInterrupted
+				if status == transcript.StatusRunning && !transcript.Held(g.dataDir, s.ID) {
+					status = transcript.StatusInterrupted
 				}
 				if o, ok := owners[s.ID]; ok {
 					status, agent = o.State, o.Session+"/"+o.Agent

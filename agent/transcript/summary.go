@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"github.com/kwsdev/kws/secrets"
 )
 
-// Session statuses. StatusCorrupt is only reported by List, for a session
+// Transcript statuses. StatusCorrupt is only reported by List, for a session
 // whose summary.json cannot be read.
 const (
 	StatusRunning     = "running"
@@ -68,7 +68,7 @@ type Totals struct {
 // LastError or Title) and atomically rewrites summary.json; call it after
 // each turn. The id, creation time and counters stay the session's, and
 // Updated is set to now. On error the summary is left unchanged.
-func (s *Session) SetSummary(edit func(*Summary)) error {
+func (s *Transcript) SetSummary(edit func(*Summary)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -81,7 +81,7 @@ func (s *Session) SetSummary(edit func(*Summary)) error {
 	switch sum.Status {
 	case StatusRunning, StatusDone, StatusError, StatusInterrupted:
 	default:
-		return fmt.Errorf("session: unknown status %q", sum.Status)
+		return fmt.Errorf("transcript: unknown status %q", sum.Status)
 	}
 	sum.Updated = time.Now().UTC()
 	if err := writeJSONAtomic(filepath.Join(s.dir, SummaryFile), sum); err != nil {
@@ -95,7 +95,7 @@ func (s *Session) SetSummary(edit func(*Summary)) error {
 // Totals) and atomically rewrites run.json. The id and start time stay
 // the session's, and Updated is set to now. On error the run record is
 // left unchanged.
-func (s *Session) SetRun(edit func(*Run)) error {
+func (s *Transcript) SetRun(edit func(*Run)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -116,13 +116,13 @@ func (s *Session) SetRun(edit func(*Run)) error {
 // first. Folders without summary.json are skipped; an unreadable one is
 // listed with status corrupt and the reason in LastError.
 func List(dataDir string) ([]Summary, error) {
-	root := SessionsDir(dataDir)
+	root := Dir(dataDir)
 	entries, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("session: list %s: %w", root, err)
+		return nil, fmt.Errorf("transcript: list %s: %w", root, err)
 	}
 	var out []Summary
 	for _, e := range entries {
@@ -154,7 +154,7 @@ func List(dataDir string) ([]Summary, error) {
 }
 
 // redact removes secrets from the summary's free text: its title and last
-// error are listed in plain text (kws sessions ls), and a summary written
+// error are listed in plain text (kws transcripts ls), and a summary written
 // before titles were redacted may still hold one.
 func (sum *Summary) redact() {
 	sum.Title = secrets.Redact(sum.Title)

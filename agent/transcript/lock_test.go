@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bytes"
@@ -37,10 +37,10 @@ func assertUnchanged(t *testing.T, dir string, before map[string][]byte) {
 	}
 }
 
-// TestOpenRefusesARunningSession opens a session that is still open: Open
+// TestOpenRefusesARunningTranscript opens a session that is still open: Open
 // fails at once naming the holder's pid, and the session is left running
 // with every file as it was. Once the holder closes it, Open works.
-func TestOpenRefusesARunningSession(t *testing.T) {
+func TestOpenRefusesARunningTranscript(t *testing.T) {
 	data := t.TempDir()
 	s := mustCreate(t, data)
 	if err := s.AppendMessage(provider.Message{Role: "user", Content: "hi"}); err != nil {
@@ -88,7 +88,7 @@ func TestOpenRefusesALostTranscript(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := t.TempDir()
-			s, raw := closedSession(t, data, 6)
+			s, raw := closedTranscript(t, data, 6)
 			path := filepath.Join(s.Dir(), RawFile)
 			if err := os.WriteFile(path, tt.cut(raw), 0o600); err != nil {
 				t.Fatal(err)
@@ -115,9 +115,9 @@ func firstLines(b []byte, n int) []byte {
 	return b[:end]
 }
 
-func TestOpenUnknownSession(t *testing.T) {
-	if _, _, err := Open(t.TempDir(), "20260101-000000-abcdef"); err == nil || !strings.Contains(err.Error(), "no session 20260101-000000-abcdef") {
-		t.Fatalf("Open of a missing session = %v", err)
+func TestOpenUnknownTranscript(t *testing.T) {
+	if _, _, err := Open(t.TempDir(), "20260101-000000-abcdef"); err == nil || !strings.Contains(err.Error(), "no transcript 20260101-000000-abcdef") {
+		t.Fatalf("Open of a missing transcript = %v", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ const tempSuffix = ".tmp"
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("session: %w", err)
+		return fmt.Errorf("transcript: %w", err)
 	}
 	if err := decodeJSON(data, v); err != nil {
-		return fmt.Errorf("session: %s: %w", path, err)
+		return fmt.Errorf("transcript: %s: %w", path, err)
 	}
 	return nil
 }
@@ -30,7 +30,7 @@ func readJSON(path string, v any) error {
 func writeJSONAtomic(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("session: encode %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("transcript: encode %s: %w", filepath.Base(path), err)
 	}
 	return writeFileAtomic(path, append(data, '\n'))
 }
@@ -51,7 +51,7 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	f, err := os.CreateTemp(dir, "."+base+".*"+tempSuffix)
 	if err != nil {
-		return fmt.Errorf("session: write %s: %w", path, err)
+		return fmt.Errorf("transcript: write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -61,19 +61,19 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err := f.Chmod(0o600); err != nil {
-		return fmt.Errorf("session: write %s: %w", path, err)
+		return fmt.Errorf("transcript: write %s: %w", path, err)
 	}
 	if err := write(f); err != nil {
-		return fmt.Errorf("session: write %s: %w", path, err)
+		return fmt.Errorf("transcript: write %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("session: sync %s: %w", tmp, err)
+		return fmt.Errorf("transcript: sync %s: %w", tmp, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("session: close %s: %w", tmp, err)
+		return fmt.Errorf("transcript: close %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("session: replace %s: %w", path, err)
+		return fmt.Errorf("transcript: replace %s: %w", path, err)
 	}
 	return syncDir(filepath.Clean(dir))
 }
@@ -83,14 +83,14 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("session: open %s: %w", dir, err)
+		return fmt.Errorf("transcript: open %s: %w", dir, err)
 	}
 	err = d.Sync()
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("session: sync %s: %w", dir, err)
+		return fmt.Errorf("transcript: sync %s: %w", dir, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bufio"
@@ -39,15 +39,15 @@ func (r Recovery) Clean() bool {
 // ErrDamaged is matched (errors.Is) by the error Open returns when the
 // transcript holds fewer messages than summary.json records: records that
 // were acknowledged are gone, so the session is not resumed.
-var ErrDamaged = errors.New("session: transcript damaged")
+var ErrDamaged = errors.New("transcript: damaged")
 
-// ErrNoSession is matched (errors.Is) by the error Open returns when
+// ErrNotFound is matched (errors.Is) by the error Open returns when
 // DATA/sessions holds no session with the id: no folder of that name, or
 // a folder without the summary.json every created session has.
-var ErrNoSession = errors.New("no such session")
+var ErrNotFound = errors.New("no such transcript")
 
 // Open resumes session id under dataDir; an id dataDir holds no session
-// of is ErrNoSession. It takes the session's lock
+// of is ErrNotFound. It takes the session's lock
 // first, so a session another process has open fails with a *RunningError
 // before anything is touched. It then reads the whole transcript, cuts a
 // torn or corrupt last line off raw.jsonl and sent.jsonl (reported in the
@@ -56,26 +56,26 @@ var ErrNoSession = errors.New("no such session")
 // error naming the line, and a transcript holding fewer messages than
 // summary.json records is ErrDamaged; both leave every file as it was:
 // records are never dropped silently.
-func Open(dataDir, id string) (*Session, Recovery, error) {
+func Open(dataDir, id string) (*Transcript, Recovery, error) {
 	var rec Recovery
 	if !validID(id) {
-		return nil, rec, fmt.Errorf("session: invalid id %q", id)
+		return nil, rec, fmt.Errorf("transcript: invalid id %q", id)
 	}
-	dir := filepath.Join(SessionsDir(dataDir), id)
+	dir := filepath.Join(Dir(dataDir), id)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, rec, fmt.Errorf("session: %w", err)
+			return nil, rec, fmt.Errorf("transcript: %w", err)
 		}
-		return nil, rec, noSession(dataDir, id)
+		return nil, rec, noTranscript(dataDir, id)
 	}
-	s := &Session{id: id, dir: dir}
+	s := &Transcript{id: id, dir: dir}
 	var err error
 	if s.lock, err = lockDir(dir, id); err != nil {
 		return nil, rec, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); errors.Is(err, fs.ErrNotExist) {
 		s.closeFiles()
-		return nil, rec, noSession(dataDir, id)
+		return nil, rec, noTranscript(dataDir, id)
 	}
 	if err := s.open(&rec); err != nil {
 		s.closeFiles()
@@ -84,14 +84,14 @@ func Open(dataDir, id string) (*Session, Recovery, error) {
 	return s, rec, nil
 }
 
-// noSession is the error for opening id when dataDir holds no such
-// session; it matches ErrNoSession.
-func noSession(dataDir, id string) error {
-	return fmt.Errorf("session: no session %s in %s (kws sessions ls lists them): %w", id, SessionsDir(dataDir), ErrNoSession)
+// noTranscript is the error for opening id when dataDir holds no such
+// session; it matches ErrNotFound.
+func noTranscript(dataDir, id string) error {
+	return fmt.Errorf("transcript: no transcript %s in %s (kws transcripts ls lists them): %w", id, Dir(dataDir), ErrNotFound)
 }
 
 // open reads and repairs the session's files once its lock is held.
-func (s *Session) open(rec *Recovery) error {
+func (s *Transcript) open(rec *Recovery) error {
 	if err := readJSON(filepath.Join(s.dir, SummaryFile), &s.sum); err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *Session) open(rec *Recovery) error {
 	recorded := s.sum.Messages
 	var err error
 	if s.raw, err = os.OpenFile(filepath.Join(s.dir, RawFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
-		return fmt.Errorf("session: open transcript: %w", err)
+		return fmt.Errorf("transcript: open transcript: %w", err)
 	}
 	tail, err := s.readRaw()
 	if err != nil {
@@ -125,7 +125,7 @@ func (s *Session) open(rec *Recovery) error {
 	}
 	removeStaleTemps(s.dir)
 	if s.sent, err = os.OpenFile(filepath.Join(s.dir, SentFile), os.O_RDWR|os.O_APPEND, 0); err != nil {
-		return fmt.Errorf("session: open call log: %w", err)
+		return fmt.Errorf("transcript: open call log: %w", err)
 	}
 	if err := s.readSentTail(rec); err != nil {
 		return err
@@ -147,7 +147,7 @@ func (s *Session) open(rec *Recovery) error {
 // readRaw loads every record of raw.jsonl. A bad last line is not cut
 // yet: it is returned (Offset, Line and Reason set) for open to cut once
 // the transcript has been checked against the summary.
-func (s *Session) readRaw() (*Truncation, error) {
+func (s *Transcript) readRaw() (*Truncation, error) {
 	r := bufio.NewReaderSize(s.raw, 64<<10)
 	var off int64
 	var tail *Truncation
@@ -157,7 +157,7 @@ func (s *Session) readRaw() (*Truncation, error) {
 			break
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("session: read %s: %w", s.raw.Name(), err)
+			return nil, fmt.Errorf("transcript: read %s: %w", s.raw.Name(), err)
 		}
 		rc, derr := decodeRecord(line, s.seq+1)
 		if err == io.EOF && derr == nil {
@@ -165,7 +165,7 @@ func (s *Session) readRaw() (*Truncation, error) {
 		}
 		if derr != nil {
 			if _, perr := r.Peek(1); perr != io.EOF {
-				return nil, fmt.Errorf("session: %s line %d: %w", s.raw.Name(), lineNo, derr)
+				return nil, fmt.Errorf("transcript: %s line %d: %w", s.raw.Name(), lineNo, derr)
 			}
 			tail = &Truncation{File: RawFile, Line: lineNo, Offset: off, Reason: derr.Error()}
 			break
@@ -201,16 +201,16 @@ func decodeRecord(line []byte, want int) (Record, error) {
 // readSentTail checks the last line of sent.jsonl, cutting it off when
 // torn, and takes the call counter from the last good line. Earlier lines
 // are not read: the log grows with every call and only its tail can tear.
-func (s *Session) readSentTail(rec *Recovery) error {
+func (s *Transcript) readSentTail(rec *Recovery) error {
 	fi, err := s.sent.Stat()
 	if err != nil {
-		return fmt.Errorf("session: stat call log: %w", err)
+		return fmt.Errorf("transcript: stat call log: %w", err)
 	}
 	size := fi.Size()
 	for size > 0 {
 		start, line, err := lastLine(s.sent, size)
 		if err != nil {
-			return fmt.Errorf("session: read %s: %w", s.sent.Name(), err)
+			return fmt.Errorf("transcript: read %s: %w", s.sent.Name(), err)
 		}
 		var c SentCall
 		derr := json.Unmarshal(line, &c)
@@ -222,7 +222,7 @@ func (s *Session) readSentTail(rec *Recovery) error {
 			break
 		}
 		if len(rec.Truncated) > 0 && rec.Truncated[len(rec.Truncated)-1].File == SentFile {
-			return fmt.Errorf("session: %s: line before the torn tail is corrupt too: %w", s.sent.Name(), derr)
+			return fmt.Errorf("transcript: %s: line before the torn tail is corrupt too: %w", s.sent.Name(), derr)
 		}
 		t, terr := truncateTail(s.sent, SentFile, start, 0, derr)
 		if terr != nil {
@@ -263,13 +263,13 @@ func lastLine(f *os.File, size int64) (int64, []byte, error) {
 func truncateTail(f *os.File, name string, off int64, lineNo int, why error) (Truncation, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return Truncation{}, fmt.Errorf("session: stat %s: %w", f.Name(), err)
+		return Truncation{}, fmt.Errorf("transcript: stat %s: %w", f.Name(), err)
 	}
 	if err := f.Truncate(off); err != nil {
-		return Truncation{}, fmt.Errorf("session: truncate %s: %w", f.Name(), err)
+		return Truncation{}, fmt.Errorf("transcript: truncate %s: %w", f.Name(), err)
 	}
 	if err := f.Sync(); err != nil {
-		return Truncation{}, fmt.Errorf("session: sync %s: %w", f.Name(), err)
+		return Truncation{}, fmt.Errorf("transcript: sync %s: %w", f.Name(), err)
 	}
 	return Truncation{File: name, Line: lineNo, Offset: off, Bytes: fi.Size() - off, Reason: why.Error()}, nil
 }

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bytes"
@@ -14,14 +14,14 @@ import (
 
 // threeMessages creates a closed session holding messages m1, m2, m3 and
 // returns it with the bytes of its raw.jsonl.
-func threeMessages(t *testing.T, data string) (*Session, []byte) {
+func threeMessages(t *testing.T, data string) (*Transcript, []byte) {
 	t.Helper()
-	return closedSession(t, data, 3)
+	return closedTranscript(t, data, 3)
 }
 
-// closedSession creates a closed session holding messages m1…mN and
+// closedTranscript creates a closed session holding messages m1…mN and
 // returns it with the bytes of its raw.jsonl.
-func closedSession(t *testing.T, data string, n int) (*Session, []byte) {
+func closedTranscript(t *testing.T, data string, n int) (*Transcript, []byte) {
 	t.Helper()
 	s := mustCreate(t, data)
 	for i := 1; i <= n; i++ {

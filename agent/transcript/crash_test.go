@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bufio"
@@ -100,7 +100,7 @@ func TestAckedRecordsSurviveSIGKILL(t *testing.T) {
 
 	// A kill may or may not land inside a write; append a torn fragment
 	// so that the torn-tail path always runs.
-	raw := filepath.Join(SessionsDir(data), id, RawFile)
+	raw := filepath.Join(Dir(data), id, RawFile)
 	f, err := os.OpenFile(raw, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ type SentCall struct {
 
 // AppendMessage appends m to the transcript and returns once it is on
 // disk. The first user message with text also becomes the summary title.
-func (s *Session) AppendMessage(m provider.Message) error {
+func (s *Transcript) AppendMessage(m provider.Message) error {
 	if m.Role == "" {
 		return errors.New("session: append message: empty role")
 	}
@@ -76,7 +76,7 @@ func (s *Session) AppendMessage(m provider.Message) error {
 
 // AppendEvent appends an event of type typ whose data is data encoded as
 // JSON (nil for none) and returns once it is on disk.
-func (s *Session) AppendEvent(typ string, data any) error {
+func (s *Transcript) AppendEvent(typ string, data any) error {
 	if typ == "" {
 		return errors.New("session: append event: empty type")
 	}
@@ -84,7 +84,7 @@ func (s *Session) AppendEvent(typ string, data any) error {
 	if data != nil {
 		raw, err := json.Marshal(data)
 		if err != nil {
-			return fmt.Errorf("session: encode %s event: %w", typ, err)
+			return fmt.Errorf("transcript: encode %s event: %w", typ, err)
 		}
 		ev.Data = raw
 	}
@@ -103,7 +103,7 @@ func (s *Session) AppendEvent(typ string, data any) error {
 
 // RecordCall appends c to sent.jsonl and returns once it is on disk. It
 // numbers the call (overwriting c.Call) and stamps c.Time when zero.
-func (s *Session) RecordCall(c SentCall) error {
+func (s *Transcript) RecordCall(c SentCall) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(); err != nil {
@@ -124,7 +124,7 @@ func (s *Session) RecordCall(c SentCall) error {
 
 // noteMessage updates the in-memory transcript and summary after m was
 // appended or read back.
-func (s *Session) noteMessage(m provider.Message) {
+func (s *Transcript) noteMessage(m provider.Message) {
 	s.msgs = append(s.msgs, m)
 	s.sum.Messages = len(s.msgs)
 	if s.sum.Title == "" && m.Role == "user" {
@@ -136,19 +136,19 @@ func (s *Session) noteMessage(m provider.Message) {
 // appendLine writes v as one JSON line to f and fsyncs it. A failed write
 // is cut back off the file so the next line starts clean; a failed fsync
 // leaves the file's state unknown, so it makes the session unusable.
-func (s *Session) appendLine(f *os.File, size *int64, v any) error {
+func (s *Transcript) appendLine(f *os.File, size *int64, v any) error {
 	line, err := encodeLine(v)
 	if err != nil {
-		return fmt.Errorf("session: encode record: %w", err)
+		return fmt.Errorf("transcript: encode record: %w", err)
 	}
 	if _, err := f.Write(line); err != nil {
 		if terr := f.Truncate(*size); terr != nil {
-			s.err = fmt.Errorf("session: %s unusable after a failed write: %w", f.Name(), terr)
+			s.err = fmt.Errorf("transcript: %s unusable after a failed write: %w", f.Name(), terr)
 		}
-		return fmt.Errorf("session: write %s: %w", f.Name(), err)
+		return fmt.Errorf("transcript: write %s: %w", f.Name(), err)
 	}
 	if err := f.Sync(); err != nil {
-		s.err = fmt.Errorf("session: %s unusable after a failed fsync: %w", f.Name(), err)
+		s.err = fmt.Errorf("transcript: %s unusable after a failed fsync: %w", f.Name(), err)
 		return s.err
 	}
 	*size += int64(len(line))

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ const LockFile = "lock"
 
 // ErrRunning is matched (errors.Is) by the error Open returns when another
 // process has the session open.
-var ErrRunning = errors.New("session: running in another process")
+var ErrRunning = errors.New("transcript: running in another process")
 
 // RunningError is the error of Open for a session another process has
 // open. Nothing in the session was changed.
@@ -45,7 +45,7 @@ func lockDir(dir, id string) (*os.File, error) {
 	path := filepath.Join(dir, LockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("session: lock %s: %w", id, err)
+		return nil, fmt.Errorf("transcript: lock %s: %w", id, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		pid := readPID(f)
@@ -53,7 +53,7 @@ func lockDir(dir, id string) (*os.File, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &RunningError{ID: id, PID: pid}
 		}
-		return nil, fmt.Errorf("session: lock %s: %w", path, err)
+		return nil, fmt.Errorf("transcript: lock %s: %w", path, err)
 	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
 	err = f.Truncate(0)
@@ -62,7 +62,7 @@ func lockDir(dir, id string) (*os.File, error) {
 	}
 	if err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("session: lock %s: %w", path, err)
+		return nil, fmt.Errorf("transcript: lock %s: %w", path, err)
 	}
 	return f, nil
 }
@@ -71,7 +71,7 @@ func lockDir(dir, id string) (*os.File, error) {
 // lock now: a session whose summary says running but whose lock is free
 // was cut short (its process died) and can be resumed.
 func Held(dataDir, id string) bool {
-	f, err := os.Open(filepath.Join(SessionsDir(dataDir), id, LockFile))
+	f, err := os.Open(filepath.Join(Dir(dataDir), id, LockFile))
 	if err != nil {
 		return false
 	}

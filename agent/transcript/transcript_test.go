@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 )
 
-func mustCreate(t *testing.T, dataDir string) *Session {
+func mustCreate(t *testing.T, dataDir string) *Transcript {
 	t.Helper()
 	s, err := Create(dataDir, "/ws")
 	if err != nil {
@@ -24,7 +24,7 @@ func mustCreate(t *testing.T, dataDir string) *Session {
 	return s
 }
 
-func mustOpen(t *testing.T, dataDir, id string) (*Session, Recovery) {
+func mustOpen(t *testing.T, dataDir, id string) (*Transcript, Recovery) {
 	t.Helper()
 	s, rec, err := Open(dataDir, id)
 	if err != nil {
@@ -34,7 +34,7 @@ func mustOpen(t *testing.T, dataDir, id string) (*Session, Recovery) {
 	return s, rec
 }
 
-func readSummaryFile(t *testing.T, s *Session) Summary {
+func readSummaryFile(t *testing.T, s *Transcript) Summary {
 	t.Helper()
 	var sum Summary
 	if err := readJSON(filepath.Join(s.Dir(), SummaryFile), &sum); err != nil {
@@ -175,7 +175,7 @@ func TestMessagesIsACopy(t *testing.T) {
 	}
 }
 
-func TestClosedSession(t *testing.T) {
+func TestClosedTranscript(t *testing.T) {
 	s := mustCreate(t, t.TempDir())
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -206,11 +206,11 @@ func TestOpenRejectsBadIDs(t *testing.T) {
 	}
 }
 
-// TestOpenMissingIsErrNoSession opens ids that name no session: no folder,
+// TestOpenMissingIsErrNotFound opens ids that name no session: no folder,
 // a file where the folder would be, and a folder without summary.json.
-func TestOpenMissingIsErrNoSession(t *testing.T) {
+func TestOpenMissingIsErrNotFound(t *testing.T) {
 	data := t.TempDir()
-	sessions := SessionsDir(data)
+	sessions := Dir(data)
 	if err := os.MkdirAll(filepath.Join(sessions, "empty"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +219,8 @@ func TestOpenMissingIsErrNoSession(t *testing.T) {
 	}
 	for _, id := range []string{"20260101-000000-abcdef", "empty", "file"} {
 		_, _, err := Open(data, id)
-		if !errors.Is(err, ErrNoSession) || !strings.Contains(err.Error(), "no session "+id+" in "+sessions) {
-			t.Errorf("Open(%q) = %v, want ErrNoSession naming %s", id, err, sessions)
+		if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no transcript "+id+" in "+sessions) {
+			t.Errorf("Open(%q) = %v, want ErrNotFound naming %s", id, err, sessions)
 		}
 	}
 }

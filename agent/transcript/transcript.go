@@ -10,11 +10,11 @@
 // run.json are replaced atomically (temp file, fsync, rename), so readers
 // see either the old or the new version, never a mix.
 //
-// A Session is safe for concurrent use by goroutines of one process. Only
-// one open Session may write a session folder: Create and Open take an
+// A Transcript is safe for concurrent use by goroutines of one process. Only
+// one open Transcript may write a session folder: Create and Open take an
 // exclusive lock on its LockFile, and Open of a session open elsewhere
 // fails with a *RunningError before changing anything.
-package session
+package transcript
 
 import (
 	"crypto/rand"
@@ -39,15 +39,15 @@ const (
 	RunFile     = "run.json"
 )
 
-// ErrClosed is returned by every method of a Session after Close.
-var ErrClosed = errors.New("session: closed")
+// ErrClosed is returned by every method of a Transcript after Close.
+var ErrClosed = errors.New("transcript: closed")
 
 // idTimeLayout is the time prefix of a session id; ids sort by creation.
 const idTimeLayout = "20060102-150405"
 
-// Session is one open conversation record. Create or Open returns it;
+// Transcript is one open conversation record. Create or Open returns it;
 // Close releases its files.
-type Session struct {
+type Transcript struct {
 	mu       sync.Mutex
 	id       string
 	dir      string
@@ -79,18 +79,18 @@ func newID(t time.Time) string {
 	return t.UTC().Format(idTimeLayout) + "-" + hex.EncodeToString(b[:])
 }
 
-// SessionsDir returns the folder holding every session under dataDir.
-func SessionsDir(dataDir string) string {
+// Dir returns the folder holding every session under dataDir.
+func Dir(dataDir string) string {
 	return filepath.Join(dataDir, "sessions")
 }
 
 // Create starts a new session under dataDir for the given workspace: it
 // makes the folder, the empty transcripts, and a summary with status
 // running.
-func Create(dataDir, workspace string) (*Session, error) {
-	root := SessionsDir(dataDir)
+func Create(dataDir, workspace string) (*Transcript, error) {
+	root := Dir(dataDir)
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, fmt.Errorf("session: create %s: %w", root, err)
+		return nil, fmt.Errorf("transcript: create %s: %w", root, err)
 	}
 	var id, dir string
 	for attempt := 0; ; attempt++ {
@@ -101,7 +101,7 @@ func Create(dataDir, workspace string) (*Session, error) {
 			break
 		}
 		if !errors.Is(err, os.ErrExist) || attempt == 4 {
-			return nil, fmt.Errorf("session: create %s: %w", dir, err)
+			return nil, fmt.Errorf("transcript: create %s: %w", dir, err)
 		}
 	}
 	s, err := create(id, dir, workspace)
@@ -118,9 +118,9 @@ func Create(dataDir, workspace string) (*Session, error) {
 	return s, nil
 }
 
-func create(id, dir, workspace string) (*Session, error) {
+func create(id, dir, workspace string) (*Transcript, error) {
 	now := time.Now().UTC()
-	s := &Session{id: id, dir: dir}
+	s := &Transcript{id: id, dir: dir}
 	s.sum = Summary{ID: id, Created: now, Updated: now, Status: StatusRunning}
 	s.run = Run{ID: id, Workspace: workspace, Started: now, Updated: now}
 	var err error
@@ -152,7 +152,7 @@ func create(id, dir, workspace string) (*Session, error) {
 func createLog(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("session: create %s: %w", path, err)
+		return nil, fmt.Errorf("transcript: create %s: %w", path, err)
 	}
 	return f, nil
 }
@@ -165,13 +165,13 @@ func validID(id string) bool {
 }
 
 // ID returns the session id.
-func (s *Session) ID() string { return s.id }
+func (s *Transcript) ID() string { return s.id }
 
 // Dir returns the session folder.
-func (s *Session) Dir() string { return s.dir }
+func (s *Transcript) Dir() string { return s.dir }
 
 // Messages returns a copy of the transcript's messages in order.
-func (s *Session) Messages() []provider.Message {
+func (s *Transcript) Messages() []provider.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]provider.Message, len(s.msgs))
@@ -183,14 +183,14 @@ func (s *Session) Messages() []provider.Message {
 
 // Summary returns the session's current summary, including counters not
 // yet written to summary.json.
-func (s *Session) Summary() Summary {
+func (s *Transcript) Summary() Summary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sum
 }
 
 // Run returns the session's current run record.
-func (s *Session) Run() Run {
+func (s *Transcript) Run() Run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.run
@@ -199,7 +199,7 @@ func (s *Session) Run() Run {
 // Close writes summary.json if its counters changed since the last write
 // (leaving the status as it is) and closes the transcript files. Closing
 // twice is harmless.
-func (s *Session) Close() error {
+func (s *Transcript) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -217,12 +217,12 @@ func (s *Session) Close() error {
 	return errors.Join(err, s.closeFiles())
 }
 
-func (s *Session) closeFiles() error {
+func (s *Transcript) closeFiles() error {
 	var errs []error
 	for _, f := range []*os.File{s.raw, s.sent, s.lock} {
 		if f != nil {
 			if err := f.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("session: close %s: %w", f.Name(), err))
+				errs = append(errs, fmt.Errorf("transcript: close %s: %w", f.Name(), err))
 			}
 		}
 	}
@@ -230,7 +230,7 @@ func (s *Session) closeFiles() error {
 }
 
 // usable returns why the session cannot be written, or nil.
-func (s *Session) usable() error {
+func (s *Transcript) usable() error {
 	if s.closed {
 		return ErrClosed
 	}

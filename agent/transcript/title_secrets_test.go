@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"path/filepath"
@@ -8,7 +8,7 @@ import (
 	"github.com/kwsdev/kws/agent/provider"
 )
 
-// TestTitlesHoldNoSecrets: issue 10 saw kws sessions ls show an AWS key
+// TestTitlesHoldNoSecrets: issue 10 saw kws transcripts ls show an AWS key
 // in a title. A title is made from the first user message with its
 // secrets redacted, and a summary written before that (or edited with a
 // secret) is redacted when listed or opened.

@@ -1,4 +1,4 @@
-package session
+package transcript
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 func writeSummary(t *testing.T, data, id, content string) {
 	t.Helper()
-	dir := filepath.Join(SessionsDir(data), id)
+	dir := filepath.Join(Dir(data), id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestList(t *testing.T) {
 	writeSummary(t, data, "20010301-000000-cccccc", `{"created":"2001-03-01T00:00:00Z","status":"done"}`)
 	writeSummary(t, data, "20010201-000000-dddddd", `{"created": 2026`)
 	writeSummary(t, data, "20010401-000000-eeeeee", "")
-	if err := os.WriteFile(filepath.Join(SessionsDir(data), "stray.txt"), nil, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(Dir(data), "stray.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	live := mustCreate(t, data)
