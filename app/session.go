@@ -33,26 +33,28 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	unlisten := w.unlisten
 	w.unlisten = func() { unlisten(); unregister() }
 	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
-	cfg := w.AppConfig()
-	cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
-	// A session the server journaled comes back as it was: its layout,
-	// its agents on their sessions, its shells in their directories.
-	if saved := parseSessionState(spec.Journal, st.log); saved != nil {
-		cfg.Restore, w.seedStats = &saved.Layout, saved.Stats
-	}
 	s := &serverSession{w: w}
-	cfg.OnLayoutChange = func() { s.journal.changed() }
-	if s.app, err = ui.New(cfg); err != nil {
+	s.app, err = w.Start(ui.New, func(cfg *ui.Config) {
+		cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
+		// A session the server journaled comes back as it was: its
+		// layout, its agents on their sessions, its shells in their
+		// directories.
+		if saved := parseSessionState(spec.Journal, st.log); saved != nil {
+			cfg.Restore, w.seedStats = &saved.Layout, saved.Stats
+		}
+		cfg.OnLayoutChange = func() { s.journal.changed() }
+	}, func(a *ui.App) {
+		var idle func() bool
+		if spec.Clients != nil {
+			idle = func() bool { return spec.Clients() == 0 }
+		}
+		s.journal = newJournaler(a, idle, w.agentStats, spec.Save, st.log)
+		w.onChange = s.journal.changed
+	})
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	var idle func() bool
-	if spec.Clients != nil {
-		idle = func() bool { return spec.Clients() == 0 }
-	}
-	s.journal = newJournaler(s.app, idle, w.agentStats, spec.Save, st.log)
-	w.onChange = s.journal.changed
-	w.Attach(s.app)
 	s.journal.changed()
 	return s, nil
 }

@@ -91,9 +91,8 @@ type Workstation struct {
 
 // OpenWorkstation opens a workstation with stores of its own, for a
 // process without a server (the tests and the headless driver). The
-// workspace's configuration replaces o.Config. Draw it with a ui.App
-// made from AppConfig and handed to Attach; Close closes it and the
-// stores.
+// workspace's configuration replaces o.Config. Start runs it with the
+// ui.App it builds; Close closes it and the stores.
 func OpenWorkstation(o Options, f Flags) (*Workstation, error) {
 	ws, err := ResolveWorkspace(cmp.Or(f.Workspace, "."))
 	if err != nil {
@@ -167,12 +166,34 @@ func (w *Workstation) LoadSidecar() { w.st.LoadSidecar() }
 // Stores are the shared stores the workstation works on.
 func (w *Workstation) Stores() *Stores { return w.st }
 
-// Swarm is the workstation's swarm of agents, once AppConfig created it.
+// Swarm is the workstation's swarm of agents, once Start created it.
 func (w *Workstation) Swarm() *swarm.Swarm { return w.swarm }
 
-// AppConfig creates the swarm and returns the application's
+// Start makes the workstation run: it creates and starts the swarm,
+// builds the application with newApp from the configuration adjust may
+// change (a server's screen, a restored layout), lets ready see the
+// application before anything reaches it, then delivers the swarm's
+// events and the early notices to it. It returns the application; the
+// caller runs it (or a test drives it). adjust and ready may be nil.
+func (w *Workstation) Start(newApp func(ui.Config) (*ui.App, error), adjust func(*ui.Config), ready func(*ui.App)) (*ui.App, error) {
+	cfg := w.appConfig()
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	a, err := newApp(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if ready != nil {
+		ready(a)
+	}
+	w.attach(a)
+	return a, nil
+}
+
+// appConfig creates and starts the swarm and returns the application's
 // configuration.
-func (w *Workstation) AppConfig() ui.Config {
+func (w *Workstation) appConfig() ui.Config {
 	w.broker = permission.NewBroker(permission.Interactive)
 	if w.cfg.Yes {
 		w.broker = permission.NewBroker(permission.AutoAllow)
@@ -202,10 +223,10 @@ func (w *Workstation) AppConfig() ui.Config {
 		MCPStatus: w.mcpStatus}
 }
 
-// Attach starts delivering the swarm's events to app, the application
-// made from AppConfig, and shows what panes reported and the memory
+// attach starts delivering the swarm's events to app, the application
+// made from appConfig, and shows what panes reported and the memory
 // told before it existed.
-func (w *Workstation) Attach(app *ui.App) {
+func (w *Workstation) attach(app *ui.App) {
 	w.app = app
 	w.appP.Store(app)
 	w.mu.Lock()

@@ -82,12 +82,19 @@ func newWSRigOpts(t *testing.T, width, height int, withModel bool, setup func(ws
 	r.ws = w.ws
 	w.shell.Env = append(w.shell.Env, "PS1=$ ", "ENV=")
 	r.w = w
-	d, err := ui.NewDriver(w.AppConfig(), width, height)
+	var d *ui.Driver
+	_, err = w.Start(func(cfg ui.Config) (*ui.App, error) {
+		var err error
+		d, err = ui.NewDriver(cfg, width, height)
+		if err != nil {
+			return nil, err
+		}
+		return d.App, nil
+	}, nil, nil)
 	if err != nil {
 		w.Close()
 		t.Fatal(err)
 	}
-	w.Attach(d.App)
 	r.d = d
 	t.Cleanup(func() {
 		_ = d.Stop()

@@ -30,12 +30,19 @@ func openSidecarWorkstation(t *testing.T, data string) (*app.Workstation, *ui.Dr
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := ui.NewDriver(w.AppConfig(), 160, 48)
+	var d *ui.Driver
+	_, err = w.Start(func(cfg ui.Config) (*ui.App, error) {
+		var err error
+		d, err = ui.NewDriver(cfg, 160, 48)
+		if err != nil {
+			return nil, err
+		}
+		return d.App, nil
+	}, nil, nil)
 	if err != nil {
 		w.Close()
 		t.Fatal(err)
 	}
-	w.Attach(d.App)
 	w.LoadSidecar()
 	t.Cleanup(func() { _ = d.Stop(); w.Close() })
 	return w, d
