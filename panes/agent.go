@@ -50,7 +50,7 @@ type AgentPane struct {
 	entries []*entry
 	cur     *entry            // the assistant entry being streamed
 	cards   map[string]*entry // tool cards by call id
-	asks    []permission.Request
+	dialog  askQueue
 	input   *tview.InputField
 	keys    *keymap.Table
 
@@ -61,11 +61,9 @@ type AgentPane struct {
 	lastW    int
 	// shown holds the rows drawn last, for mouse clicks.
 	shown []line
-	// askAt is when the dialog in front appeared, lastKey the last key
-	// press: together they arm the dialog's keys.
-	askAt, lastKey time.Time
-	// dialogScroll is the first preview row the dialog shows.
-	dialogScroll int
+	// lastKey is the last key press: with the time the dialog in front
+	// appeared, it arms the dialog's keys.
+	lastKey time.Time
 	// total is the transcript's row count at the last draw; a scrolled
 	// view is shifted by what arrived since, so it stays put.
 	total int
@@ -199,11 +197,11 @@ func (p *AgentPane) SendTask(text string) error {
 }
 
 // NeedsYou reports whether the agent waits for the user's approval.
-func (p *AgentPane) NeedsYou() bool { return len(p.asks) > 0 }
+func (p *AgentPane) NeedsYou() bool { return p.dialog.waiting() }
 
 // Pending returns the permission requests the pane is showing.
 func (p *AgentPane) Pending() []permission.Request {
-	return append([]permission.Request(nil), p.asks...)
+	return p.dialog.list()
 }
 
 // submit sends the input line, or opens the selected ref.
@@ -266,10 +264,10 @@ const armDelay = 600 * time.Millisecond
 
 // armed reports whether the dialog's keys answer it now.
 func (p *AgentPane) armed() bool {
-	if len(p.asks) == 0 {
+	if !p.dialog.waiting() {
 		return false
 	}
-	since := p.askAt
+	since := p.dialog.at
 	if p.lastKey.After(since) {
 		since = p.lastKey
 	}
@@ -279,7 +277,7 @@ func (p *AgentPane) armed() bool {
 // showAsk starts the arming delay of the dialog now in front and redraws
 // when it arms.
 func (p *AgentPane) showAsk() {
-	p.askAt, p.dialogScroll = p.env.Time(), 0
+	p.dialog.at, p.dialog.scroll = p.env.Time(), 0
 	p.redrawAfter(armDelay)
 }
 
@@ -300,7 +298,7 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 			p.answerRestart(ev)
 			return
 		}
-		if len(p.asks) > 0 {
+		if p.dialog.waiting() {
 			if !armed {
 				p.redrawAfter(armDelay)
 			}
@@ -310,15 +308,15 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 			}
 			switch ev.Key() {
 			case tcell.KeyPgUp:
-				p.dialogScroll -= max(1, dialogRows/2)
+				p.dialog.scroll -= max(1, dialogRows/2)
 				return
 			case tcell.KeyPgDn:
-				p.dialogScroll += max(1, dialogRows/2)
+				p.dialog.scroll += max(1, dialogRows/2)
 				return
 			}
 		}
 		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
-			if len(p.asks) > 0 && act.Name == "send" {
+			if p.dialog.waiting() && act.Name == "send" {
 				p.env.Tell("answer " + p.name + "'s request first: y allow once, A for this agent's session, E for every agent, n deny")
 				return
 			}

@@ -91,12 +91,11 @@ func (p *AgentPane) cancel() {
 }
 
 func (p *AgentPane) answer(d permission.Decision) {
-	if len(p.asks) == 0 {
+	if !p.dialog.waiting() {
 		return
 	}
-	req := p.asks[0]
-	p.asks = p.asks[1:]
-	if len(p.asks) > 0 {
+	req, more := p.dialog.next()
+	if more {
 		p.showAsk()
 	}
 	if err := p.agents.Answer(req.ID, permission.Answer{Decision: d}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
@@ -12,6 +13,40 @@ import (
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 )
+
+// askQueue is the permission dialog's state: the requests waiting for
+// the user, the oldest in front; when it came to the front; and the first
+// row of its preview shown.
+type askQueue struct {
+	asks   []permission.Request
+	at     time.Time
+	scroll int
+}
+
+// waiting reports whether a request waits.
+func (q *askQueue) waiting() bool { return len(q.asks) > 0 }
+
+// front is the request the dialog shows; call it only while waiting.
+func (q *askQueue) front() permission.Request { return q.asks[0] }
+
+// add queues r and reports whether it is in front now.
+func (q *askQueue) add(r permission.Request) (first bool) {
+	q.asks = append(q.asks, r)
+	return len(q.asks) == 1
+}
+
+// next takes the front request (answered) and reports whether another
+// is in front now.
+func (q *askQueue) next() (answered permission.Request, more bool) {
+	answered, q.asks = q.asks[0], q.asks[1:]
+	return answered, len(q.asks) > 0
+}
+
+// drop forgets every request: they were answered elsewhere.
+func (q *askQueue) drop() { q.asks = nil }
+
+// list is a copy of the requests waiting, oldest first.
+func (q *askQueue) list() []permission.Request { return append([]permission.Request(nil), q.asks...) }
 
 // dialogRows is the most rows the permission dialog takes.
 const dialogRows = 14
@@ -133,7 +168,7 @@ func choiceRows(w int) [][]dialogChoice {
 // scroll it; the choices are always drawn.
 func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	th := p.env.Theme
-	req := p.asks[0]
+	req := p.dialog.front()
 	choices := choiceRows(w)
 	if h < 4+len(choices) {
 		line := "‼ " + req.Tool + ":"
@@ -154,8 +189,8 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 	if scrolled {
 		room = max(1, room-1) // one row says where the view is
 	}
-	p.dialogScroll = min(max(p.dialogScroll, 0), max(0, len(preview)-room))
-	shown := preview[p.dialogScroll:min(len(preview), p.dialogScroll+room)]
+	p.dialog.scroll = min(max(p.dialog.scroll, 0), max(0, len(preview)-room))
+	shown := preview[p.dialog.scroll:min(len(preview), p.dialog.scroll+room)]
 	rows := 2 + len(note) + len(shown) + len(choices)
 	if scrolled {
 		rows++
@@ -176,7 +211,7 @@ func (p *AgentPane) drawDialog(screen tcell.Screen, x, y, w, h int) int {
 		row++
 	}
 	if scrolled {
-		pane.Put(screen, x+1, row, w-1, "lines "+strconv.Itoa(p.dialogScroll+1)+"–"+strconv.Itoa(p.dialogScroll+len(shown))+
+		pane.Put(screen, x+1, row, w-1, "lines "+strconv.Itoa(p.dialog.scroll+1)+"–"+strconv.Itoa(p.dialog.scroll+len(shown))+
 			" of "+strconv.Itoa(len(preview))+" (PgUp/PgDn)", th.ChatSystem.TCell())
 		row++
 	}

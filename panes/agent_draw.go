@@ -23,7 +23,7 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
 	bottom := 1
-	if len(p.asks) > 0 && h > 1 {
+	if p.dialog.waiting() && h > 1 {
 		bottom += p.drawDialog(screen, x, y, w, h-1)
 	}
 	rows := max(0, h-bottom)

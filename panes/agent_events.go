@@ -16,8 +16,7 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 		p.onLoop(e.Loop)
 	case swarm.EvAsk:
 		if e.Request != nil {
-			p.asks = append(p.asks, *e.Request)
-			if len(p.asks) == 1 {
+			if p.dialog.add(*e.Request) {
 				p.showAsk()
 			}
 		}
@@ -73,7 +72,7 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 	case agent.EvPermission:
 		// An agent runs its tools one at a time, so this decision ends
 		// the request its dialog shows, whoever answered it.
-		p.asks = nil
+		p.dialog.drop()
 		if ev.Decision == "deny" {
 			if c := p.cards[ev.CallID]; c != nil {
 				c.denied, c.rendered = ev.Text, nil

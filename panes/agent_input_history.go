@@ -56,7 +56,7 @@ func (h *inputHistory) next() (string, bool) {
 // historyUp shows the previous line sent in the input line. It does
 // nothing while a permission dialog waits, whose keys come first.
 func (p *AgentPane) historyUp() {
-	if len(p.asks) > 0 {
+	if p.dialog.waiting() {
 		return
 	}
 	if line, ok := p.hist.prev(p.input.GetText()); ok {
@@ -67,7 +67,7 @@ func (p *AgentPane) historyUp() {
 // historyDown shows the next line sent, or after the newest the draft
 // that was being typed.
 func (p *AgentPane) historyDown() {
-	if len(p.asks) > 0 {
+	if p.dialog.waiting() {
 		return
 	}
 	if line, ok := p.hist.next(); ok {
