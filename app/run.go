@@ -46,32 +46,44 @@ type Task struct {
 
 // RunTask runs t as a new agent of the live session: its pane opens
 // beside the others (the agent runs without one when there is no room).
-// It returns the agent's session id when the turn is done. ctx ending
-// (the client went away) stops the agent's turn.
+// It returns the agent's session id when the turn is done, and fails at
+// once when the agent cannot run it (no model, a broken configuration:
+// the agent is offline, and the error says why). ctx ending (the client
+// went away) stops the agent's turn.
 func (w *Workstation) RunTask(ctx context.Context, t Task) (string, error) {
 	events, unsubscribe := w.swarm.Subscribe()
 	defer unsubscribe()
-	named := make(chan string, 1)
+	type started struct {
+		name string
+		err  error
+	}
+	named := make(chan started, 1)
 	w.app.Update(func() {
 		p, err := w.app.OpenAgent("")
 		if n, ok := p.(interface{ Name() string }); err == nil && ok {
 			if tk, ok := p.(pane.Tasker); ok {
-				_ = tk.SendTask(t.Text)
+				err = tk.SendTask(t.Text)
 			}
-			named <- n.Name()
+			named <- started{n.Name(), err}
 			return
 		}
 		name := w.swarm.Spawn()
-		_ = w.swarm.Send(name, t.Text)
-		named <- name
+		named <- started{name, w.swarm.Send(name, t.Text)}
 	})
 	var name string
 	select {
-	case name = <-named:
+	case s := <-named:
+		name = s.name
+		if s.err != nil {
+			return "", fmt.Errorf("%s cannot run the task: %w", name, s.err)
+		}
 	case <-ctx.Done():
 		return "", errors.New("the client went away before the agent started")
 	}
 	t.Started(name, w.sessionName())
+	if info, err := w.swarm.Info(name); err == nil && info.State == swarm.StateOffline {
+		return "", fmt.Errorf("%s is offline: %s", name, info.Detail)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -85,6 +97,10 @@ func (w *Workstation) RunTask(ctx context.Context, t Task) (string, error) {
 				continue
 			}
 			switch e.Type {
+			case swarm.EvState:
+				if e.Info.State == swarm.StateOffline {
+					return "", fmt.Errorf("%s is offline: %s", name, e.Info.Detail)
+				}
 			case swarm.EvAgent:
 				t.OnEvent(e.Loop)
 			case swarm.EvAsk:

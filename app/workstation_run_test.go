@@ -1,11 +1,15 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
@@ -74,5 +78,20 @@ func TestWorkstationClosesItsSessionsAsDone(t *testing.T) {
 	sums, err := transcript.List(r.w.st.opts.DataDir)
 	if err != nil || len(sums) != 1 || sums[0].Status != transcript.StatusDone {
 		t.Fatalf("after quitting: %+v, %v; want one session, done", sums, err)
+	}
+}
+
+// TestRunTaskFailsAtOnceWhenTheAgentIsOffline: kws run through a session
+// whose configuration gives its agents no model hung for ever, its task
+// never shown. The new agent is offline, and RunTask says so with the
+// reason instead of waiting for a turn that cannot start.
+func TestRunTaskFailsAtOnceWhenTheAgentIsOffline(t *testing.T) {
+	r := newWSRig(t, 160, 48, false)
+	r.waitFor("agent-1 · offline")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := r.w.RunTask(ctx, Task{Text: "hi", Started: func(string, string) {}, OnEvent: func(agent.Event) {}})
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "agent-2") || !strings.Contains(err.Error(), "no model") {
+		t.Fatalf("RunTask with no model: %v (context %v)", err, ctx.Err())
 	}
 }
