@@ -51,7 +51,10 @@ type AgentPane struct {
 	cur     *entry            // the assistant entry being streamed
 	cards   map[string]*entry // tool cards by call id
 	dialog  askQueue
-	input   *tview.InputField
+	input   *tview.TextArea
+	// pasted holds the texts a long paste put in the prompt, by the
+	// placeholder the prompt shows for each.
+	pasted map[string]string
 	keys    *keymap.Table
 
 	scroll   int // rows scrolled up from the bottom
@@ -95,9 +98,9 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
 		cards: map[string]*entry{}, selected: -1}
 	th := env.Theme
-	p.input = tview.NewInputField().SetLabel("› ").
-		SetPlaceholder("ask " + name + " (Enter sends; .ctx_get id=… opens a block)")
-	p.input.SetFieldStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
+	p.input = tview.NewTextArea().SetLabel("› ").
+		SetPlaceholder("ask " + name + "; Alt-Enter: new line")
+	p.input.SetTextStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
 		SetPlaceholderStyle(th.ChatSystem.TCell())
 	p.input.SetBackgroundColor(th.Base.Bg)
 	p.keys = env.KeyTable("agent",
@@ -111,11 +114,11 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 		keymap.Bind("stop-jobs", "Ctrl-x", "stop the agent's background jobs", false, p.stopJobs),
 		keymap.Bind("pause", "Ctrl-p", "pause or resume the agent's queued turns", false, p.togglePause),
 		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh, asking first (new session, same figures)", false, p.askRestart),
-		keymap.Bind("history-prev", "Up", "recall the previous line sent (history)", false, p.historyUp),
-		keymap.Bind("history-next", "Down", "recall the next line sent, then the draft", false, p.historyDown),
+		keymap.Bind("history-prev", "Up", "recall the previous prompt sent (from the prompt's first line)", false, p.historyUp),
+		keymap.Bind("history-next", "Down", "recall the next prompt sent, then the draft (from its last line)", false, p.historyDown),
 		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
 		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
-		keymap.Bind("unselect", "Esc", "clear the ref selection", false, func() { p.selected = -1 }),
+		keymap.Bind("unselect", "Esc", "clear the ref selection, else stop the running turn", false, p.escape),
 	)
 	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
 		p.add(&entry{kind: entryError, text: info.Detail})
@@ -210,13 +213,13 @@ func (p *AgentPane) submit() {
 		p.openSelected()
 		return
 	}
-	text := p.input.GetText()
-	if text == "" {
+	text := p.promptText()
+	if strings.TrimSpace(text) == "" {
 		return
 	}
 	if id, ok := parseCtxGet(text); ok {
 		p.hist.add(text)
-		p.input.SetText("")
+		p.setPrompt("")
 		p.open(id)
 		return
 	}
@@ -229,7 +232,7 @@ func (p *AgentPane) submit() {
 		return
 	}
 	p.hist.add(text)
-	p.input.SetText("")
+	p.setPrompt("")
 }
 
 func (p *AgentPane) openSelected() {
@@ -315,6 +318,10 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 				return
 			}
 		}
+		if newlineKey(ev) {
+			p.insertNewline(setFocus)
+			return
+		}
 		if act, ok := p.keys.Lookup(keymap.Of(ev)); ok {
 			if p.dialog.waiting() && act.Name == "send" {
 				p.env.Tell("answer " + p.name + "'s request first: y allow once, A for this agent's session, E for every agent, n deny")
@@ -332,11 +339,19 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 	})
 }
 
-// PasteHandler pastes into the input line.
+// escape clears the ref selection, or when there is none stops the
+// running turn, as Esc interrupts in Claude Code and Codex.
+func (p *AgentPane) escape() {
+	if p.selected >= 0 {
+		p.selected = -1
+		return
+	}
+	if info, err := p.agents.Info(p.name); err == nil && info.Busy() {
+		p.cancel()
+	}
+}
+
+// PasteHandler pastes into the prompt (see paste).
 func (p *AgentPane) PasteHandler() func(string, func(tview.Primitive)) {
-	return p.WrapPasteHandler(func(text string, setFocus func(tview.Primitive)) {
-		if h := p.input.PasteHandler(); h != nil {
-			h(text, setFocus)
-		}
-	})
+	return p.WrapPasteHandler(func(text string, setFocus func(tview.Primitive)) { p.paste(text, setFocus) })
 }

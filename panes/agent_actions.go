@@ -80,7 +80,7 @@ func (p *AgentPane) restart() {
 // does; on an idle agent it clears the input.
 func (p *AgentPane) cancel() {
 	if info, err := p.agents.Info(p.name); err == nil && !info.Busy() {
-		p.input.SetText("")
+		p.setPrompt("")
 		return
 	}
 	if err := p.agents.Cancel(p.name); err != nil {

@@ -22,9 +22,10 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	}
 	th := p.env.Theme
 	fill(screen, x, y, w, h, th.Base.TCell())
-	bottom := 1
-	if p.dialog.waiting() && h > 1 {
-		bottom += p.drawDialog(screen, x, y, w, h-1)
+	prompt := min(p.promptHeight(w), max(1, h/2))
+	bottom := prompt
+	if p.dialog.waiting() && h > prompt {
+		bottom += p.drawDialog(screen, x, y, w, h-prompt)
 	}
 	rows := max(0, h-bottom)
 	p.lastW = w
@@ -65,7 +66,12 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 			col += pane.Put(screen, col, y+row, x+w-col, s.text, st)
 		}
 	}
-	p.input.SetRect(x, y+h-1, w, 1)
+	p.input.SetRect(x, y+h-prompt, w, prompt)
+	if p.promptLines(w) <= prompt {
+		// The whole prompt fits: show it from its first line, whatever
+		// the editor scrolled to while it was smaller.
+		p.input.SetOffset(0, 0)
+	}
 	if p.restartAsk {
 		fill(screen, x, y+h-1, w, 1, th.Dialog.TCell())
 		pane.Put(screen, x, y+h-1, w, p.restartQuestion(w), th.Dialog.TCell())

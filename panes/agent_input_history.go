@@ -1,5 +1,10 @@
 package panes
 
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
 // maxInputHistory is the most lines an agent pane's input history keeps.
 const maxInputHistory = 500
 
@@ -59,6 +64,12 @@ func (p *AgentPane) historyUp() {
 	if p.dialog.waiting() {
 		return
 	}
+	if !p.onFirstLine() {
+		p.moveCursor(tcell.KeyUp)
+		return
+	}
+	// The draft keeps its paste placeholders, and the pastes stay held,
+	// so that Down brings it back as it was.
 	if line, ok := p.hist.prev(p.input.GetText()); ok {
 		p.recall(line)
 	}
@@ -70,6 +81,10 @@ func (p *AgentPane) historyDown() {
 	if p.dialog.waiting() {
 		return
 	}
+	if !p.onLastLine() {
+		p.moveCursor(tcell.KeyDown)
+		return
+	}
 	if line, ok := p.hist.next(); ok {
 		p.recall(line)
 	}
@@ -79,7 +94,14 @@ func (p *AgentPane) historyDown() {
 // ref selection so that Enter sends the line.
 func (p *AgentPane) recall(line string) {
 	p.selected = -1
-	p.input.SetText(line)
+	p.input.SetText(line, true)
+}
+
+// moveCursor moves the prompt's cursor a line up or down.
+func (p *AgentPane) moveCursor(k tcell.Key) {
+	if h := p.input.InputHandler(); h != nil {
+		h(tcell.NewEventKey(k, 0, 0), func(tview.Primitive) {})
+	}
 }
 
 // seedHistory fills the history with the user turns the transcript shows,

@@ -1,0 +1,92 @@
+package panes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// paste pastes text into the pane as a terminal's bracketed paste does.
+func pasteInto(p *AgentPane, text string) {
+	p.PasteHandler()(text, func(tview.Primitive) {})
+}
+
+// TestAgentPromptIsMultiLine: Alt-Enter, Shift-Enter and Ctrl-j insert a
+// newline, Enter sends the whole prompt with its line breaks, the prompt
+// grows on screen, and Up moves within it before it recalls history.
+func TestAgentPromptIsMultiLine(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	send(p, "an earlier question")
+	typeText(p, "first line")
+	key(p, tcell.KeyEnter, 0, tcell.ModAlt)
+	typeText(p, "second line")
+	key(p, tcell.KeyEnter, 0, tcell.ModShift)
+	typeText(p, "third")
+	key(p, tcell.KeyCtrlJ, 0, tcell.ModCtrl)
+	typeText(p, "fourth")
+	key(p, tcell.KeyRune, 'm', tcell.ModAlt|tcell.ModCtrl) // ESC CR, as tcell reads it
+	typeText(p, "fifth")
+	text := screenText(render(t, p, 80, 20))
+	for _, want := range []string{"› first line", "second line", "third", "fourth", "fifth"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the prompt does not show %q:\n%s", want, text)
+		}
+	}
+	// Up on the last line moves the cursor up, not to the history.
+	key(p, tcell.KeyUp, 0, 0)
+	if got := p.input.GetText(); got != "first line\nsecond line\nthird\nfourth\nfifth" {
+		t.Fatalf("Up inside the prompt changed it to %q", got)
+	}
+	key(p, tcell.KeyEnter, 0, 0)
+	if got := fa.sent[len(fa.sent)-1]; got != "first line\nsecond line\nthird\nfourth\nfifth" {
+		t.Fatalf("sent %q", got)
+	}
+	if p.input.GetText() != "" {
+		t.Fatalf("the prompt kept %q after sending", p.input.GetText())
+	}
+}
+
+// TestAgentPromptLongPasteIsAPlaceholderSentExactly: a 62-line stack
+// trace pasted with CRLF breaks shows as one placeholder line, is not lost
+// to Up, and reaches the agent exactly, breaks as LF.
+func TestAgentPromptLongPasteIsAPlaceholderSentExactly(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	send(p, "an earlier question")
+	var trace []string
+	for i := range 62 {
+		trace = append(trace, "  File \"handler.py\", line "+strings.Repeat("9", i%3+1)+", in handler_"+strings.Repeat("x", i%5))
+	}
+	typeText(p, "why does this fail? ")
+	pasteInto(p, strings.Join(trace, "\r\n"))
+	if got := p.input.GetText(); got != "why does this fail? [Pasted text #1 +62 lines]" {
+		t.Fatalf("the prompt holds %q", got)
+	}
+	key(p, tcell.KeyUp, 0, 0) // one line: Up recalls history…
+	key(p, tcell.KeyDown, 0, 0)
+	if got := p.input.GetText(); got != "why does this fail? [Pasted text #1 +62 lines]" {
+		t.Fatalf("after Up and Down the prompt holds %q", got)
+	}
+	key(p, tcell.KeyEnter, 0, 0)
+	want := "why does this fail? " + strings.Join(trace, "\n")
+	if got := fa.sent[len(fa.sent)-1]; got != want {
+		t.Fatalf("sent %d bytes, want %d: %.120q", len(got), len(want), got)
+	}
+	// A short paste is itself, its breaks kept.
+	pasteInto(p, "a\r\nb")
+	if got := p.input.GetText(); got != "a\nb" {
+		t.Fatalf("a two-line paste shows %q", got)
+	}
+}
+
+// TestAgentPaneEscStopsTheTurn: Esc clears a ref selection, and with none
+// stops the running turn, as in Claude Code and Codex.
+func TestAgentPaneEscStopsTheTurn(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	fa.info.State = "thinking"
+	key(p, tcell.KeyEscape, 0, 0)
+	if fa.cancels != 1 {
+		t.Fatalf("Esc on a busy agent: %d cancels", fa.cancels)
+	}
+}
