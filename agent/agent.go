@@ -199,6 +199,9 @@ type Agent struct {
 	// faultsLogged is totals.PageFaults when the last call was accounted:
 	// each call's stats event counts the faults answered since.
 	faultsLogged int
+	// toolRefs are the tool calls whose result went to the model as a
+	// vault ref, told to the panes once (EvToolRef).
+	toolRefs map[string]bool
 	decoderDup   int // the decoder prompt the diet counts besides the system prompt
 	directTurn   bool
 	prev         *wirePrompt

@@ -3,8 +3,10 @@ package agent
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/kwsdev/kws/agent/provider"
+	"github.com/kwsdev/kws/vault"
 )
 
 // room is what a prompt may fill: the window less the completion reserve,
@@ -98,6 +100,26 @@ func (a *Agent) send(ctx context.Context, w wirePrompt) (provider.Response, erro
 	})
 }
 
+// tellToolRefs publishes EvToolRef for each tool result this prompt sent
+// as a vault ref for the first time, so that its card can show and open
+// the exact output.
+func (a *Agent) tellToolRefs(msgs []provider.Message) {
+	for _, m := range msgs {
+		if m.Role != "tool" || m.ToolCallID == "" || a.toolRefs[m.ToolCallID] || !strings.HasPrefix(m.Content, "<") {
+			continue
+		}
+		refs := vault.ParseRefs(m.Content)
+		if len(refs) == 0 || refs[0].Tag == vault.TagSeen {
+			continue
+		}
+		if a.toolRefs == nil {
+			a.toolRefs = map[string]bool{}
+		}
+		a.toolRefs[m.ToolCallID] = true
+		a.emit(Event{Type: EvToolRef, CallID: m.ToolCallID, Text: refs[0].ID})
+	}
+}
+
 // account records one call: diet stats with what went on the wire,
 // provider usage, the call's cache-weighted cost and what was sent.
 func (a *Agent) account(w wirePrompt, resp provider.Response) {
@@ -125,6 +147,7 @@ func (a *Agent) account(w wirePrompt, resp provider.Response) {
 		a.emit(Event{Type: EvError, Error: "stats: " + err.Error()})
 	}
 	a.noteSent(w.res)
+	a.tellToolRefs(w.msgs)
 	a.emit(Event{Type: EvDiet, Diet: &ev})
 	usage := resp.Usage
 	a.emit(Event{Type: EvUsage, Usage: &usage, Cost: &cost})

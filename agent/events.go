@@ -23,6 +23,9 @@ const (
 	// EvNotice: a notice (Text, as recorded) joined the history before a
 	// model call.
 	EvNotice = "notice"
+	// EvToolRef: the result of tool call CallID went to the model as a
+	// ref to vault block Text, its exact output.
+	EvToolRef = "tool_ref"
 	// EvJobs: a background job started or ended; Jobs lists them all.
 	// It may come from any goroutine, between a turn's events.
 	EvJobs = "jobs"

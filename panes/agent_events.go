@@ -97,6 +97,13 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 		p.add(&entry{kind: entrySystem, text: ev.Text})
 	case agent.EvJobs:
 		p.onJobs(ev.Jobs)
+	case agent.EvToolRef:
+		for i := len(p.entries) - 1; i >= 0; i-- {
+			if e := p.entries[i]; e.kind == entryTool && e.callID == ev.CallID {
+				e.vaultRef, e.rendered = ev.Text, nil
+				break
+			}
+		}
 	case agent.EvError:
 		p.add(&entry{kind: entryError, text: ev.Error})
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/agent"
 )
 
 // paste pastes text into the pane as a terminal's bracketed paste does.
@@ -88,5 +90,24 @@ func TestAgentPaneEscStopsTheTurn(t *testing.T) {
 	key(p, tcell.KeyEscape, 0, 0)
 	if fa.cancels != 1 {
 		t.Fatalf("Esc on a busy agent: %d cancels", fa.cancels)
+	}
+}
+
+// TestToolCardShowsAndOpensItsVaultBlock: a tool result the model got as
+// a ref shows its block on the card; Tab selects it and Enter opens the
+// exact output (issue 26: "a tool card never shows its vault ref").
+func TestToolCardShowsAndOpensItsVaultBlock(t *testing.T) {
+	p, _, opened := newAgentPane(t)
+	loop(p, agent.Event{Type: agent.EvToolCall, Tool: "shell", CallID: "c1", Args: `{"command":"seq 1 5000"}`})
+	loop(p, agent.Event{Type: agent.EvToolResult, Tool: "shell", CallID: "c1", Text: "STDOUT:\n1\n2\n3\n4\n5\n6\n7\n8"})
+	loop(p, agent.Event{Type: agent.EvToolRef, CallID: "c1", Text: "ctx:36bf0123abcd"})
+	text := screenText(render(t, p, 100, 20))
+	if !strings.Contains(text, "exact output in the vault: ctx:36bf0123abcd") {
+		t.Fatalf("the card does not show its block:\n%s", text)
+	}
+	key(p, tcell.KeyTab, 0, 0)
+	key(p, tcell.KeyEnter, 0, 0)
+	if len(*opened) != 1 || (*opened)[0] != "ctx:36bf0123abcd" {
+		t.Fatalf("Tab, Enter opened %v", *opened)
 	}
 }

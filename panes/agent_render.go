@@ -42,6 +42,9 @@ type entry struct {
 	done     bool
 	denied   string
 	expanded bool
+	// vaultRef is the vault block holding a tool result the model was
+	// sent as a ref: the card shows it, selectable.
+	vaultRef string
 	// view is entryContext's view of the prompt.
 	view *agent.ContextView
 
@@ -112,6 +115,9 @@ func (p *AgentPane) render(e *entry, w int) []line {
 			add("  ⎿ ", "denied: "+e.denied, st)
 		case e.done:
 			add("  ⎿ ", collapse(e.result, e.expanded, p.keyName("expand")), st)
+		}
+		if e.vaultRef != "" {
+			add("  ⎿ ", "exact output in the vault: "+e.vaultRef+" ("+p.keyName("next-ref")+" selects, "+p.keyName("send")+" opens)", th.ChatSystem.TCell())
 		}
 	}
 	out = append(out, line{})
