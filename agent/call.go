@@ -96,6 +96,10 @@ func (a *Agent) squeeze(w wirePrompt) (wirePrompt, error) {
 func (a *Agent) send(ctx context.Context, w wirePrompt) (provider.Response, error) {
 	req := provider.Request{Model: a.cfg.Model, Messages: w.msgs, Tools: w.specs, MaxTokens: a.cfg.Profile.CompletionReserve}
 	return a.cfg.Client.Chat(ctx, req, func(d provider.Delta) {
+		if d.Retry != nil {
+			a.emit(Event{Type: EvRetry, Text: d.Retry.String()})
+			return
+		}
 		a.emit(Event{Type: EvTextDelta, Text: d.Text, Restart: d.Restart})
 	})
 }

@@ -23,6 +23,9 @@ const (
 	// EvNotice: a notice (Text, as recorded) joined the history before a
 	// model call.
 	EvNotice = "notice"
+	// EvRetry: a model call failed and is retried; Text says which
+	// attempt comes, when and why ("retrying 2/5 in 4s: HTTP 500 …").
+	EvRetry = "retry"
 	// EvToolRef: the result of tool call CallID went to the model as a
 	// ref to vault block Text, its exact output.
 	EvToolRef = "tool_ref"

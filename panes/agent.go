@@ -87,6 +87,9 @@ type AgentPane struct {
 	// jobs are the agent's background jobs as its last EvJobs listed
 	// them.
 	jobs []tools.JobInfo
+	// ticking is set while a redraw is due in a second (the title's
+	// elapsed time).
+	ticking bool
 }
 
 // NewAgentPane returns the pane of agent name. openRef shows a vault block
@@ -152,6 +155,12 @@ func (p *AgentPane) Title() string {
 	t += " · " + string(info.State)
 	if info.State == swarm.StateTool && info.Detail != "" {
 		t += " " + termsafe.OneLine(info.Detail)
+	}
+	if !info.TurnStarted.IsZero() {
+		// How long the turn has run, ticking while it does, and how to
+		// stop it, as Claude Code and Codex show them.
+		t += " " + p.env.Time().Sub(info.TurnStarted).Round(time.Second).String() + " · Esc stops"
+		p.tick()
 	}
 	if info.Paused {
 		t += " · paused"
@@ -282,6 +291,16 @@ func (p *AgentPane) armed() bool {
 func (p *AgentPane) showAsk() {
 	p.dialog.at, p.dialog.scroll = p.env.Time(), 0
 	p.redrawAfter(armDelay)
+}
+
+// tick redraws in a second, once, so that the turn's elapsed time in the
+// title moves on.
+func (p *AgentPane) tick() {
+	if p.ticking {
+		return
+	}
+	p.ticking = true
+	time.AfterFunc(time.Second, func() { p.env.Update(func() { p.ticking = false }) })
 }
 
 func (p *AgentPane) redrawAfter(d time.Duration) {

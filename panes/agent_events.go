@@ -93,7 +93,7 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 		if c := ev.Compaction; c != nil {
 			p.add(&entry{kind: entrySystem, text: c.String()})
 		}
-	case agent.EvNotice:
+	case agent.EvNotice, agent.EvRetry:
 		p.add(&entry{kind: entrySystem, text: ev.Text})
 	case agent.EvJobs:
 		p.onJobs(ev.Jobs)

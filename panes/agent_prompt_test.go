@@ -3,6 +3,7 @@ package panes
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -109,5 +110,20 @@ func TestToolCardShowsAndOpensItsVaultBlock(t *testing.T) {
 	key(p, tcell.KeyEnter, 0, 0)
 	if len(*opened) != 1 || (*opened)[0] != "ctx:36bf0123abcd" {
 		t.Fatalf("Tab, Enter opened %v", *opened)
+	}
+}
+
+// TestAgentTitleShowsTheTurnsTime: while a turn runs, the title says for
+// how long and that Esc stops it (issue 26, item 4).
+func TestAgentTitleShowsTheTurnsTime(t *testing.T) {
+	p, fa, _ := newAgentPane(t)
+	fa.info.State = "thinking"
+	fa.info.TurnStarted = p.env.Time().Add(-12 * time.Second)
+	if title := p.Title(); !strings.Contains(title, "agent-1 · thinking 12s · Esc stops") {
+		t.Fatalf("title %q", title)
+	}
+	fa.info.State, fa.info.TurnStarted = "idle", time.Time{}
+	if title := p.Title(); strings.Contains(title, "Esc") {
+		t.Fatalf("an idle agent's title %q", title)
 	}
 }

@@ -3,6 +3,7 @@ package swarm
 import (
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/permission"
+	"time"
 )
 
 // EventType says what an Event reports.
@@ -101,6 +102,9 @@ type Info struct {
 	// runner is a Sessioner; a restored pane resumes it.
 	Session string
 	Stats   Stats
+	// TurnStarted is when the running turn started; zero while the agent
+	// is not working on one.
+	TurnStarted time.Time
 }
 
 // Busy reports whether the agent is working or has work queued.

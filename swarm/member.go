@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/permission"
@@ -25,13 +26,15 @@ type member struct {
 	resume        string
 	resumePending bool
 
-	mu       sync.Mutex
-	state    State
-	detail   string
-	err      error // why the member is offline
-	queue    []queued
-	injected []queued
-	stats    Stats
+	mu     sync.Mutex
+	state  State
+	detail string
+	// turnStarted is when the running turn started.
+	turnStarted time.Time
+	err         error // why the member is offline
+	queue       []queued
+	injected    []queued
+	stats       Stats
 	// base is the runner's history when its latest turn started, log the
 	// events of that turn (see Transcript); hist says the runner is a
 	// Historian, resumed how many of base's messages a resumed session
@@ -82,6 +85,10 @@ func (m *member) infoLocked() Info {
 	st.Series = append([]Point(nil), m.stats.Series...)
 	in := Info{Name: m.name, State: m.state, Detail: m.detail, Queued: len(m.queue),
 		Injected: len(m.injected), Paused: m.paused, Role: m.role, Stats: st}
+	switch m.state {
+	case StateThinking, StateTool, StateApproval:
+		in.TurnStarted = m.turnStarted
+	}
 	if r, ok := m.runner.(Sessioner); ok && r.Session() != nil {
 		in.Session = r.Session().ID()
 	}

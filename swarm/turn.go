@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/kwsdev/kws/agent"
 )
@@ -42,7 +43,7 @@ func (m *member) next(parent context.Context) (turn, bool) {
 	var cancel context.CancelFunc
 	t.ctx, cancel = context.WithCancel(parent)
 	m.cancel = cancel
-	m.state, m.detail = StateThinking, ""
+	m.state, m.detail, m.turnStarted = StateThinking, "", time.Now()
 	if !t.resume {
 		m.publishLocked(Event{Type: EvTurn, Agent: m.name, Text: t.text})
 	}

@@ -156,6 +156,9 @@ func (c *OpenAI) Chat(ctx context.Context, req Request, onDelta func(Delta)) (Re
 		if !f.hasAfter {
 			wait = backoff(attempt)
 		}
+		if onDelta != nil {
+			onDelta(Delta{Retry: &Retry{Attempt: attempt + 1, Max: maxAttempts, Wait: wait, Reason: f.err.Error()}})
+		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return Response{Attempts: attempt}, fmt.Errorf("provider: chat with %s stopped while waiting to retry: %w", model, err)
 		}

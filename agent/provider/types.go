@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 )
 
 // Message is one chat message sent to or received from the model.
@@ -67,6 +69,25 @@ type Response struct {
 type Delta struct {
 	Text    string
 	Restart bool
+	// Retry, when set, says that an attempt failed and the client waits
+	// to try again; the delta carries no text.
+	Retry *Retry
+}
+
+// Retry is a failed attempt the client retries.
+type Retry struct {
+	// Attempt is the attempt about to start (2 for the first retry), of
+	// at most Max.
+	Attempt, Max int
+	// Wait is how long the client waits first; Reason why the last
+	// attempt failed (safe to print).
+	Wait   time.Duration
+	Reason string
+}
+
+// String is the retry as kws shows it: "retrying 2/5 in 4s: HTTP 500 …".
+func (r Retry) String() string {
+	return fmt.Sprintf("retrying %d/%d in %s: %s", r.Attempt, r.Max, r.Wait.Round(time.Second), r.Reason)
 }
 
 // Client is an OpenAI-compatible chat model.

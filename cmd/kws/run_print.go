@@ -65,6 +65,9 @@ func (p *eventPrinter) print(e agent.Event) {
 		}
 	case agent.EvCompaction:
 		fmt.Fprintf(p.log, "kws: %s\n", oneLine(e.Compaction.String(), 200))
+	case agent.EvRetry:
+		p.endLine()
+		fmt.Fprintf(p.log, "kws: %s\n", oneLine(e.Text, 200))
 	case agent.EvDone:
 		p.text.Reset()
 		p.endLine()

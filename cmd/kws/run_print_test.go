@@ -120,3 +120,15 @@ func TestRunToolLinesShowTheCall(t *testing.T) {
 		t.Errorf("the call is not shown by its path:\n%s", out)
 	}
 }
+
+// TestRunSaysWhenItRetries: a model call that fails with a server error
+// is retried, and kws run says so on its stream (which attempt, when,
+// why) instead of waiting silently (issue 26, item 4).
+func TestRunSaysWhenItRetries(t *testing.T) {
+	runEnv(t)
+	srv := providertest.New(t, providertest.Step{Status: 500}, providertest.TextStep("answered after a retry"))
+	out, err := run(t, t.TempDir(), nil, "run", "--base-url", srv.URL(), "--model", "m", "--workspace", t.TempDir(), "hi")
+	if err != nil || !strings.Contains(out, "kws: retrying 2/") || !strings.Contains(out, "500") || !strings.Contains(out, "answered after a retry") {
+		t.Fatalf("kws run: %v\n%s", err, out)
+	}
+}
