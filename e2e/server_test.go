@@ -140,7 +140,9 @@ func TestServer(t *testing.T) {
 		sc := tm.waitFor("the restored session", func(sc string) bool {
 			agent := boxText(sc, "0 agent-1")
 			return strings.Contains(agent, "slow answer done") && strings.Contains(agent, "resumed after the crash") &&
-				strings.Contains(boxText(sc, "1 shell"), "[kws restarted this shell in ") &&
+				// The whole notice: the session came back at its
+				// size, so the shell did not start narrower.
+				strings.Contains(strings.Join(rowsOf(sc, "1 shell"), ""), "the old screen is gone]") &&
 				statsCalls(sc, "agent-1") >= 2
 		})
 		// The shell came back in the directory it was in.

@@ -20,6 +20,10 @@ func (p *ShellPane) PersistState() map[string]string {
 	return map[string]string{pane.StateDir: p.dir}
 }
 
+// restartNotice opens a restored shell's screen, a line short enough for
+// a narrow pane (the directory follows on its own line).
+const restartNotice = "[kws restarted this shell; the old screen is gone]"
+
 // ShellOptions returns the options of the shell that the pane spec s
 // names. For a pane restored after kws restarted (s carries the saved
 // working directory, pane.StateDir) the shell starts in that directory
@@ -32,13 +36,13 @@ func ShellOptions(opts pty.Options, s pane.Spec) pty.Options {
 	}
 	if fi, err := os.Stat(saved); err == nil && fi.IsDir() {
 		opts.Dir = saved
-		opts.Notice = "[kws restarted this shell in " + saved + "; the old screen is gone]"
+		opts.Notice = restartNotice + "\n[in " + saved + "]"
 		return opts
 	}
 	where := opts.Dir
 	if where == "" {
 		where = "the current directory"
 	}
-	opts.Notice = "[kws restarted this shell in " + where + " (" + saved + " is gone); the old screen is gone]"
+	opts.Notice = restartNotice + "\n[in " + where + ": " + saved + " is gone]"
 	return opts
 }

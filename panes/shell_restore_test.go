@@ -34,9 +34,9 @@ func TestShellPersistsItsDirectoryAndRestartsThere(t *testing.T) {
 	}{
 		{"new pane", pane.Spec{Kind: pane.KindShell}, workspace, "$"},
 		{"saved dir", pane.Spec{Kind: pane.KindShell, State: h.p.PersistState()}, project,
-			"[kws restarted this shell in " + project + "; the old screen is gone]"},
+			"[kws restarted this shell; the old screen is gone][in " + project + "]"},
 		{"saved dir is gone", pane.Spec{Kind: pane.KindShell, State: map[string]string{pane.StateDir: gone}}, workspace,
-			"[kws restarted this shell in " + workspace + " (" + gone + " is gone); the old screen is gone]"},
+			"[kws restarted this shell; the old screen is gone][in " + workspace + ": " + gone + " is gone]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newShellHarnessWith(t, func(o pty.Options) pty.Options {

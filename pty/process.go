@@ -58,5 +58,7 @@ func (s *Terminal) show(notice string) {
 	if notice == "" {
 		return
 	}
-	s.output([]byte(termsafe.OneLine(notice) + "\r\n"))
+	for _, line := range strings.Split(notice, "\n") {
+		s.output([]byte(termsafe.OneLine(line) + "\r\n"))
+	}
 }

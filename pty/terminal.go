@@ -30,8 +30,8 @@ type Options struct {
 	Args []string
 	// Dir is the working directory; default the current one.
 	Dir string
-	// Notice, when set, is one line shown on the screen before the
-	// program's output, such as why the shell was restarted.
+	// Notice, when set, is shown on the screen, a row per line of it,
+	// before the program's output, such as why the shell was restarted.
 	Notice string
 	// Env holds KEY=value entries added to (and overriding) the inherited
 	// environment, which already carries TERM=xterm-256color and

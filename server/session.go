@@ -48,6 +48,10 @@ type journal struct {
 	Created   time.Time       `json:"created"`
 	Args      []string        `json:"args,omitempty"`
 	State     json.RawMessage `json:"state,omitempty"`
+	// Size is the screen's size when the state was saved: a restored
+	// session lays its panes out at it before a client attaches, so that
+	// its shells start at the width they will be seen at.
+	Size wire.Size `json:"size,omitzero"`
 }
 
 // info describes the session for kws ls.
@@ -136,6 +140,9 @@ func (d *Daemon) find(h wire.Hello) (*live, error) {
 // create starts a session's workstation. Call with d.mu held.
 func (d *Daemon) create(j journal) (*live, error) {
 	tty := newTty()
+	if j.Size.Cols > 0 && j.Size.Rows > 0 {
+		tty.size = j.Size
+	}
 	screen, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, d.ti.ti)
 	if err != nil {
 		return nil, fmt.Errorf("session screen: %w", err)
@@ -152,6 +159,9 @@ func (d *Daemon) create(j journal) (*live, error) {
 				return errSessionOver
 			}
 			j.State = state
+			if ws, err := tty.WindowSize(); err == nil {
+				j.Size = wire.Size{Cols: ws.Width, Rows: ws.Height}
+			}
 			return d.saveJournal(j)
 		}}
 	s.ws, err = d.cfg.NewSession(spec)
