@@ -201,13 +201,13 @@ type Agent struct {
 	faultsLogged int
 	// toolRefs are the tool calls whose result went to the model as a
 	// vault ref, told to the panes once (EvToolRef).
-	toolRefs map[string]bool
-	decoderDup   int // the decoder prompt the diet counts besides the system prompt
-	directTurn   bool
-	prev         *wirePrompt
-	prevNaive    float64
-	lastPrompt   int // the provider's prompt tokens on the last call
-	compactGate  int // no proactive compaction before the summary can end here
+	toolRefs    map[string]bool
+	decoderDup  int // the decoder prompt the diet counts besides the system prompt
+	directTurn  bool
+	prev        *wirePrompt
+	prevNaive   float64
+	lastPrompt  int // the provider's prompt tokens on the last call
+	compactGate int // no proactive compaction before the summary can end here
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.

@@ -1,6 +1,9 @@
 package agent
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Commands a user types as a whole line, in an agent pane or as kws run's
 // task, that kws answers itself without calling the model. They win over
@@ -10,13 +13,65 @@ const (
 	CommandCompact = "/compact"
 	// CommandContext shows what the next prompt holds (see Agent.Context).
 	CommandContext = "/context"
+	// CommandHelp lists the commands and the skills (see Agent.Explain).
+	CommandHelp = "/help"
+	// CommandClear, CommandModel and CommandExit are Claude Code's; kws
+	// answers what does that here (see Agent.Explain).
+	CommandClear = "/clear"
+	CommandModel = "/model"
+	CommandExit  = "/exit"
 )
+
+// Builtins are the built-in commands with what each does, in the order
+// /help lists them.
+var Builtins = [][2]string{
+	{CommandHelp, "list the commands and the skills"},
+	{CommandContext, "show what the agent's next prompt holds, in tokens"},
+	{CommandCompact, "compact the conversation now"},
+	{CommandModel, "say which model the agent talks to, and how to change it"},
+	{CommandClear, "start afresh: how, in kws"},
+	{CommandExit, "leave: how, in kws"},
+}
 
 // IsCommand returns the command line is, trimmed, and whether it is one.
 func IsCommand(line string) (string, bool) {
-	switch c := strings.TrimSpace(line); c {
-	case CommandCompact, CommandContext:
-		return c, true
+	c := strings.TrimSpace(line)
+	for _, b := range Builtins {
+		if b[0] == c {
+			return c, true
+		}
 	}
 	return "", false
+}
+
+// Explain answers the commands that only say something (/help, /model,
+// /clear, /exit) for this agent.
+func (a *Agent) Explain(command string) string {
+	switch command {
+	case CommandModel:
+		return fmt.Sprintf("%s talks to %s (profile %s, a window of %d tokens). Change it with model = \"…\" in ~/.config/kws/config.toml, KWS_MODEL, or a role's model; a restart (Ctrl-r) takes it up.",
+			a.cfg.Name, a.cfg.Model, a.cfg.Profile.ID, a.cfg.Profile.ContextWindow)
+	case CommandClear:
+		return "kws keeps every conversation: Ctrl-r restarts " + a.cfg.Name + " with a fresh session (it asks first; this one stays saved), and /compact shrinks this one instead."
+	case CommandExit:
+		return "Ctrl-b x closes this pane (its session stays saved); Ctrl-b q detaches, or ends the whole session; Ctrl-b d detaches."
+	}
+	var b strings.Builder
+	b.WriteString("commands:\n")
+	for _, c := range Builtins {
+		fmt.Fprintf(&b, "  %-9s %s\n", c[0], c[1])
+	}
+	var skills []string
+	for _, s := range a.cfg.Skills {
+		if s.UserInvocable {
+			skills = append(skills, fmt.Sprintf("  /%-8s %s", s.Name, s.Description))
+		}
+	}
+	if len(skills) == 0 {
+		b.WriteString("no skills are loaded (~/.config/kws/skills, .kws/skills)\n")
+	} else {
+		b.WriteString("skills:\n" + strings.Join(skills, "\n") + "\n")
+	}
+	b.WriteString("Tab completes a command; a line starting with // is sent as text.")
+	return b.String()
 }

@@ -29,6 +29,7 @@ type Agents interface {
 	Restart(name string) error
 	Transcript(name string) (swarm.Transcript, error)
 	StopJobs(name string) (int, error)
+	Commands() []string
 }
 
 // Listener is a pane that follows the swarm's events; the application
@@ -55,7 +56,7 @@ type AgentPane struct {
 	// pasted holds the texts a long paste put in the prompt, by the
 	// placeholder the prompt shows for each.
 	pasted map[string]string
-	keys    *keymap.Table
+	keys   *keymap.Table
 
 	scroll   int // rows scrolled up from the bottom
 	refs     []string
@@ -108,7 +109,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	p.input.SetBackgroundColor(th.Base.Bg)
 	p.keys = env.KeyTable("agent",
 		keymap.Bind("send", "Enter", "send (or open the selected ref)", true, p.submit),
-		keymap.Bind("next-ref", "Tab", "select the next vault ref", true, func() { p.selectRef(1) }),
+		keymap.Bind("next-ref", "Tab", "complete a /command, else select the next vault ref", true, p.tab),
 		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
 		keymap.Bind("open-ref", "Ctrl-o", "open the selected ref's exact block", false, p.openSelected),
 		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),

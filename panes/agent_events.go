@@ -36,6 +36,8 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 			p.add(&entry{kind: entryContext, view: e.Context})
 		case e.Compact != nil:
 			p.add(&entry{kind: entrySystem, text: e.Compact.String()})
+		case e.Reply != "":
+			p.add(&entry{kind: entrySystem, text: e.Reply})
 		}
 	case swarm.EvFinished:
 		p.cur = nil

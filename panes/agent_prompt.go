@@ -106,3 +106,35 @@ func (p *AgentPane) promptLines(w int) int {
 // promptHeight is the rows the prompt is drawn in at width w: its text's,
 // at most promptRows.
 func (p *AgentPane) promptHeight(w int) int { return min(max(1, p.promptLines(w)), promptRows) }
+
+// tab completes the /command being typed, or selects the next vault ref.
+// One match completes it; several complete their common prefix and are
+// named in the status bar.
+func (p *AgentPane) tab() {
+	text := p.input.GetText()
+	if !strings.HasPrefix(text, "/") || strings.ContainsAny(text, " \n") || p.dialog.waiting() {
+		p.selectRef(1)
+		return
+	}
+	var matches []string
+	for _, c := range p.agents.Commands() {
+		if strings.HasPrefix(c, text) {
+			matches = append(matches, c)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		p.env.Tell("no command begins " + text + " (/help lists them)")
+	case 1:
+		p.input.SetText(matches[0]+" ", true)
+	default:
+		prefix := matches[0]
+		for _, m := range matches[1:] {
+			for !strings.HasPrefix(m, prefix) {
+				prefix = prefix[:len(prefix)-1]
+			}
+		}
+		p.input.SetText(prefix, true)
+		p.env.Tell(strings.Join(matches, "  "))
+	}
+}

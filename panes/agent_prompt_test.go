@@ -9,6 +9,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/swarm"
 )
 
 // paste pastes text into the pane as a terminal's bracketed paste does.
@@ -125,5 +126,28 @@ func TestAgentTitleShowsTheTurnsTime(t *testing.T) {
 	fa.info.State, fa.info.TurnStarted = "idle", time.Time{}
 	if title := p.Title(); strings.Contains(title, "Esc") {
 		t.Fatalf("an idle agent's title %q", title)
+	}
+}
+
+// TestSlashCommandsComplete: Tab completes a /command being typed (the
+// common prefix of several, naming them), and selects refs otherwise; an
+// EvCommand's reply (/help) shows in the transcript (issue 26, item 8).
+func TestSlashCommandsComplete(t *testing.T) {
+	p, _, _ := newAgentPane(t)
+	var told []string
+	p.env.Notify = func(msg string) { told = append(told, msg) }
+	typeText(p, "/co")
+	key(p, tcell.KeyTab, 0, 0)
+	if got := p.input.GetText(); got != "/co" || len(told) == 0 || told[len(told)-1] != "/context  /compact" {
+		t.Fatalf("/co Tab: %q, told %q", got, told)
+	}
+	typeText(p, "n")
+	key(p, tcell.KeyTab, 0, 0)
+	if got := p.input.GetText(); got != "/context " {
+		t.Fatalf("/con Tab: %q", got)
+	}
+	p.OnEvent(swarm.Event{Type: swarm.EvCommand, Agent: "agent-1", Text: "/help", Reply: "commands:\n  /help     list the commands"})
+	if text := screenText(render(t, p, 100, 20)); !strings.Contains(text, "/help     list the commands") {
+		t.Fatalf("/help's reply not shown:\n%s", text)
 	}
 }

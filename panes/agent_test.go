@@ -41,6 +41,9 @@ func (f *fakeAgents) Send(name, text string) error {
 	return nil
 }
 func (f *fakeAgents) Cancel(string) error { f.cancels++; return nil }
+func (f *fakeAgents) Commands() []string {
+	return []string{"/help", "/context", "/compact", "/model", "/clear", "/exit", "/review"}
+}
 func (f *fakeAgents) StopJobs(string) (int, error) {
 	if f.jobStops != nil {
 		f.jobStops <- struct{}{}

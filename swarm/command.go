@@ -7,11 +7,12 @@ import (
 	"github.com/kwsdev/kws/agent"
 )
 
-// Controller is a runner that answers the user's /context and /compact
-// lines (see agent.IsCommand) itself; *agent.Agent is one.
+// Controller is a runner that answers the user's command lines (see
+// agent.IsCommand) itself; *agent.Agent is one.
 type Controller interface {
 	Context() (agent.ContextView, error)
 	Compact() (agent.CompactReport, error)
+	Explain(command string) string
 }
 
 // ErrNoCommands is wrapped by Send's error for a /context or /compact
@@ -53,6 +54,8 @@ func (m *member) command(t turn) error {
 			return err
 		}
 		e.Compact = &r
+	default:
+		e.Reply = c.Explain(t.command)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

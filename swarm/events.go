@@ -50,9 +50,11 @@ type Event struct {
 	Err     string
 	Request *permission.Request
 	Loop    agent.Event
-	// Context and Compact are EvCommand's answer.
+	// Context, Compact and Reply are EvCommand's answer: the view of the
+	// next prompt, what compacting did, or what the command says.
 	Context *agent.ContextView
 	Compact *agent.CompactReport
+	Reply   string
 	// Seq numbers the swarm's events from 1 in the order they were
 	// published; Transcript.Seq says which of them a transcript covers.
 	Seq uint64

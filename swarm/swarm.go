@@ -267,6 +267,21 @@ func (s *Swarm) StopJobs(name string) (int, error) {
 	return j.StopJobs(), nil
 }
 
+// Commands are the command lines a user may type in an agent's pane:
+// the built-in commands, then /NAME for each skill a user may invoke.
+func (s *Swarm) Commands() []string {
+	var out []string
+	for _, b := range agent.Builtins {
+		out = append(out, b[0])
+	}
+	for _, sk := range s.cfg.Skills {
+		if sk.UserInvocable {
+			out = append(out, "/"+sk.Name)
+		}
+	}
+	return out
+}
+
 // Remove cancels the agent and forgets it.
 func (s *Swarm) Remove(name string) {
 	s.mu.Lock()

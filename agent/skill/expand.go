@@ -234,9 +234,9 @@ func invocable(skills []Skill) string {
 		}
 	}
 	if len(names) == 0 {
-		return "no skills are loaded"
+		return "no skills are loaded; /help lists the commands"
 	}
-	return "skills: " + strings.Join(names, ", ")
+	return "skills: " + strings.Join(names, ", ") + "; /help lists the commands"
 }
 
 // Invoke is the skill expanded with args (see Expand) and, for a folder

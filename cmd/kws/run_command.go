@@ -21,11 +21,12 @@ type commandLine struct {
 	Type    string               `json:"type"`
 	Context *agent.ContextView   `json:"context,omitempty"`
 	Compact *agent.CompactReport `json:"compact,omitempty"`
+	Reply   string               `json:"reply,omitempty"`
 }
 
-// runCommand answers command (agent.CommandContext or CommandCompact) for
-// a's conversation without calling the model: the view of the next
-// prompt, or what compacting it did, as text or one JSON line.
+// runCommand answers command (see agent.IsCommand) for a's conversation
+// without calling the model: the view of the next prompt, what compacting
+// it did, or what the command says, as text or one JSON line.
 func runCommand(out io.Writer, asJSON bool, a *app.Agent, command string) error {
 	line := commandLine{Type: command[1:]}
 	var text string
@@ -45,6 +46,9 @@ func runCommand(out io.Writer, asJSON bool, a *app.Agent, command string) error 
 			return fail("%v", err)
 		}
 		line.Compact, text = &r, r.String()
+	default:
+		text = a.Explain(command)
+		line.Reply = text
 	}
 	if asJSON {
 		return json.NewEncoder(out).Encode(line)

@@ -103,3 +103,27 @@ func TestRunDietFlags(t *testing.T) {
 		t.Errorf("recorded params %+v; want the flags' trigger 1234 and recent 3 over the preset", p)
 	}
 }
+
+// TestRunHelpModelClearExit: the commands Claude Code users type answer
+// in kws run too: /help lists the built-in commands and the skills,
+// /model names the model, /clear and /exit say what does that in kws.
+func TestRunHelpModelClearExit(t *testing.T) {
+	runEnv(t)
+	srv := providertest.New(t)
+	for cmd, want := range map[string][]string{
+		"/help":  {"/context", "/compact", "/model", "no skills are loaded"},
+		"/model": {"talks to the-model", "KWS_MODEL"},
+		"/clear": {"Ctrl-r restarts"},
+		"/exit":  {"Ctrl-b x closes this pane"},
+	} {
+		out, err := run(t, t.TempDir(), nil, "run", "--base-url", srv.URL(), "--model", "the-model", "--workspace", t.TempDir(), cmd)
+		for _, w := range want {
+			if err != nil || !strings.Contains(out, w) {
+				t.Errorf("kws run %s: %v\n%s\nwant %q", cmd, err, out, w)
+			}
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the commands called the model %d times", n)
+	}
+}
