@@ -109,7 +109,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	p.input.SetBackgroundColor(th.Base.Bg)
 	p.keys = env.KeyTable("agent",
 		keymap.Bind("send", "Enter", "send (or open the selected ref)", true, p.submit),
-		keymap.Bind("next-ref", "Tab", "complete a /command, else select the next vault ref", true, p.tab),
+		keymap.Bind("next-ref", "Tab", "complete a /command, else select the next vault ref", true, p.tab).Short("select the next vault ref"),
 		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
 		keymap.Bind("open-ref", "Ctrl-o", "open the selected ref's exact block", false, p.openSelected),
 		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),
