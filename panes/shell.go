@@ -136,7 +136,13 @@ func (p *ShellPane) CloseWarning() string {
 	if p.sess.Job() == 0 {
 		return ""
 	}
-	if t := termsafe.OneLine(p.sess.Title()); t != "" {
+	// The job's program, as the pane's title names it; else the title
+	// the program set.
+	name := p.sess.JobName()
+	if name == "" {
+		name = p.sess.Title()
+	}
+	if t := termsafe.OneLine(name); t != "" {
 		return "The shell is running a job (" + t + ")."
 	}
 	return "The shell is running a job."

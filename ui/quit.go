@@ -26,11 +26,10 @@ func (a *App) askQuit() {
 			w := busyWords(busy)
 			text = fmt.Sprintf("%s. Detach (%s working; kws attach comes back) or end the session (%s)?", w.working, w.keeps, w.stops)
 		}
-		// Detach, the safe choice, is focused; d presses it. End
-		// session has no key: it is a button away, as tmux's
-		// kill-session is a command away.
-		keys := map[rune]string{'d': "Detach", 'n': "Cancel"}
-		a.choose(text+" (d/n)", []string{"Detach", "End session", "Cancel"}, 0, keys, func(label string) {
+		// Detach, the safe choice, is focused; d presses it, e ends the
+		// session, n cancels.
+		keys := map[rune]string{'d': "Detach", 'e': "End session", 'n': "Cancel"}
+		a.choose(text+" (d detach · e end · n cancel)", []string{"Detach", "End session", "Cancel"}, 0, keys, func(label string) {
 			switch label {
 			case "Detach":
 				a.cfg.Detach()
