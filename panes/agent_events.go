@@ -68,7 +68,7 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 		p.add(card)
 	case agent.EvToolResult:
 		if c := p.cards[ev.CallID]; c != nil {
-			c.result, c.isErr, c.done, c.rendered = ev.Text, ev.IsError, true, nil
+			c.result, c.isErr, c.done, c.preview, c.rendered = ev.Text, ev.IsError, true, ev.Preview, nil
 			delete(p.cards, ev.CallID)
 		}
 	case agent.EvPermission:

@@ -151,3 +151,32 @@ func TestSlashCommandsComplete(t *testing.T) {
 		t.Fatalf("/help's reply not shown:\n%s", text)
 	}
 }
+
+// TestToolCardsReadAsCards: a shell result shows what the command
+// printed, its stderr marked and a non-zero exit, not the STDOUT:,
+// STDERR: and EXIT CODE: labels the model reads; an approved edit's card
+// expands to its diff, not its JSON arguments (issue 26, item 11).
+func TestToolCardsReadAsCards(t *testing.T) {
+	p, _, _ := newAgentPane(t)
+	loop(p, agent.Event{Type: agent.EvToolCall, Tool: "shell", CallID: "s1", Args: `{"command":"make"}`})
+	loop(p, agent.Event{Type: agent.EvToolResult, Tool: "shell", CallID: "s1", Text: "STDOUT:\nbuilding\nSTDERR:\nerror: no rule\nEXIT CODE: 2"})
+	loop(p, agent.Event{Type: agent.EvToolCall, Tool: "edit_file", CallID: "e1", Args: `{"path":"a.go","old":"x","new":"y"}`})
+	loop(p, agent.Event{Type: agent.EvToolResult, Tool: "edit_file", CallID: "e1", Text: "edited a.go",
+		Preview: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x := 1\n+y := 1\n"})
+	text := screenText(render(t, p, 100, 30))
+	for _, want := range []string{"⎿ building", "⎿ stderr: error: no rule", "⎿ exit 2"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the shell card does not show %q:\n%s", want, text)
+		}
+	}
+	for _, raw := range []string{"STDOUT:", "STDERR:", "EXIT CODE"} {
+		if strings.Contains(text, raw) {
+			t.Errorf("the card shows the raw label %q:\n%s", raw, text)
+		}
+	}
+	key(p, tcell.KeyCtrlE, 0, tcell.ModCtrl)
+	text = screenText(render(t, p, 100, 30))
+	if !strings.Contains(text, "-x := 1") || !strings.Contains(text, "+y := 1") || strings.Contains(text, `"old":"x"`) {
+		t.Errorf("the expanded edit card does not show its diff:\n%s", text)
+	}
+}

@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ type entry struct {
 	// vaultRef is the vault block holding a tool result the model was
 	// sent as a ref: the card shows it, selectable.
 	vaultRef string
+	// preview is an edit's or a write's diff, which the expanded card
+	// shows in place of its arguments.
+	preview string
 	// view is entryContext's view of the prompt.
 	view *agent.ContextView
 
@@ -106,13 +110,32 @@ func (p *AgentPane) render(e *entry, w int) []line {
 			out = append(out, wrapText("", clip(head, w), w, st, th.ChatRef.TCell())[:1]...)
 		} else {
 			add("", mark+" "+e.tool+"  "+toolHead(e.tool, e.args, true), st)
-			if tools.OtherArgs(e.tool, e.args) {
+			switch {
+			case e.preview != "":
+				for _, l := range strings.Split(strings.TrimRight(e.preview, "\n"), "\n") {
+					add("  ", l, diffStyle(p.env, l))
+				}
+			case tools.OtherArgs(e.tool, e.args):
 				add("  ", tools.CompactJSON(e.args), th.ChatSystem.TCell())
 			}
 		}
 		switch {
 		case e.denied != "":
 			add("  ⎿ ", "denied: "+e.denied, st)
+		case e.done && e.tool == "shell" && parseShellResult(e.result).ok:
+			r := parseShellResult(e.result)
+			if r.stdout != "" || r.stderr == "" {
+				add("  ⎿ ", collapse(r.stdout, e.expanded, p.keyName("expand")), st)
+			}
+			if r.stderr != "" {
+				add("  ⎿ ", "stderr: "+collapse(r.stderr, e.expanded, p.keyName("expand")), th.ChatToolError.TCell())
+			}
+			if r.exit != 0 {
+				add("  ⎿ ", fmt.Sprintf("exit %d", r.exit), th.ChatToolError.TCell())
+			}
+			if r.notes != "" {
+				add("  ⎿ ", r.notes, th.ChatSystem.TCell())
+			}
 		case e.done:
 			add("  ⎿ ", collapse(e.result, e.expanded, p.keyName("expand")), st)
 		}

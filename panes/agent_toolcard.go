@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kwsdev/kws/agent/tools"
@@ -25,4 +26,44 @@ func toolHead(tool, args string, full bool) string {
 		s = strings.ToValidUTF8(s[:maxCardArgs], "") + "…"
 	}
 	return s
+}
+
+// shellResult is a shell tool result read back from its labels (STDOUT:,
+// STDERR:, EXIT CODE:) for the card: what the command printed, what it
+// printed on stderr, its exit code and any note after it (timed out,
+// cancelled). ok is false for a text of another shape.
+type shellResult struct {
+	stdout, stderr, notes string
+	exit                  int
+	ok                    bool
+}
+
+// parseShellResult reads res as the shell tool writes it.
+func parseShellResult(res string) shellResult {
+	out, rest, ok := strings.Cut(res, "\nSTDERR")
+	stdout, okOut := strings.CutPrefix(out, "STDOUT")
+	if !ok || !okOut {
+		return shellResult{}
+	}
+	errText, tail, ok := strings.Cut(rest, "\nEXIT CODE: ")
+	if !ok {
+		return shellResult{}
+	}
+	var r shellResult
+	code, notes, _ := strings.Cut(tail, "\n")
+	if _, err := fmt.Sscanf(code, "%d", &r.exit); err != nil {
+		return shellResult{}
+	}
+	// Each label may carry a note before its colon ("STDOUT (12000
+	// bytes; …):"): it stays with the stream.
+	r.stdout = strings.TrimPrefix(stdout, ":\n")
+	r.stderr = strings.TrimPrefix(errText, ":\n")
+	if i := strings.Index(stdout, ":\n"); i > 0 {
+		r.stdout = strings.TrimSpace(stdout[:i]) + "\n" + stdout[i+2:]
+	}
+	if i := strings.Index(errText, ":\n"); i > 0 {
+		r.stderr = strings.TrimSpace(errText[:i]) + "\n" + errText[i+2:]
+	}
+	r.stdout, r.stderr, r.notes, r.ok = strings.TrimRight(r.stdout, "\n"), strings.TrimRight(r.stderr, "\n"), notes, true
+	return r
 }

@@ -93,6 +93,19 @@ type Broker struct {
 // grant is one agent's permission to use one tool for its session.
 type grant struct{ agent, tool string }
 
+// edits names the grant write_file and edit_file share: allowing either
+// for a session (or every agent) allows edits, as Claude Code's "allow
+// edits" covers both.
+const edits = "edits (write_file, edit_file)"
+
+// grantOf is the grant a call of tool needs.
+func grantOf(tool string) string {
+	if tool == "write_file" || tool == "edit_file" {
+		return edits
+	}
+	return tool
+}
+
 // NewBroker returns a broker in the given mode.
 func NewBroker(mode Mode) *Broker {
 	return &Broker{mode: mode, pending: map[string]*waiter{}, session: map[grant]bool{}, all: map[string]bool{},
@@ -117,11 +130,11 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
 		b.mu.Unlock()
 		return Answer{}, ErrClosed
 	}
-	if b.all[req.Tool] {
+	if b.all[grantOf(req.Tool)] {
 		b.mu.Unlock()
 		return Answer{Decision: AllowAll, Reason: "allowed by the user for every agent"}, nil
 	}
-	if b.session[grant{req.Agent, req.Tool}] {
+	if b.session[grant{req.Agent, grantOf(req.Tool)}] {
 		b.mu.Unlock()
 		return Answer{Decision: AllowSession, Reason: "allowed by the user for this agent's session"}, nil
 	}
@@ -188,13 +201,13 @@ func (b *Broker) Answer(id string, a Answer) error {
 		return nil
 	}
 	if a.Decision == AllowAll {
-		b.all[w.req.Tool] = true
+		b.all[grantOf(w.req.Tool)] = true
 	} else {
-		b.session[grant{w.req.Agent, w.req.Tool}] = true
+		b.session[grant{w.req.Agent, grantOf(w.req.Tool)}] = true
 	}
 	for _, other := range slices.Clone(b.order) {
 		o := b.pending[other]
-		if o.req.Tool == w.req.Tool && (a.Decision == AllowAll || o.req.Agent == w.req.Agent) {
+		if grantOf(o.req.Tool) == grantOf(w.req.Tool) && (a.Decision == AllowAll || o.req.Agent == w.req.Agent) {
 			b.drop(other)
 			o.ch <- a
 		}
@@ -238,7 +251,7 @@ func (b *Broker) Pending() []Request {
 func (b *Broker) SessionAllowed(agent, tool string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.all[tool] || b.session[grant{agent, tool}]
+	return b.all[grantOf(tool)] || b.session[grant{agent, grantOf(tool)}]
 }
 
 // Close ends the broker: pending and later Asks of an Interactive broker

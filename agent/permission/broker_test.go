@@ -269,3 +269,29 @@ func TestGrantsAreScopedToOneAgent(t *testing.T) {
 	}
 	b.Close()
 }
+
+// TestAllowingEditsCoversBothEditTools: A (this agent's session) on a
+// write_file allows edit_file too, as Claude Code's "allow edits" does;
+// other tools still ask.
+func TestAllowingEditsCoversBothEditTools(t *testing.T) {
+	b := NewBroker(Interactive)
+	defer b.Close()
+	ch := b.Subscribe()
+	done := make(chan Answer, 1)
+	go func() {
+		a, _ := b.Ask(context.Background(), Request{ID: "w1", Tool: "write_file", Agent: "agent-1"})
+		done <- a
+	}()
+	<-ch
+	if err := b.Answer("w1", Answer{Decision: AllowSession}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	a, err := b.Ask(context.Background(), Request{Tool: "edit_file", Agent: "agent-1"})
+	if err != nil || a.Decision != AllowSession {
+		t.Fatalf("edit_file after allowing write_file: %+v %v", a, err)
+	}
+	if b.SessionAllowed("agent-1", "shell") || b.SessionAllowed("agent-2", "edit_file") {
+		t.Fatal("the grant reached another tool or another agent")
+	}
+}
