@@ -139,6 +139,10 @@ func newRoot() rootCmd {
 	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
 	root.AddCommand(newServerCmds(g)...)
 	root.AddCommand(newVerbCmds(g)...)
+	// An unknown or malformed flag says where the flags are listed.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (%s --help lists its flags)", err, c.CommandPath())
+	})
 	forwardable(root, g)
 	return rootCmd{Command: root, g: g}
 }

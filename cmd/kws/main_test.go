@@ -175,3 +175,12 @@ func TestVerbsNeedASession(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownFlagSaysWhereTheFlagsAre: an unknown flag's error names the
+// help that lists the command's flags (issue 26, item 13).
+func TestUnknownFlagSaysWhereTheFlagsAre(t *testing.T) {
+	_, err := run(t, t.TempDir(), nil, "vault", "ls", "--bogus")
+	if err == nil || !strings.Contains(err.Error(), "unknown flag: --bogus") || !strings.Contains(err.Error(), "kws vault ls --help lists its flags") {
+		t.Fatalf("unknown flag: %v", err)
+	}
+}

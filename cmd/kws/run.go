@@ -36,8 +36,11 @@ func newRunCmd(g *globals) *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   `run [flags] "task"`,
-		Short: "Run one agent task headless: stream the answer to stdout (--json: one event per line)",
-		Long: `Run one task with the coding agent, without the workstation. The model comes from
+		Short: "Run one agent task and stream its answer to stdout (--json: one event per line)",
+		Long: `Run one task with the coding agent and stream its answer. While a kws server runs a
+session in the workspace, the task runs there as a new agent of that session, in its own pane, on
+the session's model (--yes answers its approvals; the flags that change the model or the diet are
+refused); otherwise it runs headless, here. The model comes from
 ~/.config/kws/config.toml, then .kws/config.toml in the workspace, then KWS_BASE_URL,
 KWS_MODEL, KWS_API_KEY (OPENAI_BASE_URL / OPENAI_API_KEY as fallbacks), then flags.
 Shell commands and file writes need approval: pass --yes to allow them all, or allow
