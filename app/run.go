@@ -24,6 +24,11 @@ func (st *Stores) SessionFor(ws string) *Workstation {
 	return nil
 }
 
+// Model returns the API root and model the session's agents use.
+func (w *Workstation) Model() (baseURL, model string) {
+	return w.cfg.BaseURL, w.cfg.Model
+}
+
 // sessionName is the name of the server session w runs as.
 func (w *Workstation) sessionName() string {
 	w.st.mu.Lock()
@@ -42,6 +47,9 @@ type Task struct {
 	Started func(agent, session string)
 	// OnEvent hears each event of the agent's loop.
 	OnEvent func(agent.Event)
+	// Waiting, when set, hears each tool call whose approval waits in
+	// the agent's pane (never with Yes).
+	Waiting func(agent, session, tool string)
 }
 
 // RunTask runs t as a new agent of the live session: its pane opens
@@ -104,8 +112,12 @@ func (w *Workstation) RunTask(ctx context.Context, t Task) (string, error) {
 			case swarm.EvAgent:
 				t.OnEvent(e.Loop)
 			case swarm.EvAsk:
-				if t.Yes && e.Request != nil {
+				switch {
+				case e.Request == nil:
+				case t.Yes:
 					_ = w.swarm.Answer(e.Request.ID, permission.Answer{Decision: permission.AllowOnce})
+				case t.Waiting != nil:
+					t.Waiting(name, w.sessionName(), e.Request.Tool)
 				}
 			case swarm.EvFinished:
 				if e.Err != "" {

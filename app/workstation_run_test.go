@@ -95,3 +95,42 @@ func TestRunTaskFailsAtOnceWhenTheAgentIsOffline(t *testing.T) {
 		t.Fatalf("RunTask with no model: %v (context %v)", err, ctx.Err())
 	}
 }
+
+// TestRunTaskSaysWhenItWaitsForApproval: a kws run task whose tool call
+// waits for approval in the workstation tells its client so, naming the
+// agent and the tool, and runs on once the user approves in the pane.
+func TestRunTaskSaysWhenItWaitsForApproval(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.waitFor("agent-1 · idle")
+	r.srv.Push(
+		providertest.ToolStep(provider.ToolCall{ID: "call-1", Name: "write_file", Arguments: `{"path":"out.txt","content":"hello\n"}`}),
+		providertest.TextStep("written after approval"),
+	)
+	type waited struct{ agent, tool string }
+	waits := make(chan waited, 4)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.w.RunTask(context.Background(), Task{Text: "write out.txt", Started: func(string, string) {}, OnEvent: func(agent.Event) {},
+			Waiting: func(agent, _, tool string) { waits <- waited{agent, tool} }})
+		done <- err
+	}()
+	select {
+	case w := <-waits:
+		if w != (waited{"agent-2", "write_file"}) {
+			t.Errorf("Waiting heard %+v, want agent-2 waiting on write_file", w)
+		}
+	case err := <-done:
+		t.Fatalf("the task ended before it asked: %v", err)
+	}
+	r.waitFor("y  allow once")
+	r.press("y")
+	if err := <-done; err != nil {
+		t.Fatalf("the approved task: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "out.txt")); err != nil {
+		t.Errorf("the approved write: %v", err)
+	}
+	if len(waits) != 0 {
+		t.Errorf("Waiting heard more than the one call: %+v", <-waits)
+	}
+}

@@ -163,6 +163,14 @@ func TestServer(t *testing.T) {
 		tm.waitFor("the run's agent pane", func(sc string) bool {
 			return strings.Contains(sc, "agent-2 · idle") && strings.Contains(sc, "run answer")
 		})
+		// A model chosen in kws run's environment is refused, not
+		// silently replaced by the session's.
+		s.env["KWS_MODEL"] = "another-model"
+		out, err := s.run("", "run", "--workspace", s.dirs["ws"], "never run")
+		s.env["KWS_MODEL"] = providertest.Model
+		if err == nil || !strings.Contains(out, "KWS_MODEL=another-model") || strings.Contains(out, "runs the task") {
+			t.Errorf("kws run with another KWS_MODEL through the server (%v):\n%s", err, out)
+		}
 		launcher, _ = tm.paneState()
 		pid = childPID(t, launcher)
 		tm.keys("C-b", "q")

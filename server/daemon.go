@@ -87,11 +87,13 @@ type ExecRequest struct {
 	Ctx  context.Context
 	Args []string
 	Cwd  string
-	// Session is the session the client runs in (Hello.Session).
-	Session string
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
+	// Session is the session the client runs in (Hello.Session);
+	// ModelEnv the model variables set in its environment.
+	Session  string
+	ModelEnv map[string]string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
 }
 
 // Config configures a server.

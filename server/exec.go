@@ -81,7 +81,7 @@ func (d *Daemon) exec(c *net.UnixConn, h wire.Hello) {
 		}
 	}()
 	var mu sync.Mutex
-	code := d.cfg.Exec(ExecRequest{Ctx: ctx, Args: h.Args, Cwd: h.Cwd, Session: h.Session, Stdin: pr,
+	code := d.cfg.Exec(ExecRequest{Ctx: ctx, Args: h.Args, Cwd: h.Cwd, Session: h.Session, ModelEnv: h.ModelEnv, Stdin: pr,
 		Stdout: frameWriter{mu: &mu, conn: c, typ: wire.FrameOutput},
 		Stderr: frameWriter{mu: &mu, conn: c, typ: wire.FrameStderr}})
 	pr.CloseWithError(io.EOF)

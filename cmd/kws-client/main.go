@@ -86,7 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) 
 		return 0, errLocal
 	}
 	wd, _ := os.Getwd()
-	e, err := wire.Exec(c, wire.Hello{Args: args, Cwd: wd, IfServer: true, Session: os.Getenv(wire.SessionEnv)}, stdin, stdout, stderr)
+	e, err := wire.Exec(c, wire.Hello{Args: args, Cwd: wd, IfServer: true, Session: os.Getenv(wire.SessionEnv),
+		ModelEnv: wire.ModelEnv(os.Getenv)}, stdin, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "kws:", err)
 		return 1, nil

@@ -103,6 +103,9 @@ type globals struct {
 	// the tmux verbs.
 	socket  string
 	session string
+	// modelEnv holds the model variables set in the client's environment
+	// (wire.Hello.ModelEnv).
+	modelEnv map[string]string
 	// memory is the memory store a command opened itself (no server),
 	// which the memory commands close when they end.
 	memory *memory.Store

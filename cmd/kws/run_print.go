@@ -74,6 +74,29 @@ func (p *eventPrinter) print(e agent.Event) {
 	}
 }
 
+// waiting says that the run's tool call waits for approval in agent's
+// pane of session, which kws attach opens: on the log, or with --json as
+// an approval line.
+func (p *eventPrinter) waiting(agent, session, tool string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		_ = json.NewEncoder(p.out).Encode(approvalLine{Type: "approval", Agent: agent, Session: session, Tool: tool})
+		return
+	}
+	p.endLine()
+	fmt.Fprintf(p.log, "kws: %s waits for approval in %s (kws attach -t %s)\n", oneLine(tool, 60), agent, session)
+}
+
+// approvalLine, in kws run --json through a running session, says that a
+// tool call waits for the user's approval in the session.
+type approvalLine struct {
+	Type    string `json:"type"` // always "approval"
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	Tool    string `json:"tool"`
+}
+
 func (p *eventPrinter) endLine() {
 	if p.newline {
 		fmt.Fprintln(p.out)

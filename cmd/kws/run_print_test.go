@@ -132,3 +132,22 @@ func TestRunSaysWhenItRetries(t *testing.T) {
 		t.Fatalf("kws run: %v\n%s", err, out)
 	}
 }
+
+// TestRunSaysWhenItWaitsForApproval: a kws run task whose call waits in
+// the workstation says so on stderr, naming where to approve it, and with
+// --json as an approval line.
+func TestRunSaysWhenItWaitsForApproval(t *testing.T) {
+	var out, log strings.Builder
+	p := newEventPrinter(&out, &log, false)
+	p.waiting("agent-6", "ws", "shell")
+	if got, want := log.String(), "kws: shell waits for approval in agent-6 (kws attach -t ws)\n"; got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+	out.Reset()
+	p = newEventPrinter(&out, &log, true)
+	p.waiting("agent-6", "ws", "shell")
+	var line approvalLine
+	if err := json.Unmarshal([]byte(out.String()), &line); err != nil || line != (approvalLine{Type: "approval", Agent: "agent-6", Session: "ws", Tool: "shell"}) {
+		t.Errorf("--json line %q: %+v, %v", out.String(), line, err)
+	}
+}

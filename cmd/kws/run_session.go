@@ -7,6 +7,7 @@ import (
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/app"
+	"github.com/kwsdev/kws/config"
 )
 
 // runInSession runs kws run's task, inside the server, as a new agent of
@@ -21,13 +22,19 @@ func runInSession(cmd *cobra.Command, g *globals, f *runFlags, ws, task string, 
 	if f.resume != "" || f.baseURL != "" || f.model != "" || f.apiKeyEnv != "" || f.mode != "" || !f.diet.IsZero() {
 		return fail("kws run in a running session uses the session's model and diet: --resume, --base-url, --model, --api-key-env, --mode and the diet flags need kws run without a server (kws kill-server)")
 	}
+	base, model := w.Model()
+	for _, v := range []struct{ name, session string }{{config.EnvBaseURL, base}, {config.EnvModel, model}} {
+		if set := g.modelEnv[v.name]; set != "" && set != v.session {
+			return fail("kws run in a running session uses the session's model: your %s=%s differs from the session's %q; unset it, or run without a server (kws kill-server)", v.name, set, v.session)
+		}
+	}
 	if c, ok := agent.IsCommand(task); ok {
 		return fail("%s answers for one agent: type it in that agent's pane of the running session (kws run there starts a new agent)", c)
 	}
 	started := func(agent, session string) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s of session %s runs the task\n", agent, session)
 	}
-	id, err := w.RunTask(cmd.Context(), app.Task{Text: task, Yes: f.yes, Started: started, OnEvent: printer.print})
+	id, err := w.RunTask(cmd.Context(), app.Task{Text: task, Yes: f.yes, Started: started, OnEvent: printer.print, Waiting: printer.waiting})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -102,7 +102,7 @@ var serverCommands = map[string]bool{"vault": true, "memory": true, "transcripts
 // socket is the server's.
 func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root := newRoot()
-	root.g.shared, root.g.cwd, root.g.socket, root.g.session = st, r.Cwd, socket, r.Session
+	root.g.shared, root.g.cwd, root.g.socket, root.g.session, root.g.modelEnv = st, r.Cwd, socket, r.Session, r.ModelEnv
 	root.SetArgs(r.Args)
 	root.SetIn(r.Stdin)
 	root.SetOut(r.Stdout)
@@ -204,7 +204,8 @@ func (g *globals) viaServer(run func(*cobra.Command, []string) error) func(*cobr
 			return err
 		}
 		wd, _ := os.Getwd()
-		e, err := wire.Exec(c, wire.Hello{Args: g.argv, Cwd: wd, Session: os.Getenv(wire.SessionEnv)}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		e, err := wire.Exec(c, wire.Hello{Args: g.argv, Cwd: wd, Session: os.Getenv(wire.SessionEnv),
+			ModelEnv: wire.ModelEnv(getenv)}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}

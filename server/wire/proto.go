@@ -81,6 +81,26 @@ type Hello struct {
 	// directory, against which the server resolves paths.
 	Args []string `json:"args,omitempty"`
 	Cwd  string   `json:"cwd,omitempty"`
+	// ModelEnv holds the variables of ModelEnvNames set in the client's
+	// environment: kws run refuses them in a running session when they
+	// differ from the session's model.
+	ModelEnv map[string]string `json:"model_env,omitempty"`
+}
+
+// ModelEnvNames are the variables that choose kws's model and endpoint
+// (config.EnvBaseURL and EnvModel). Keys are left out, and so are the
+// OPENAI_* variables, read only as a last resort.
+var ModelEnvNames = []string{"KWS_BASE_URL", "KWS_MODEL"}
+
+// ModelEnv returns the variables of ModelEnvNames that getenv finds set.
+func ModelEnv(getenv func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, n := range ModelEnvNames {
+		if v := getenv(n); v != "" {
+			out[n] = v
+		}
+	}
+	return out
 }
 
 // Size is a terminal's size in cells.
