@@ -126,3 +126,20 @@ func TestStatusBarShowsReembedding(t *testing.T) {
 		})
 	}
 }
+
+// TestNoticeGoesWithTheNextKey: a status-bar notice is dismissed by the
+// next key, as tmux's message is, while the key that brings one shows it.
+func TestNoticeGoesWithTheNextKey(t *testing.T) {
+	d, _ := newTestDriver(t, 120, 30, "agent")
+	s := d.Script(t)
+	d.App.Notify("kept ctx:0123abcd")
+	s.WaitFor("kept ctx:0123abcd")
+	s.Press("Ctrl-b", "l").WaitFor("no command on C-b l")
+	if strings.Contains(d.Text(), "kept ctx:") {
+		t.Fatalf("the first notice outlived the next key:\n%s", d.Text())
+	}
+	s.Type("x")
+	if strings.Contains(d.Text(), "no command on") {
+		t.Fatalf("the notice outlived a key typed in the pane:\n%s", d.Text())
+	}
+}

@@ -142,3 +142,19 @@ func TestBusyWordsAgree(t *testing.T) {
 		t.Errorf("capitalize: %q", got)
 	}
 }
+
+// TestDialogKeepsItsKeysWhole: at every width the close question's
+// "(y/n)" is drawn whole, never broken after its slash as tview breaks
+// lines, and the question's words are never cut.
+func TestDialogKeepsItsKeysWhole(t *testing.T) {
+	for w := 60; w <= 110; w++ {
+		d, ff := newTestDriver(t, w, 24, "shell", "shell")
+		s := d.Script(t)
+		s.Do(func() { ff.made[1].waiting = true })
+		s.Press("Ctrl-b", "1", "Ctrl-b", "x")
+		s.WaitFor("(y/n)")
+		if !strings.Contains(d.Text(), "busy.") || !strings.Contains(d.Text(), "anyway?") {
+			t.Fatalf("at %d columns a word of the question is cut:\n%s", w, d.Text())
+		}
+	}
+}

@@ -137,11 +137,14 @@ func (a *App) bindCommand(full, line string) error {
 	return nil
 }
 
-// capture sees every key first: the prefix key arms the prefix table, the
+// capture sees every key first: it dismisses the notice; the prefix key arms the prefix table, the
 // next key runs its action; anything else goes on to the focused pane or
 // the open dialog.
 func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 	defer a.keyDone()
+	// A key dismisses the status bar's notice, as it does tmux's
+	// message; a notice the key itself brings is shown.
+	a.dismissNotice()
 	if ev.Key() == tcell.KeyCtrlC {
 		// tview stops the application on a Ctrl-C it is handed back
 		// unchanged; a copy goes on instead (a shell's interrupt, an

@@ -318,7 +318,7 @@ func TestClosingABusyPaneAsksFirst(t *testing.T) {
 	s := d.Script(t)
 	s.Do(func() { ff.made[1].waiting = true })
 	s.Press("Ctrl-b", "1", "Ctrl-b", "x")
-	s.WaitFor("anyway? (y/n)")
+	s.WaitFor("Close it anyway?").WaitFor("(y/n)")
 	d.Script(t).Press("Enter") // Cancel, focused
 	if ff.made[1].closed || len(leaves(d)) != 2 {
 		t.Fatal("Cancel closed the pane")

@@ -7,7 +7,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // askQuit quits, first asking when an agent is working. Attached to a
@@ -29,7 +32,7 @@ func (a *App) askQuit() {
 		// Detach, the safe choice, is focused; d presses it, e ends the
 		// session, n cancels.
 		keys := map[rune]string{'d': "Detach", 'e': "End session", 'n': "Cancel"}
-		a.choose(text+" (d detach · e end · n cancel)", []string{"Detach", "End session", "Cancel"}, 0, keys, func(label string) {
+		a.choose(text, "(d detach · e end · n cancel)", []string{"Detach", "End session", "Cancel"}, 0, keys, func(label string) {
 			switch label {
 			case "Detach":
 				a.cfg.Detach()
@@ -85,7 +88,7 @@ func (a *App) detach() {
 // Cancel, the safe answer, focused. y or the yes button runs onYes; n,
 // Escape and Cancel do nothing.
 func (a *App) confirm(text, yes string, onYes func()) {
-	a.choose(text+" (y/n)", []string{yes, "Cancel"}, 1, map[rune]string{'y': yes, 'n': "Cancel"}, func(label string) {
+	a.choose(text, "(y/n)", []string{yes, "Cancel"}, 1, map[rune]string{'y': yes, 'n': "Cancel"}, func(label string) {
 		if label == yes {
 			onYes()
 		}
@@ -95,12 +98,10 @@ func (a *App) confirm(text, yes string, onYes func()) {
 // choose asks a question in a modal with the buttons given, buttons[focus]
 // focused, and calls done with the one pressed ("" for Escape). A key of
 // keys presses the button it names.
-func (a *App) choose(text string, buttons []string, focus int, keys map[rune]string, done func(label string)) {
+func (a *App) choose(text, legend string, buttons []string, focus int, keys map[rune]string, done func(label string)) {
 	th := a.cfg.Theme
-	// The text may name panes and jobs (a process title is anyone's to
-	// set): tview must not read tags in it.
-	m := tview.NewModal().SetText(tview.Escape(text)).
-		AddButtons(buttons).
+	m := &wordModal{Modal: tview.NewModal(), text: text, legend: legend, buttons: buttons}
+	m.AddButtons(buttons).
 		SetDoneFunc(func(_ int, label string) {
 			a.closeDialog(pageQuit)
 			done(label)
@@ -122,4 +123,38 @@ func (a *App) choose(text string, buttons []string, focus int, keys map[rune]str
 	m.SetBorderStyle(th.BorderFocused.TCell())
 	a.pages.AddPage(pageQuit, m, true, true)
 	a.tv.SetFocus(m)
+}
+
+// wordModal is a tview.Modal whose text breaks only at spaces, so that a
+// path stays whole (tview breaks after a slash), and whose key legend,
+// "(y/n)", ends the last line or, when it does not fit there, takes a line
+// of its own. Its width is the Modal's: a third of the screen, or its
+// buttons' if wider.
+type wordModal struct {
+	*tview.Modal
+	text, legend string
+	buttons      []string
+}
+
+// Draw wraps the text for the screen's width and draws the modal.
+func (m *wordModal) Draw(screen tcell.Screen) {
+	sw, _ := screen.Size()
+	w := -2
+	for _, b := range m.buttons {
+		w += runewidth.StringWidth(b) + 6
+	}
+	w = max(w, sw/3)
+	var lines []string
+	for _, para := range strings.Split(m.text, "\n") {
+		lines = append(lines, pane.WrapWords(para, w)...)
+	}
+	if last := len(lines) - 1; runewidth.StringWidth(lines[last])+1+runewidth.StringWidth(m.legend) <= w {
+		lines[last] += " " + m.legend
+	} else {
+		lines = append(lines, pane.FitWords(m.legend, w))
+	}
+	// The text may name panes and jobs (a process title is anyone's to
+	// set): tview must not read tags in it.
+	m.SetText(tview.Escape(strings.Join(lines, "\n")))
+	m.Modal.Draw(screen)
 }

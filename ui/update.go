@@ -63,8 +63,8 @@ func (a *App) flush() {
 	}
 }
 
-// Notify shows msg in the status bar for a few seconds. Safe from any
-// goroutine.
+// Notify shows msg in the status bar for a few seconds or until the next
+// key. Safe from any goroutine.
 func (a *App) Notify(msg string) {
 	a.mu.Lock()
 	a.notice = msg
@@ -80,6 +80,16 @@ func (a *App) Notify(msg string) {
 		a.Update(func() {})
 	})
 	a.mu.Unlock()
+}
+
+// dismissNotice clears the notice before its time is up.
+func (a *App) dismissNotice() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.notice = ""
+	if a.noticeT != nil {
+		a.noticeT.Stop()
+	}
 }
 
 func (a *App) currentNotice() string {
