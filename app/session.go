@@ -93,7 +93,7 @@ func (s *serverSession) Agents() []server.AgentState {
 		if in.Paused && in.State == swarm.StateIdle {
 			state = "paused"
 		}
-		out = append(out, server.AgentState{Name: in.Name, State: state, Waiting: in.State == swarm.StateApproval})
+		out = append(out, server.AgentState{Name: in.Name, State: state, Role: in.Role, Waiting: in.State == swarm.StateApproval})
 	}
 	return out
 }

@@ -67,6 +67,8 @@ type SessionSpec struct {
 type AgentState struct {
 	Name  string `json:"name"`
 	State string `json:"state"`
+	// Role is the role the agent was spawned with, if any.
+	Role string `json:"role,omitempty"`
 	// Waiting is set while the agent waits for the user's approval.
 	Waiting bool `json:"waiting,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/internal/datadir"
@@ -137,7 +138,7 @@ func newRoot() rootCmd {
 	root.Flags().BoolP("version", "V", false, "print the version and how kws was built, as kws version does")
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", datadir.Default(), "data directory (vault, sessions, logs)")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
-	root.PersistentFlags().StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
+	g.sidecarFlag(root.Flags())
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newTranscriptsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
 	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
 	root.AddCommand(newServerCmds(g)...)
@@ -148,6 +149,12 @@ func newRoot() rootCmd {
 	})
 	forwardable(root, g)
 	return rootCmd{Command: root, g: g}
+}
+
+// sidecarFlag adds --sidecar-model to fs: only the commands that load
+// the sidecar model (or start the server that does) take it.
+func (g *globals) sidecarFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&g.sidecarModel, "sidecar-model", "", "GGUF file of the local sidecar model (default: sidecar_model in config.toml, else the first .gguf in DATA/models)")
 }
 
 // openVault opens the vault in the data dir, or borrows the server's when

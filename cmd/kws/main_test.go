@@ -11,6 +11,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/diet/replay"
+	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -182,5 +183,44 @@ func TestUnknownFlagSaysWhereTheFlagsAre(t *testing.T) {
 	_, err := run(t, t.TempDir(), nil, "vault", "ls", "--bogus")
 	if err == nil || !strings.Contains(err.Error(), "unknown flag: --bogus") || !strings.Contains(err.Error(), "kws vault ls --help lists its flags") {
 		t.Fatalf("unknown flag: %v", err)
+	}
+}
+
+// TestSidecarFlagOnlyWhereItIsUsed: --sidecar-model is in the help of the
+// commands that load the sidecar model or start the server that does, and
+// not in kws ls's or kws kill-server's (issue 26, item 13).
+func TestSidecarFlagOnlyWhereItIsUsed(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		has  bool
+	}{
+		{[]string{"--help"}, true}, {[]string{"new", "--help"}, true}, {[]string{"run", "--help"}, true},
+		{[]string{"sidecar", "info", "--help"}, true}, {[]string{"memory", "search", "--help"}, true},
+		{[]string{"ls", "--help"}, false}, {[]string{"kill-server", "--help"}, false}, {[]string{"vault", "ls", "--help"}, false},
+	} {
+		out, err := run(t, t.TempDir(), nil, tc.args...)
+		if err != nil {
+			t.Fatalf("kws %v: %v", tc.args, err)
+		}
+		if has := strings.Contains(out, "--sidecar-model"); has != tc.has {
+			t.Errorf("kws %v lists --sidecar-model: %v, want %v", tc.args, has, tc.has)
+		}
+	}
+}
+
+// TestLsShowsRoles: kws ls names each agent's role beside it (issue 26,
+// item 13), escapes and all stripped from it.
+func TestLsShowsRoles(t *testing.T) {
+	var out strings.Builder
+	printSessions(&out, []server.SessionInfo{{Name: "ws", Workspace: "/src/ws", Agents: []server.AgentState{
+		{Name: "agent-1", State: "idle"},
+		{Name: "agent-2", State: "thinking", Role: "tester\x1b[2J"},
+		{Name: "agent-3", State: "approval", Role: "coder", Waiting: true},
+	}}})
+	got := out.String()
+	for _, want := range []string{"  agent-1    idle\n", "  agent-2 (tester) thinking\n", "  ‼ agent-3 (coder) waits for approval\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("kws ls printed:\n%s\nwant a line %q", got, want)
+		}
 	}
 }

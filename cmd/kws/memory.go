@@ -30,6 +30,7 @@ type memFlags struct {
 func newMemoryCmd(g *globals) *cobra.Command {
 	f := &memFlags{g: g}
 	cmd := &cobra.Command{Use: "memory", Short: "Long-term memory: facts, preferences and decisions kept across sessions"}
+	g.sidecarFlag(cmd.PersistentFlags())
 	cmd.PersistentFlags().StringVar(&f.scope, "scope", "", "global, project (the --workspace's) or all; ls and search default to all, add to global")
 	cmd.PersistentFlags().StringVar(&f.workspace, "workspace", ".", "workspace whose project scope --scope project means")
 	cmd.AddCommand(newMemoryLs(g, f), newMemorySearch(g, f), newMemoryAdd(g, f), newMemoryRm(g),

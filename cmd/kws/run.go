@@ -57,6 +57,7 @@ tighten permissions); otherwise they are denied and the model is told so.
 		},
 	}
 	fl := cmd.Flags()
+	g.sidecarFlag(fl)
 	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (e.g. http://localhost:11434/v1)")
 	fl.StringVar(&f.model, "model", "", "model name")
 	fl.StringVar(&f.apiKeyEnv, "api-key-env", "", "read the API key from this environment variable")

@@ -19,13 +19,15 @@ import (
 
 // newServeCmd is the hidden command a client starts the server with.
 func newServeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:    "server",
 		Short:  "Run the kws server of the data dir (kws starts it when needed)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE:   func(*cobra.Command, []string) error { return runServer(g) },
 	}
+	g.sidecarFlag(cmd.Flags())
+	return cmd
 }
 
 // runServer serves the data dir until it is killed or its last session

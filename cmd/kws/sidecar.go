@@ -26,6 +26,7 @@ import (
 
 func newSidecarCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "sidecar", Short: "The local GGUF sidecar model: its metadata and speed"}
+	g.sidecarFlag(cmd.PersistentFlags())
 	info := &cobra.Command{
 		Use:   "info",
 		Short: "Load the sidecar model and print its metadata (or why the heuristic engine answers)",

@@ -42,6 +42,7 @@ func newServerCmds(g *globals) []*cobra.Command {
 	name := newCmd.Flags().StringP("session", "s", "", "session name (default: the workspace's directory name)")
 	wf := &wsFlags{}
 	addWSFlags(newCmd.Flags(), wf)
+	g.sidecarFlag(newCmd.Flags())
 	newCmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ws, err := app.ResolveWorkspace(wf.workspace)
 		if err != nil {
@@ -265,11 +266,15 @@ func printSessions(w io.Writer, list []server.SessionInfo) {
 		}
 		fmt.Fprintf(w, "%s: %s (created %s) (%s)\n", s.Name, termsafe.OneLine(s.Workspace), s.Created.Local().Format("2006-01-02 15:04"), state)
 		for _, a := range s.Agents {
+			name := a.Name
+			if a.Role != "" {
+				name += " (" + termsafe.OneLine(a.Role) + ")"
+			}
 			if a.Waiting {
-				fmt.Fprintf(w, "  ‼ %s waits for approval\n", a.Name)
+				fmt.Fprintf(w, "  ‼ %s waits for approval\n", name)
 				continue
 			}
-			fmt.Fprintf(w, "  %-10s %s\n", a.Name, a.State)
+			fmt.Fprintf(w, "  %-10s %s\n", name, a.State)
 		}
 	}
 }
