@@ -102,8 +102,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
 		cards: map[string]*entry{}, selected: -1}
 	th := env.Theme
-	p.input = tview.NewTextArea().SetLabel("› ").
-		SetPlaceholder("ask " + name + "; Alt-Enter: new line")
+	p.input = tview.NewTextArea().SetLabel("› ")
 	p.input.SetTextStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
 		SetPlaceholderStyle(th.ChatSystem.TCell())
 	p.input.SetBackgroundColor(th.Base.Bg)

@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -50,6 +51,17 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	if p.selected >= 0 {
 		p.revealSelected(all, rows)
 	}
+	if len(all) == 0 {
+		// Shown, not kept: the welcome is no part of the transcript.
+		for row, l := range p.welcome(w) {
+			col := x
+			for _, s := range l {
+				if row < rows {
+					col += pane.Put(screen, col, y+row, x+w-col, s.text, s.style)
+				}
+			}
+		}
+	}
 	start := max(0, len(all)-rows-p.scroll)
 	p.shown = all[start:min(len(all), start+rows)]
 	refIndex := p.countRefs(all[:start])
@@ -66,7 +78,15 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 			col += pane.Put(screen, col, y+row, x+w-col, s.text, st)
 		}
 	}
+	if below := len(all) - start - rows; p.scroll > 0 && below > 0 && rows > 0 {
+		// Scrolled up, as tmux's copy mode shows its position: how much
+		// is below and the key that goes back.
+		mark := pane.FitWords(fmt.Sprintf(" ↓ %d more lines (%s) ", below, p.keyOf("scroll-down")), w)
+		mw := runewidth.StringWidth(mark)
+		pane.Put(screen, x+w-mw, y+rows-1, mw, mark, th.HintKey.TCell())
+	}
 	p.input.SetRect(x, y+h-prompt, w, prompt)
+	p.input.SetPlaceholder(p.placeholder(w - 2)) // after the label "› "
 	if p.promptLines(w) <= prompt {
 		// The whole prompt fits: show it from its first line, whatever
 		// the editor scrolled to while it was smaller.
