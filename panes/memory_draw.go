@@ -54,9 +54,9 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 	case p.err != nil:
 		pane.Put(screen, x, y+1, w, "memory: "+p.err.Error(), th.ChatToolError.TCell())
 	case len(p.rows) == 0 && p.candidates:
-		pane.Put(screen, x, y+1, w, "No candidates wait for approval.", th.ChatSystem.TCell())
+		putProse(screen, x, y+1, w, rows, "No candidates wait for approval.", th.ChatSystem.TCell())
 	case len(p.rows) == 0:
-		pane.Put(screen, x, y+1, w, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
+		putProse(screen, x, y+1, w, rows, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
 	}
 	if p.sel < p.top {
 		p.top = p.sel

@@ -279,3 +279,18 @@ func failedReembedLines(t *testing.T, text string, width int) []string {
 	p.Refresh()
 	return strings.Split(strings.TrimSuffix(screenText(render(t, p, width, 12)), "\n"), "\n")
 }
+
+// TestEmptyMemoryPaneWrapsItsHint: an empty memory pane's hint wraps at
+// a narrow width instead of being cut mid-word (issue 26, item 12).
+func TestEmptyMemoryPaneWrapsItsHint(t *testing.T) {
+	store, err := memory.Open(t.TempDir(), memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewMemoryPane(testEnv(), store, func(string) {})
+	text := screenText(render(t, p, 30, 12))
+	flat := strings.Join(strings.Fields(text), " ")
+	if !strings.Contains(flat, `No memories yet: say "remember …" to an agent, or kws memory add.`) {
+		t.Errorf("the empty pane's hint is cut at 30 columns:\n%s", text)
+	}
+}

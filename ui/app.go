@@ -233,6 +233,23 @@ func (a *App) open(s pane.Spec, d Dir) error {
 	return nil
 }
 
+// readableCols is the narrowest a pane Show opens beside another is left:
+// a table or a transcript reads badly narrower.
+const readableCols = 60
+
+// showDir is the way Show splits a w×h pane for a new one: side by side
+// while both halves keep readableCols and the pane is wider than tall (a
+// cell is about twice as tall as wide), else one above the other.
+func showDir(w, h int) Dir {
+	if w/2 >= readableCols && w >= 2*h {
+		return LeftRight
+	}
+	if h/2 < 5 && w > 2*h {
+		return LeftRight // too few rows to share
+	}
+	return TopBottom
+}
+
 // Show focuses the pane of the kind, opening one when there is none, and
 // returns it; a pane that can re-read its data does.
 func (a *App) Show(kind pane.Kind) (pane.Pane, error) {
@@ -244,8 +261,8 @@ func (a *App) Show(kind pane.Kind) (pane.Pane, error) {
 		return p, nil
 	}
 	d := LeftRight
-	if f := a.layout.focused; f != nil && f.h*2 > f.w {
-		d = TopBottom
+	if f := a.layout.focused; f != nil {
+		d = showDir(f.w, f.h)
 	}
 	if err := a.Open(kind, d); err != nil {
 		return nil, err

@@ -361,3 +361,24 @@ func TestKeyBoundToACommandLine(t *testing.T) {
 		t.Fatalf("a key bound to no command: %v", err)
 	}
 }
+
+// TestShowKeepsPanesReadable: C-b m opens the memory pane without leaving
+// a pane too narrow to read, as splitting a half-width pane side by side
+// did (two 38-column panes at 160×48; issue 26, item 12).
+func TestShowKeepsPanesReadable(t *testing.T) {
+	for _, size := range [][2]int{{160, 48}, {120, 40}, {240, 60}} {
+		d, _ := newTestDriver(t, size[0], size[1])
+		s := d.Script(t)
+		before := len(leaves(d))
+		s.Press("Ctrl-b", "m")
+		after := leaves(d)
+		if len(after) != before+1 {
+			t.Fatalf("%v: C-b m left %d panes, want %d", size, len(after), before+1)
+		}
+		for _, l := range after {
+			if l.w < min(readableCols, size[0]/2) {
+				t.Errorf("%v: a pane is %d columns wide after C-b m:\n%s", size, l.w, d.Text())
+			}
+		}
+	}
+}
