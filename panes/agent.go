@@ -58,6 +58,8 @@ type AgentPane struct {
 	pasted map[string]string
 	keys   *keymap.Table
 
+	// raw shows answers as the model wrote them, not rendered as Markdown.
+	raw      bool
 	scroll   int // rows scrolled up from the bottom
 	refs     []string
 	selected int // index into refs, -1 when none is selected
@@ -112,6 +114,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
 		keymap.Bind("open-ref", "Ctrl-o", "open the selected ref's exact block", false, p.openSelected),
 		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),
+		keymap.Bind("raw", "Ctrl-t", "show answers as the model wrote them, or rendered as Markdown", false, p.toggleRaw),
 		keymap.Bind("cancel", "Ctrl-c", "stop the running turn", true, p.cancel),
 		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
 		keymap.Bind("stop-jobs", "Ctrl-x", "stop the agent's background jobs", false, p.stopJobs),
@@ -266,6 +269,20 @@ func (p *AgentPane) toggleCards() {
 		if e.kind == entryTool {
 			e.expanded, e.rendered = p.expanded, nil
 		}
+	}
+}
+
+// toggleRaw switches the answers between rendered Markdown and the text
+// as the model wrote it.
+func (p *AgentPane) toggleRaw() {
+	p.raw = !p.raw
+	for _, e := range p.entries {
+		if e.kind == entryAssistant {
+			e.rendered = nil
+		}
+	}
+	if p.raw {
+		p.env.Tell("answers as the model wrote them (" + p.keyName("raw") + " renders them)")
 	}
 }
 

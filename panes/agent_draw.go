@@ -81,7 +81,7 @@ func (p *AgentPane) Draw(screen tcell.Screen) {
 	if below := len(all) - start - rows; p.scroll > 0 && below > 0 && rows > 0 {
 		// Scrolled up, as tmux's copy mode shows its position: how much
 		// is below and the key that goes back.
-		mark := pane.FitWords(fmt.Sprintf(" ↓ %d more lines (%s) ", below, p.keyOf("scroll-down")), w)
+		mark := pane.FitWords(fmt.Sprintf(" ↓ %d more lines (%s) ", below, p.keyName("scroll-down")), w)
 		mw := runewidth.StringWidth(mark)
 		pane.Put(screen, x+w-mw, y+rows-1, mw, mark, th.HintKey.TCell())
 	}

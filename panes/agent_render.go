@@ -87,7 +87,11 @@ func (p *AgentPane) render(e *entry, w int) []line {
 	case entryUser:
 		add("› ", e.text, th.ChatUser.TCell())
 	case entryAssistant:
-		add("", e.text, th.ChatAssistant.TCell())
+		if p.raw {
+			add("", e.text, th.ChatAssistant.TCell())
+		} else {
+			out = append(out, markdown(e.text, w, th)...)
+		}
 	case entrySystem:
 		add("· ", e.text, th.ChatSystem.TCell())
 	case entryQueued:

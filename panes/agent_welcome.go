@@ -17,9 +17,9 @@ func (p *AgentPane) welcome(w int) []line {
 	}
 	out := []line{{{text: pane.FitWords(title, w), style: th.ChatAssistant.TCell()}}, nil}
 	tips := []string{
-		p.keyOf("send") + " sends · Alt-Enter adds a line · " + p.keyOf("unselect") + " stops a turn",
+		p.keyName("send") + " sends · Alt-Enter adds a line · " + p.keyName("unselect") + " stops a turn",
 		"/help lists commands and skills; Tab completes them",
-		p.keyOf("next-ref") + " selects a vault ref in the transcript; " + p.keyOf("open-ref") + " opens its exact text",
+		p.keyName("next-ref") + " selects a vault ref in the transcript; " + p.keyName("open-ref") + " opens its exact text",
 	}
 	if pre := p.env.Prefix; pre != "" {
 		tips = append(tips, pre+" ? lists every key · "+pre+" % splits · "+pre+" d detaches")
@@ -30,16 +30,6 @@ func (p *AgentPane) welcome(w int) []line {
 		}
 	}
 	return out
-}
-
-// keyOf is the key shown for the agent pane's action name.
-func (p *AgentPane) keyOf(name string) string {
-	for _, a := range p.keys.Actions() {
-		if a.Name == name && len(a.Keys) > 0 {
-			return a.Keys[0].String()
-		}
-	}
-	return "(unbound)"
 }
 
 // placeholder is what the empty prompt shows in w columns: the newline

@@ -134,6 +134,9 @@ type Theme struct {
 	ChatToolError Style `skin:"chat_tool_error" parent:"chat_tool"`
 	// ChatSystem is a system note such as a compaction notice (inherits base).
 	ChatSystem Style `skin:"chat_system" parent:"base"`
+	// ChatCode is code in an answer, a fenced block or a `span` (inherits
+	// chat_tool).
+	ChatCode Style `skin:"chat_code" parent:"chat_tool"`
 	// ChatRef is a selectable <ctx> vault reference in a transcript (inherits base).
 	ChatRef Style `skin:"chat_ref" parent:"base"`
 	// ChatRefSelected is the <ctx> reference under the cursor (inherits selection).
