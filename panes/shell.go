@@ -37,6 +37,11 @@ type ShellPane struct {
 	dir      string                 // the shell's working directory, last read
 	job      atomic.Pointer[string] // the foreground job's name, "" at the prompt
 	clip     atomic.Pointer[string] // text copied for the clipboard, sent by the next Draw
+	// waiting is set when a program asked for the user (a bell, a
+	// notification) while the pane was not focused; alert is the
+	// notification's text. The UI goroutine sets them; Title reads alert.
+	waiting atomic.Bool
+	alert   atomic.Pointer[string]
 }
 
 // NewShellPane starts the shell described by opts and returns the pane
@@ -51,6 +56,7 @@ func NewShellPane(env *pane.Env, opts pty.Options, keep func(kind string, text [
 	if env.Clipboard == pane.ClipboardOn && opts.Clipboard == nil {
 		p.opts.Clipboard = p.programCopied
 	}
+	p.opts.Alert = p.alerted
 	p.SetBackgroundColor(env.Theme.Base.Bg)
 	p.keys = env.KeyTable("shell",
 		keymap.Action{Name: "copy-mode", Desc: "copy mode (prefix [)", Run: p.EnterCopyMode},
@@ -111,7 +117,11 @@ func (p *ShellPane) Title() string {
 		}
 		name = filepath.Base(name)
 	}
-	return "shell: " + termsafe.OneLine(name)
+	title := "shell: " + termsafe.OneLine(name)
+	if a := p.alert.Load(); a != nil && *a != "" {
+		title += " · " + *a
+	}
+	return title
 }
 
 // Keys returns the pane's key-action table: the copy-mode table while copy

@@ -199,6 +199,11 @@ type Emulator interface {
 	// 52 requests to set the clipboard, called from Write; nil (the
 	// default) ignores them. A query is never answered.
 	SetClipboardHandler(fn func(text string))
+	// SetAlertHandler makes fn hear the program asking for the user, called
+	// from Write: a bell (text "") or a desktop notification, OSC 9 or
+	// OSC 777;notify (its text, made safe to show as a title is); nil
+	// (the default) ignores them. OSC 9;4 is a progress report, not one.
+	SetAlertHandler(fn func(text string))
 	// Scrollback returns the number of lines in the scrollback buffer.
 	Scrollback() int
 	// ScrollbackLine returns scrollback line i, 0 being the oldest, as cells

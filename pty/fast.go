@@ -58,6 +58,8 @@ type FastEmulator struct {
 	// clipboard receives the text of OSC 52 set requests; nil ignores
 	// them.
 	clipboard func(text string)
+	// alert hears bells and desktop notifications; nil ignores them.
+	alert func(text string)
 	// last is the character printed last, for REP, and single the set a
 	// single shift selected for the next character.
 	last   rune

@@ -19,6 +19,10 @@ func (e *FastEmulator) execute(b byte) {
 		}
 	case '\r':
 		e.moveTo(0, e.cur.y)
+	case 0x07:
+		if e.alert != nil {
+			e.alert("")
+		}
 	case 0x0e:
 		e.cur.gl = 1
 	case 0x0f:
@@ -105,6 +109,12 @@ func (e *FastEmulator) oscDispatch(st bool) {
 		e.title = sanitizeTitle(text)
 		return
 	}
+	if t, ok := notification(cmd, text); ok {
+		if e.alert != nil {
+			e.alert(t)
+		}
+		return
+	}
 	if cmd == "52" {
 		if t, ok := decodeOSC52(text); ok && !e.oscLong && e.clipboard != nil {
 			e.clipboard(t)
@@ -114,6 +124,31 @@ func (e *FastEmulator) oscDispatch(st bool) {
 	if r := e.colors.osc(cmd, text, st); r != "" {
 		e.reply(r)
 	}
+}
+
+// notification is the text of a desktop notification, OSC 9 (iTerm2's:
+// "9;text") or OSC 777 (rxvt's: "777;notify;title;body"), made safe to
+// show; ok is false for any other OSC and for OSC 9;4, ConEmu's progress
+// report.
+func notification(cmd, text string) (string, bool) {
+	switch cmd {
+	case "9":
+		if strings.HasPrefix(text, "4;") {
+			return "", false
+		}
+		return sanitizeTitle(text), true
+	case "777":
+		kind, rest, _ := strings.Cut(text, ";")
+		if kind != "notify" {
+			return "", false
+		}
+		title, body, _ := strings.Cut(rest, ";")
+		if body == "" {
+			return sanitizeTitle(title), true
+		}
+		return sanitizeTitle(title + ": " + body), true
+	}
+	return "", false
 }
 
 // sanitizeTitle makes a title safe to show: invalid UTF-8 becomes U+FFFD,

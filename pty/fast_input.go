@@ -154,6 +154,11 @@ func (e *FastEmulator) SetClipboardHandler(fn func(text string)) {
 	e.clipboard = fn
 }
 
+// SetAlertHandler makes fn hear bells and desktop notifications.
+func (e *FastEmulator) SetAlertHandler(fn func(text string)) {
+	e.alert = fn
+}
+
 // DefaultColors returns the default colours in force: the program's where
 // it set one with OSC 10 or 11, else the pane's.
 func (e *FastEmulator) DefaultColors() DefaultColors {

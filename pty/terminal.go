@@ -53,6 +53,10 @@ type Options struct {
 	// them. It is called on the output goroutine under the terminal's
 	// lock, so it must not block or call the terminal.
 	Clipboard func(text string)
+	// Alert, when set, hears the program ask for the user: a bell ("")
+	// or a desktop notification's text (Emulator.SetAlertHandler). It is
+	// called as Clipboard is, so it must not block or call the terminal.
+	Alert func(text string)
 }
 
 // Terminal is a program running on a pseudo-terminal with an emulator
@@ -135,6 +139,7 @@ func Start(opts Options) (*Terminal, error) {
 	}
 	s.emu.SetDefaultColors(opts.Colors)
 	s.emu.SetClipboardHandler(opts.Clipboard)
+	s.emu.SetAlertHandler(opts.Alert)
 	s.input.init()
 	s.show(opts.Notice)
 	s.wg.Add(5)

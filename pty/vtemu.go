@@ -32,6 +32,7 @@ type VTEmulator struct {
 	modes         InputModes
 	colors        dynColors
 	clipboard     func(text string)
+	alert         func(text string)
 }
 
 var _ Emulator = (*VTEmulator)(nil)
@@ -54,6 +55,11 @@ func NewVTEmulator(cols, rows, scrollback int) *VTEmulator {
 		AltScreen:        e.altScreenChanged,
 		EnableMode:       func(m ansi.Mode) { e.setMode(m, true) },
 		DisableMode:      func(m ansi.Mode) { e.setMode(m, false) },
+		Bell: func() {
+			if e.alert != nil {
+				e.alert("")
+			}
+		},
 	})
 	e.fixHandlers()
 	return e
@@ -91,6 +97,16 @@ func (e *VTEmulator) fixHandlers() {
 			return true
 		})
 	}
+	for _, cmd := range []int{9, 777} {
+		e.emu.RegisterOscHandler(cmd, func(data []byte) bool {
+			code, text, _ := bytes.Cut(data, []byte{';'})
+			t, ok := notification(string(code), string(text))
+			if ok && e.alert != nil {
+				e.alert(t)
+			}
+			return ok
+		})
+	}
 	e.emu.RegisterOscHandler(52, func(data []byte) bool {
 		_, text, _ := bytes.Cut(data, []byte{';'})
 		if t, ok := decodeOSC52(string(text)); ok && e.clipboard != nil {
@@ -119,6 +135,11 @@ func (e *VTEmulator) SetDefaultColors(c DefaultColors) {
 // requests to set the clipboard; nil ignores them.
 func (e *VTEmulator) SetClipboardHandler(fn func(text string)) {
 	e.clipboard = fn
+}
+
+// SetAlertHandler makes fn hear bells and desktop notifications.
+func (e *VTEmulator) SetAlertHandler(fn func(text string)) {
+	e.alert = fn
 }
 
 // DefaultColors returns the default colours in force: the program's where

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -120,6 +121,13 @@ func (s *statusBar) segments(st Status) []segment {
 	for _, ag := range st.Agents {
 		if ag.State == "approval" {
 			waiting = append(waiting, ag.Name)
+		}
+	}
+	// Other panes whose program asked for the user (another agent CLI in
+	// a shell pane) by their number, as C-b and the number goes there.
+	for _, lf := range s.app.layout.tree.leaves() {
+		if lf.pane.Kind() != pane.KindAgent && needsYou(lf.pane) {
+			waiting = append(waiting, "pane "+strconv.Itoa(s.app.layout.number(lf)))
 		}
 	}
 	if len(waiting) > 0 {

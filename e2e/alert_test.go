@@ -1,0 +1,59 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kwsdev/kws/agent/provider/providertest"
+)
+
+// TestAnotherAgentCLIAsksForYou runs, in a shell pane of a real kws in a
+// real terminal, a program that behaves like an agent CLI (Claude Code,
+// Codex): it works, then sends a desktop notification (OSC 777) and waits
+// at a y/n prompt. With the focus elsewhere, the shell pane's frame is
+// marked ‼ with the notification, the status bar lists the pane, C-b n
+// goes there, the mark clears, and the answer reaches the program (issue
+// 26, item 8).
+func TestAnotherAgentCLIAsksForYou(t *testing.T) {
+	srv := providertest.New(t)
+	s := newSetup(t, srv.URL())
+	trigger := filepath.Join(s.root, "go-ahead")
+	cli := filepath.Join(s.root, "fake-agent")
+	body := "#!/bin/sh\necho 'fake-agent: working'\n" +
+		"while [ ! -e " + shq(trigger) + " ]; do sleep 0.05; done\n" +
+		"printf '\\033]777;notify;fake-agent;approve rm -rf build?\\007'\n" +
+		"printf 'Allow? (y/n) '; read answer; echo \"fake-agent: got $answer\"\n"
+	if err := os.WriteFile(cli, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
+	tm := startTerm(t, s.root, s.tmuxConf(), script)
+	tm.waitFor("the shell's prompt", func(sc string) bool { return strings.Contains(boxText(sc, "1 shell"), "$") })
+	tm.keys("C-b", "1")
+	tm.typeText(shq(cli))
+	tm.keys("Enter")
+	tm.waitFor("the program at work", func(sc string) bool { return strings.Contains(sc, "fake-agent: working") })
+	tm.keys("C-b", "0")
+	if err := os.WriteFile(trigger, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor("the shell pane marked as waiting", func(sc string) bool {
+		return strings.Contains(sc, "┌ 1 ‼ shell") && strings.Contains(sc, "approve rm -rf build?") &&
+			strings.Contains(sc, "‼ pane 1 needs you") && strings.Contains(sc, "Allow? (y/n)")
+	})
+	tm.keys("C-b", "n")
+	tm.waitFor("the mark cleared in the focused pane", func(sc string) bool {
+		return strings.Contains(sc, "┌ 1 shell") && !strings.Contains(sc, "‼")
+	})
+	tm.typeText("y")
+	tm.keys("Enter")
+	tm.waitFor("the answer in the program", func(sc string) bool { return strings.Contains(sc, "fake-agent: got y") })
+	launcher, _ := tm.paneState()
+	pid := childPID(t, launcher)
+	tm.keys("C-b", "q")
+	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
+	tm.keys("Tab", "Enter")
+	tm.waitExit(pid, status)
+}

@@ -1,0 +1,54 @@
+package panes
+
+import (
+	"github.com/rivo/tview"
+
+	"github.com/kwsdev/kws/termsafe"
+)
+
+// A program in a shell pane, such as another agent CLI (Claude Code,
+// Codex, opencode, aider), asks for the user with a bell or a desktop
+// notification (OSC 9, OSC 777). While the pane is not focused, that marks
+// it as waiting, as an agent asking for approval is: ‼ on its frame, its
+// number in the status bar, next-waiting goes there; focusing it clears
+// the mark, as tmux's monitor-bell flag clears.
+
+// alerted is the terminal's alert handler: it runs on the output
+// goroutine under the terminal's lock, so it only queues the work for the
+// UI goroutine.
+func (p *ShellPane) alerted(text string) {
+	p.env.Update(func() { p.markWaiting(text) })
+}
+
+// markWaiting marks the pane as waiting for the user, unless the user is
+// in it; the first alert says so in the status bar.
+func (p *ShellPane) markWaiting(text string) {
+	if p.HasFocus() {
+		return
+	}
+	first := !p.waiting.Swap(true)
+	if text != "" {
+		p.alert.Store(&text)
+	}
+	if first {
+		msg := "‼ a shell pane asks for you"
+		if j := p.job.Load(); j != nil && *j != "" {
+			msg = "‼ " + termsafe.OneLine(*j) + " asks for you"
+		}
+		if text != "" {
+			msg += ": " + text
+		}
+		p.env.Tell(msg + " (" + p.env.PrefixName() + " n goes there)")
+	}
+}
+
+// NeedsYou reports whether a program in the pane asked for the user since
+// the pane last had the focus.
+func (p *ShellPane) NeedsYou() bool { return p.waiting.Load() }
+
+// Focus clears the waiting mark: the user is here.
+func (p *ShellPane) Focus(delegate func(tview.Primitive)) {
+	p.waiting.Store(false)
+	p.alert.Store(nil)
+	p.Box.Focus(delegate)
+}
