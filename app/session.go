@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/swarm"
@@ -83,6 +84,20 @@ func (s *serverSession) Attached() {
 	if len(waiting) > 0 {
 		s.app.Notify(fmt.Sprintf("‼ %s waiting for approval (%s n goes there)", strings.Join(waiting, ", "), prefixName(s.w.cfg.Keys)))
 	}
+}
+
+// WaitingPanes are the panes, other than agents', that wait for the user;
+// none when the screen does not answer.
+func (s *serverSession) WaitingPanes() []server.PaneState {
+	var out []server.PaneState
+	_ = s.w.OnUI(func(a *ui.App) {
+		for _, p := range a.Panes() {
+			if p.Waiting && p.Kind != pane.KindAgent {
+				out = append(out, server.PaneState{Number: p.Index, Title: p.Title})
+			}
+		}
+	})
+	return out
 }
 
 // Agents is the session's agents and their states.

@@ -13,9 +13,9 @@ import (
 // real terminal, a program that behaves like an agent CLI (Claude Code,
 // Codex): it works, then sends a desktop notification (OSC 777) and waits
 // at a y/n prompt. With the focus elsewhere, the shell pane's frame is
-// marked ‼ with the notification, the status bar lists the pane, C-b n
-// goes there, the mark clears, and the answer reaches the program (issue
-// 26, item 8).
+// marked ‼ with the notification, the status bar and kws ls list the
+// pane, C-b n goes there, the mark clears, and the answer reaches the
+// program (issue 26, item 8).
 func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	srv := providertest.New(t)
 	s := newSetup(t, srv.URL())
@@ -43,6 +43,9 @@ func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 		return strings.Contains(sc, "┌ 1 ‼ shell") && strings.Contains(sc, "approve rm -rf build?") &&
 			strings.Contains(sc, "‼ pane 1 needs you") && strings.Contains(sc, "Allow? (y/n)")
 	})
+	if out := s.must("", "ls"); !strings.Contains(out, "‼ pane 1 (shell: ") || !strings.Contains(out, "approve rm -rf build?) asks for you") {
+		t.Errorf("kws ls does not list the waiting pane:\n%s", out)
+	}
 	tm.keys("C-b", "n")
 	tm.waitFor("the mark cleared in the focused pane", func(sc string) bool {
 		return strings.Contains(sc, "┌ 1 shell") && !strings.Contains(sc, "‼")

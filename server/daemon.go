@@ -36,6 +36,9 @@ type Session interface {
 	Attached()
 	// Agents is the session's agents and their states, for kws ls.
 	Agents() []AgentState
+	// WaitingPanes are the panes other than agents' whose program asked
+	// for the user (another agent CLI in a shell pane), for kws ls.
+	WaitingPanes() []PaneState
 }
 
 // SessionSpec is what the composition root is given to build a session.
@@ -73,6 +76,12 @@ type AgentState struct {
 	Waiting bool `json:"waiting,omitempty"`
 }
 
+// PaneState is a pane, not an agent's, that waits for the user.
+type PaneState struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+}
+
 // SessionInfo is one session as kws ls shows it.
 type SessionInfo struct {
 	Name      string       `json:"name"`
@@ -80,6 +89,7 @@ type SessionInfo struct {
 	Created   time.Time    `json:"created"`
 	Clients   int          `json:"clients"`
 	Agents    []AgentState `json:"agents"`
+	Waiting   []PaneState  `json:"waiting_panes,omitempty"`
 }
 
 // ExecRequest is a kws command a client runs in the server, on the

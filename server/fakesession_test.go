@@ -87,6 +87,8 @@ func (f *fakeSession) Attached() {
 
 func (f *fakeSession) Agents() []AgentState { return f.agents }
 
+func (f *fakeSession) WaitingPanes() []PaneState { return nil }
+
 // waitKey waits for the session to read r.
 func (f *fakeSession) waitKey(t *testing.T, r rune) {
 	t.Helper()

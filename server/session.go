@@ -57,7 +57,7 @@ type journal struct {
 // info describes the session for kws ls.
 func (s *live) info() SessionInfo {
 	return SessionInfo{Name: s.name, Workspace: s.workspace, Created: s.created,
-		Clients: len(s.tty.attachedClients()), Agents: s.ws.Agents()}
+		Clients: len(s.tty.attachedClients()), Agents: s.ws.Agents(), Waiting: s.ws.WaitingPanes()}
 }
 
 // sortInfos orders sessions oldest first, then by name.

@@ -26,6 +26,8 @@ type PaneInfo struct {
 	Kind          pane.Kind
 	Width, Height int
 	Active        bool
+	// Waiting is set while the pane waits for the user.
+	Waiting bool
 }
 
 // Panes lists the panes in number order.
@@ -33,7 +35,7 @@ func (a *App) Panes() []PaneInfo {
 	var out []PaneInfo
 	for i, lf := range a.layout.tree.leaves() {
 		out = append(out, PaneInfo{Index: i, Title: lf.pane.Title(), Kind: lf.pane.Kind(), Width: lf.w, Height: lf.h,
-			Active: lf == a.layout.focused})
+			Active: lf == a.layout.focused, Waiting: needsYou(lf.pane)})
 	}
 	return out
 }
