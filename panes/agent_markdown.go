@@ -70,7 +70,7 @@ func markdown(text string, w int, th *themes.Theme) []line {
 
 var (
 	fenceOpen = regexp.MustCompile("^(```+|~~~+)\\s*([^`]*)$")
-	heading   = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	heading   = regexp.MustCompile(`^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$`)
 	rule      = regexp.MustCompile(`^([-*_])(\s*[-*_]){2,}\s*$`)
 	bullet    = regexp.MustCompile(`^(\s*)([-*+])\s+(.*)$`)
 	numbered  = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)

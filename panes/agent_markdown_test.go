@@ -96,3 +96,19 @@ func hasAttr(st tcell.Style, a tcell.AttrMask) bool {
 	_, _, attrs := st.Decompose()
 	return attrs&a != 0
 }
+
+// TestMarkdownHeadings: a heading loses its opening #s and a closing
+// run of them, never a # that is part of its text.
+func TestMarkdownHeadings(t *testing.T) {
+	p, _, _ := newAgentPane(t)
+	for in, want := range map[string]string{"# Title": "Title", "### Use C#": "Use C#", "## Plan ##": "Plan", "#hashtag": "#hashtag"} {
+		rows := markdown(in, 40, p.env.Theme)
+		var got strings.Builder
+		for _, s := range rows[0] {
+			got.WriteString(s.text)
+		}
+		if got.String() != want {
+			t.Errorf("%q drawn as %q, want %q", in, got.String(), want)
+		}
+	}
+}
