@@ -2,7 +2,10 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/kwsdev/kws/agent/skill"
 )
 
 // Commands a user types as a whole line, in an agent pane or as kws run's
@@ -31,6 +34,18 @@ var Builtins = [][2]string{
 	{CommandModel, "say which model the agent talks to, and how to change it"},
 	{CommandClear, "start afresh: how, in kws"},
 	{CommandExit, "leave: how, in kws"},
+}
+
+// Commands are the /commands an agent with skills takes, each with what
+// it does: the built-ins, then the skills a user may invoke.
+func Commands(skills []skill.Skill) [][2]string {
+	out := slices.Clone(Builtins)
+	for _, s := range skills {
+		if s.UserInvocable {
+			out = append(out, [2]string{"/" + s.Name, s.Description})
+		}
+	}
+	return out
 }
 
 // IsCommand returns the command line is, trimmed, and whether it is one.
@@ -62,10 +77,8 @@ func (a *Agent) Explain(command string) string {
 		fmt.Fprintf(&b, "  %-9s %s\n", c[0], c[1])
 	}
 	var skills []string
-	for _, s := range a.cfg.Skills {
-		if s.UserInvocable {
-			skills = append(skills, fmt.Sprintf("  /%-8s %s", s.Name, s.Description))
-		}
+	for _, c := range Commands(a.cfg.Skills)[len(Builtins):] {
+		skills = append(skills, fmt.Sprintf("  %-9s %s", c[0], c[1]))
 	}
 	if len(skills) == 0 {
 		b.WriteString("no skills are loaded (~/.config/kws/skills, .kws/skills)\n")

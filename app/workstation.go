@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
@@ -220,7 +221,7 @@ func (w *Workstation) appConfig() ui.Config {
 		roles = append(roles, r.Name)
 	}
 	return ui.Config{Theme: w.theme, Panes: w.paneRegistry(), Status: w.status, Bindings: w.cfg.Keys, Roles: roles, HasBlock: w.hasBlock,
-		MCPStatus: w.mcpStatus}
+		MCPStatus: w.mcpStatus, Commands: agent.Commands(w.skills)}
 }
 
 // attach starts delivering the swarm's events to app, the application

@@ -271,13 +271,8 @@ func (s *Swarm) StopJobs(name string) (int, error) {
 // the built-in commands, then /NAME for each skill a user may invoke.
 func (s *Swarm) Commands() []string {
 	var out []string
-	for _, b := range agent.Builtins {
-		out = append(out, b[0])
-	}
-	for _, sk := range s.cfg.Skills {
-		if sk.UserInvocable {
-			out = append(out, "/"+sk.Name)
-		}
+	for _, c := range agent.Commands(s.cfg.Skills) {
+		out = append(out, c[0])
 	}
 	return out
 }

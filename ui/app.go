@@ -30,6 +30,9 @@ type Config struct {
 	// Roles are the agent roles a new agent may take; the agent factory
 	// is given one in its pane.Spec.
 	Roles []string
+	// Commands are the /commands an agent pane takes (the built-ins, then
+	// the skills), each with what it does, for the help screen.
+	Commands [][2]string
 	// Detach, when set, detaches the client the keys came from while the
 	// session keeps running (the server's sessions); without it the quit
 	// key ends the workstation.

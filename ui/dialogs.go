@@ -71,6 +71,13 @@ func (a *App) helpText() string {
 		fmt.Fprintf(&b, "  %s %s\n", c.name, c.usage)
 	}
 	b.WriteByte('\n')
+	if len(a.cfg.Commands) > 0 {
+		b.WriteString("Typed in an agent pane's prompt (Tab completes them):\n")
+		for _, c := range a.cfg.Commands {
+			fmt.Fprintf(&b, "  %-14s %s\n", c[0], c[1])
+		}
+		b.WriteByte('\n')
+	}
 	for _, lf := range a.layout.tree.leaves() {
 		paneTables(lf.pane)
 	}
@@ -97,7 +104,7 @@ func (a *App) help() { a.textDialog(pageHelp, " kws help ", a.helpText()) }
 // or q.
 func (a *App) textDialog(page, title, text string) {
 	th := a.cfg.Theme
-	tv := tview.NewTextView().SetDynamicColors(false).SetScrollable(true).SetWrap(false)
+	tv := tview.NewTextView().SetDynamicColors(false).SetScrollable(true).SetWrap(true).SetWordWrap(true)
 	tv.SetText(text)
 	tv.SetTextStyle(th.Dialog.TCell())
 	tv.SetBackgroundColor(th.Dialog.Bg)

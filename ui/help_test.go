@@ -3,6 +3,9 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/themes"
 )
 
 // section returns the lines of the help under title, up to the next blank
@@ -30,5 +33,32 @@ func TestHelpListsEachKeyUnderItsOwnSection(t *testing.T) {
 	}
 	if n := strings.Count(help, "0…9"); n != 1 {
 		t.Errorf("0…9 is listed %d times:\n%s", n, help)
+	}
+}
+
+// TestHelpListsTheSlashCommandsAndWraps: C-b ? lists the /commands an
+// agent pane takes, and at 80 columns wraps a long line instead of
+// cutting it (issue 26, item 8).
+func TestHelpListsTheSlashCommandsAndWraps(t *testing.T) {
+	ff := &fakeFactory{}
+	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Layout: []pane.Kind{"shell"},
+		Commands: [][2]string{{"/help", "list the commands and the skills"}, {"/review", "review the diff"}}}, 80, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop() })
+	s := d.Script(t)
+	var help string
+	s.Do(func() { help = d.App.helpText() })
+	cmds := section(help, "Typed in an agent pane's prompt (Tab completes them):")
+	if !strings.Contains(cmds, "/help          list the commands and the skills") || !strings.Contains(cmds, "/review        review the diff") {
+		t.Errorf("the help does not list the /commands:\n%s", help)
+	}
+	s.Press("Ctrl-b", "?").WaitFor("kws help")
+	// The detach line is wider than the dialog: its end is on the next
+	// row, not cut.
+	s.Press("PgDn").WaitFor("detach: the session and its agents keep")
+	if !strings.Contains(d.Text(), "running (kws attach)") {
+		t.Errorf("a help line is cut at 80 columns:\n%s", d.Text())
 	}
 }
