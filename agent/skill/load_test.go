@@ -117,7 +117,7 @@ func TestExpandInput(t *testing.T) {
 	if _, err := ExpandInput(skills, "/internal"); err == nil || !strings.Contains(err.Error(), "user_invocable = false") {
 		t.Errorf("refusal %v does not say why", err)
 	}
-	if _, err := ExpandInput(skills, "/greet Bob"); err == nil || !strings.Contains(err.Error(), "/greet (skills: /review; start the line with // to send it as text)") {
+	if _, err := ExpandInput(skills, "/greet Bob"); err == nil || !strings.Contains(err.Error(), "/greet (skills: /review; /help lists the commands; start the line with // to send it as text)") {
 		t.Errorf("an unknown skill's refusal %v does not list the skills and the way out", err)
 	}
 }
