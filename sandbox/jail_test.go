@@ -165,12 +165,8 @@ func TestJailDiesWithKws(t *testing.T) {
 	helper.Wait()
 	// kws is gone: the jail's init reads EOF and takes the command
 	// with it. Wait for that state, however long a loaded machine takes.
-	deadline := time.Now().Add(time.Minute)
-	for len(proctest.Marked(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the command outlived kws: %v", proctest.Marked(marker))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if left, err := proctest.WaitGone(marker, time.Minute); err != nil || len(left) > 0 {
+		t.Fatalf("the command outlived kws: %v %v", left, err)
 	}
 }
 

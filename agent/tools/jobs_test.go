@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,39 +33,47 @@ func jobsEnv(t *testing.T) (*Env, *sync.Map) {
 	return env, kept
 }
 
-// waitJob waits until job id's output holds want or, with want empty,
-// until it has ended; a loaded machine may take its time.
-func waitJob(t *testing.T, env *Env, id int, want string) string {
+// jobEnded waits until job id has ended and returns its output.
+func jobEnded(t *testing.T, env *Env, id int) string {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		out, err := env.Jobs.output(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ended := !env.Jobs.List()[id-1].Running
-		if want != "" && strings.Contains(out, want) || want == "" && ended {
-			return out
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %d: waited a minute for %q:\n%s", id, want, out)
-		}
-		time.Sleep(10 * time.Millisecond)
+	j, err := env.Jobs.find(id)
+	if err != nil {
+		t.Fatal(err)
 	}
+	<-j.done
+	out, err := env.Jobs.output(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // startMarked is a script that starts sleep under the name marker in the
-// background and prints "ready-42" once it runs as that.
-func startMarked(marker string) string {
-	return `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo ready-$((6*7))`
+// background and, once it runs as that, prints "ready-42" and says so
+// through a named pipe in the workspace; the returned wait blocks until
+// it has (a loaded machine may take its time).
+func startMarked(t *testing.T, env *Env, marker string) (script string, wait func()) {
+	t.Helper()
+	ready, err := proctest.Signal(filepath.Join(env.Workspace, marker+".ready"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo ready-$((6*7)); echo > ` + marker + `.ready`,
+		func() {
+			t.Helper()
+			if err := ready(time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
 }
 
 func TestBackgroundJobRunsOnAndStops(t *testing.T) {
 	env, kept := jobsEnv(t)
 	marker := fmt.Sprintf("kws-job-%d", os.Getpid())
-	res := call(t, env, "shell", map[string]any{"command": startMarked(marker) + "; wait", "background": true})
+	script, ready := startMarked(t, env, marker)
+	res := call(t, env, "shell", map[string]any{"command": script + "; wait", "background": true})
 	checkResult(t, res, false, "started background job 1")
-	waitJob(t, env, 1, "ready-42")
+	ready()
 	if len(proctest.Marked(marker)) == 0 {
 		t.Fatal("the job's process is not running")
 	}
@@ -86,13 +95,14 @@ func TestBackgroundJobRunsOnAndStops(t *testing.T) {
 func TestBackgroundJobEndsByItselfAndWithTheAgent(t *testing.T) {
 	env, _ := jobsEnv(t)
 	call(t, env, "shell", map[string]any{"command": "echo bye; exit 3", "background": true})
-	out := waitJob(t, env, 1, "")
+	out := jobEnded(t, env, 1)
 	if !strings.Contains(out, "job 1 (exited 3)") || !strings.Contains(out, "bye") {
 		t.Fatalf("ended job:\n%s", out)
 	}
 	marker := fmt.Sprintf("kws-agent-job-%d", os.Getpid())
-	call(t, env, "shell", map[string]any{"command": startMarked(marker) + "; wait", "background": true})
-	waitJob(t, env, 2, "ready-42")
+	script, ready := startMarked(t, env, marker)
+	call(t, env, "shell", map[string]any{"command": script + "; wait", "background": true})
+	ready()
 	env.Jobs.Close()
 	if left := proctest.Marked(marker); len(left) > 0 {
 		t.Fatalf("a job outlived its agent: %v", left)

@@ -234,20 +234,20 @@ func TestRunBackgroundJobEndsWithTheRun(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	marker := fmt.Sprintf("kws-run-job-%d", os.Getpid())
 	args, _ := json.Marshal(map[string]any{"background": true,
-		"command": `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo job-ready-$((6*7)); touch ready; wait`})
+		"command": `(exec -a ` + marker + ` sleep 600) & until grep -q ` + marker + ` /proc/$!/cmdline 2>/dev/null; do :; done; echo job-ready-$((6*7)); echo > ready; wait`})
 	data, ws := t.TempDir(), t.TempDir()
 	// The model lists the jobs once the job has printed its line, so the
 	// run cannot end before there is output to keep. (Should the job
 	// never get there, the run goes on after a minute and the test fails
 	// on what the vault lacks, rather than hanging.)
+	signal, err := proctest.Signal(filepath.Join(ws, "ready"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ready := make(chan struct{})
 	go func() {
 		defer close(ready)
-		for give := time.Now().Add(time.Minute); time.Now().Before(give); time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
-				return
-			}
-		}
+		_ = signal(time.Minute)
 	}()
 	listing := providertest.ToolStep(provider.ToolCall{ID: "ls", Name: "jobs", Arguments: `{"action":"list"}`})
 	listing.Hold = ready
