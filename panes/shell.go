@@ -42,6 +42,9 @@ type ShellPane struct {
 	// notification's text. The UI goroutine sets them; Title reads alert.
 	waiting atomic.Bool
 	alert   atomic.Pointer[string]
+	// pendingAlert is the alert handed to the UI goroutine and not yet
+	// taken.
+	pendingAlert atomic.Pointer[string]
 }
 
 // NewShellPane starts the shell described by opts and returns the pane

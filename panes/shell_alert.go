@@ -14,10 +14,18 @@ import (
 // the mark, as tmux's monitor-bell flag clears.
 
 // alerted is the terminal's alert handler: it runs on the output
-// goroutine under the terminal's lock, so it only queues the work for the
-// UI goroutine.
+// goroutine under the terminal's lock, so it only hands the alert to the
+// UI goroutine. A burst of them (a program printing bells) queues one
+// update, which takes the latest.
 func (p *ShellPane) alerted(text string) {
-	p.env.Update(func() { p.markWaiting(text) })
+	if p.pendingAlert.Swap(&text) != nil {
+		return
+	}
+	p.env.Update(func() {
+		if t := p.pendingAlert.Swap(nil); t != nil {
+			p.markWaiting(*t)
+		}
+	})
 }
 
 // markWaiting marks the pane as waiting for the user, unless the user is

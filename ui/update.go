@@ -86,6 +86,9 @@ func (a *App) Notify(msg string) {
 func (a *App) dismissNotice() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.notice == "" {
+		return
+	}
 	a.notice = ""
 	if a.noticeT != nil {
 		a.noticeT.Stop()
