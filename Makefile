@@ -7,9 +7,12 @@ GO       ?= go
 # whole kws (cmd/kws), which it expects beside it.
 BIN      := bin/kws
 CORE     := bin/kws-core
-# Programs the end-to-end test (e2e) and `kws bench ui` drive; setup installs
-# the missing ones with apt-get when it can (Debian, as root), else names them.
-TOOLS    := tmux vim
+# Programs the tests drive: tmux and vim for the end-to-end test (e2e) and
+# `kws bench ui`, git and python3 for the sandbox's attack tests (planted
+# git hooks; sockets bash cannot open), which skip without them. setup
+# installs the missing ones with apt-get when it can (Debian, as root),
+# else names them.
+TOOLS    := tmux vim git python3
 # sidecar/llamacpp builds llama.cpp (the llama package of github.com/ollama/ollama)
 # with cgo. Its Go module lacks three vendored headers: two come from Debian
 # packages (header:package, installed by setup like TOOLS), miniaudio.h is copied
@@ -38,9 +41,9 @@ setup: deps $(NPMSTAMP)
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		echo "kws: installing$$missing (apt-get)"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing; } >/dev/null || \
-			echo "kws: apt-get could not install$$missing; the e2e test will skip what needs it"; \
+			echo "kws: apt-get could not install$$missing; the tests that need it will skip"; \
 	else \
-		echo "kws: the e2e test and make bench need$$missing: install it (apt-get install$$missing as root on Debian)"; \
+		echo "kws: the tests and make bench need$$missing: install it (apt-get install$$missing as root on Debian)"; \
 	fi
 
 deps: have-go $(MINIAUDIO)
