@@ -15,7 +15,7 @@ import (
 // layout and each agent's figures; an unreadable journal gives none.
 func TestSessionStateRoundTrip(t *testing.T) {
 	want := sessionState{
-		Layout: ui.Snapshot{Root: &ui.SnapshotNode{Pane: &pane.Spec{Kind: pane.KindAgent, State: map[string]string{pane.StateAgent: "agent-1"}}}},
+		Layout: ui.Snapshot{Windows: []ui.WindowSnapshot{{Root: &ui.SnapshotNode{Pane: &pane.Spec{Kind: pane.KindAgent, State: map[string]string{pane.StateAgent: "agent-1"}}}}}},
 		Stats:  map[string]swarm.Stats{"agent-1": {Calls: 3, NaiveTokens: 900, SentTokens: 400, Series: []swarm.Point{{Naive: 300, Sent: 100}}}},
 	}
 	data, err := json.Marshal(want)

@@ -82,7 +82,7 @@ func (s *serverSession) Attached() {
 		}
 	}
 	if len(waiting) > 0 {
-		s.app.Notify(fmt.Sprintf("‼ %s waiting for approval (%s n goes there)", strings.Join(waiting, ", "), prefixName(s.w.cfg.Keys)))
+		s.app.Notify(fmt.Sprintf("‼ %s waiting for approval (%s goes there)", strings.Join(waiting, ", "), waitingKey(s.w.cfg.Keys)))
 	}
 }
 
@@ -91,9 +91,9 @@ func (s *serverSession) Attached() {
 func (s *serverSession) WaitingPanes() []server.PaneState {
 	var out []server.PaneState
 	_ = s.w.OnUI(func(a *ui.App) {
-		for _, p := range a.Panes() {
+		for _, p := range a.Panes(true) {
 			if p.Waiting && p.Kind != pane.KindAgent {
-				out = append(out, server.PaneState{Number: p.Index, Title: p.Title})
+				out = append(out, server.PaneState{Window: p.Window, Number: p.Index, Name: p.Name(), Title: p.Title})
 			}
 		}
 	})

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/ui"
 )
 
@@ -52,20 +54,85 @@ func (w *Workstation) OnUI(fn func(*ui.App)) error {
 // The tmux verbs a program in one of the session's shell panes runs
 // (kws list-panes …). A pane is its number; n < 0 is the focused pane.
 
-// ListPanes lists the panes as tmux's list-panes does: number, title,
-// size, id, and the focused one marked.
-func (w *Workstation) ListPanes() (string, error) {
+// ListPanes lists the panes of the window shown as tmux's list-panes
+// does: number, title, size, id, and the focused one marked; with all
+// (tmux's -s) every window's, each number after its window's.
+func (w *Workstation) ListPanes(all bool) (string, error) {
 	var b strings.Builder
 	err := w.OnUI(func(a *ui.App) {
-		for _, p := range a.Panes() {
+		for _, p := range a.Panes(all) {
 			active := ""
 			if p.Active {
 				active = " (active)"
 			}
-			fmt.Fprintf(&b, "%d: %s [%dx%d] %%%d%s\n", p.Index, p.Title, p.Width, p.Height, p.Index, active)
+			n := strconv.Itoa(p.Index)
+			if all {
+				n = strconv.Itoa(p.Window) + "." + n
+			}
+			fmt.Fprintf(&b, "%s: %s [%dx%d] %%%d%s\n", n, p.Title, p.Width, p.Height, p.Index, active)
 		}
 	})
 	return b.String(), err
+}
+
+// ListWindows lists the windows as tmux's list-windows does: number,
+// name with "*" on the one shown, number of panes, and the one shown
+// marked; a window with a pane waiting for the user is marked ‼.
+func (w *Workstation) ListWindows() (string, error) {
+	var b strings.Builder
+	err := w.OnUI(func(a *ui.App) {
+		for _, win := range a.Windows() {
+			flags, active := "", ""
+			if win.Active {
+				flags, active = "*", " (active)"
+			}
+			if win.Zoomed {
+				flags += "Z"
+			}
+			if win.Waiting {
+				flags += "‼"
+			}
+			fmt.Fprintf(&b, "%d: %s%s (%d panes)%s\n", win.Index, win.Name, flags, win.Panes, active)
+		}
+	})
+	return b.String(), err
+}
+
+// NewWindow opens a window with a pane of the kind ("" for a shell),
+// named name ("" for the automatic name), and shows it.
+func (w *Workstation) NewWindow(kind, name string) (err error) {
+	spec := pane.Spec{Kind: pane.Kind(kind)}
+	if kind == "" {
+		spec.Kind = pane.KindShell
+	}
+	if uiErr := w.OnUI(func(a *ui.App) { _, err = a.NewWindow(spec, name) }); uiErr != nil {
+		return uiErr
+	}
+	return err
+}
+
+// SelectWindow shows window n.
+func (w *Workstation) SelectWindow(n int) (err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { err = a.SelectWindow(n) }); uiErr != nil {
+		return uiErr
+	}
+	return err
+}
+
+// RenameWindow names window n (n < 0: the one shown).
+func (w *Workstation) RenameWindow(n int, name string) (err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { err = a.RenameWindow(n, name) }); uiErr != nil {
+		return uiErr
+	}
+	return err
+}
+
+// KillWindow closes window n (n < 0: the one shown) and its panes.
+func (w *Workstation) KillWindow(n int) (err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { err = a.KillWindow(n) }); uiErr != nil {
+		return uiErr
+	}
+	return err
 }
 
 // CapturePane returns the text pane n shows.

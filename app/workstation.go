@@ -215,7 +215,7 @@ func (w *Workstation) appConfig() ui.Config {
 				a.Update(fn)
 			}
 		},
-		Notify: w.notify, Prefix: prefixName(w.cfg.Keys), Clipboard: w.cfg.Clipboard}
+		Notify: w.notify, Prefix: prefixName(w.cfg.Keys), WaitingKey: waitingKey(w.cfg.Keys), Clipboard: w.cfg.Clipboard}
 	var roles []string
 	for _, r := range skill.Roles(w.skills) {
 		roles = append(roles, r.Name)
@@ -271,6 +271,19 @@ func prefixName(bindings map[string]string) string {
 		}
 	}
 	return "C-b"
+}
+
+// waitingKey is how the key that focuses the next pane waiting for the
+// user is shown ("C-b N").
+func waitingKey(bindings map[string]string) string {
+	key := ui.NextWaitingKey
+	if f := strings.Fields(bindings["prefix.next-waiting"]); len(f) > 0 {
+		key = f[0]
+	}
+	if k, err := keymap.Parse(key); err == nil {
+		key = k.String()
+	}
+	return prefixName(bindings) + " " + key
 }
 
 // agentSession is a session the workstation opened and the agent it is

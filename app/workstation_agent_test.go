@@ -22,7 +22,7 @@ func TestWorkstationFailedCtxGetKeepsTheFocus(t *testing.T) {
 	if _, err := Keep(r.w.st.vault, "log", "user", []byte(strings.Repeat("a long build log line\n", 3000))); err != nil {
 		t.Fatal(err)
 	}
-	r.press("Ctrl-b", "2", "R", "Ctrl-b", "0") // the vault pane lists the block
+	r.press("Ctrl-b", "q", "2", "R", "Ctrl-b", "q", "0") // the vault pane lists the block
 	r.typeText(".ctx_get id=ctx:deadbeef00")
 	r.press("Enter")
 	r.waitFor("✗ open ctx:deadbeef00: vault: no block with that id")

@@ -137,7 +137,7 @@ func TestWorkstationDefaultScreenWithoutAModel(t *testing.T) {
 			}
 			goldentest.Check(t, fmt.Sprintf("workstation_%dx%d", size[0], size[1]), text)
 			// The shell works without a model.
-			r.press("Ctrl-b", "1")
+			r.press("Ctrl-b", "q", "1")
 			r.typeText("echo $((6*7))sh")
 			r.press("Enter")
 			r.waitFor("42sh")
@@ -170,7 +170,7 @@ func TestWorkstationStreamsAnAnswerAndOpensItsRef(t *testing.T) {
 		t.Fatalf("the vault pane is not focused after opening the ref")
 	}
 	// Back in the agent pane, typing .ctx_get opens the same block.
-	r.press("q", "Ctrl-b", "0")
+	r.press("q", "Ctrl-b", "q", "0")
 	r.typeText(".ctx_get id=" + id)
 	r.press("Enter")
 	r.waitFor("FAIL TestFoo")
@@ -213,7 +213,7 @@ func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.press("Ctrl-b", "2", "R") // the vault pane, refreshed
+	r.press("Ctrl-b", "q", "2", "R") // the vault pane, refreshed
 	r.waitFor(id[:12])
 	r.press("Enter")
 	r.waitFor("goroutine 1 [running]")
@@ -223,7 +223,7 @@ func TestWorkstationVaultPaneOpensAndInjectsABlock(t *testing.T) {
 	r.press("y")
 	r.waitFor("rides the next turn")
 	r.srv.Push(providertest.TextStep("seen the panic"))
-	r.press("Ctrl-b", "0")
+	r.press("Ctrl-b", "q", "0")
 	r.typeText("what broke?")
 	r.press("Enter")
 	r.waitFor("seen the panic")
@@ -259,7 +259,7 @@ func TestWorkstationRemembersAndRecalls(t *testing.T) {
 	turn := "Remember that deploys always go through make release."
 	r.press("Enter")
 	r.waitFor("vault: " + vault.IDFor([]byte(turn)))
-	r.press("Ctrl-b", "0")
+	r.press("Ctrl-b", "q", "0")
 	r.typeText("how do deploys work here?")
 	r.press("Enter")
 	r.waitFor("with make release")

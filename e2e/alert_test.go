@@ -14,7 +14,7 @@ import (
 // Codex): it works, then sends a desktop notification (OSC 777) and waits
 // at a y/n prompt. With the focus elsewhere, the shell pane's frame is
 // marked ‼ with the notification, the status bar and kws ls list the
-// pane, C-b n goes there, the mark clears, and the answer reaches the
+// pane, C-b N goes there, the mark clears, and the answer reaches the
 // program (issue 26, item 8).
 func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	srv := providertest.New(t)
@@ -31,11 +31,11 @@ func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
 	tm := startTerm(t, s.root, s.tmuxConf(), script)
 	tm.waitFor("the shell's prompt", func(sc string) bool { return strings.Contains(boxText(sc, "1 shell"), "$") })
-	tm.keys("C-b", "1")
+	tm.keys("C-b", "q", "1")
 	tm.typeText(shq(cli))
 	tm.keys("Enter")
 	tm.waitFor("the program at work", func(sc string) bool { return strings.Contains(sc, "fake-agent: working") })
-	tm.keys("C-b", "0")
+	tm.keys("C-b", "q", "0")
 	if err := os.WriteFile(trigger, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	if out := s.must("", "ls"); !strings.Contains(out, "‼ pane 1 (shell: ") || !strings.Contains(out, "approve rm -rf build?) asks for you") {
 		t.Errorf("kws ls does not list the waiting pane:\n%s", out)
 	}
-	tm.keys("C-b", "n")
+	tm.keys("C-b", "N")
 	tm.waitFor("the mark cleared in the focused pane", func(sc string) bool {
 		return strings.Contains(sc, "┌ 1 shell") && !strings.Contains(sc, "‼")
 	})
@@ -55,7 +55,7 @@ func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	tm.waitFor("the answer in the program", func(sc string) bool { return strings.Contains(sc, "fake-agent: got y") })
 	launcher, _ := tm.paneState()
 	pid := childPID(t, launcher)
-	tm.keys("C-b", "q")
+	tm.keys("C-b", "Q")
 	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
 	tm.keys("Tab", "Enter")
 	tm.waitExit(pid, status)

@@ -30,7 +30,7 @@ func TestClipboard(t *testing.T) {
 		return strings.Contains(sc, "┌ 0 agent-1") && strings.Contains(sc, "┌ 1 shell")
 	})
 	tm.waitFor("the shell prompt", func(sc string) bool { return lastLine(rowsOf(sc, "1 shell")) == "$" })
-	tm.keys("C-b", "1")
+	tm.keys("C-b", "q", "1")
 	tm.typeText("echo copy-$((6*7))")
 	tm.keys("Enter")
 	tm.waitFor("copy-42 in the shell pane", func(sc string) bool {
@@ -80,7 +80,7 @@ func TestProgramClipboard(t *testing.T) {
 	script, _ := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
 	tm := startTerm(t, s.root, conf, script)
 	tm.waitFor("the shell prompt", func(sc string) bool { return lastLine(rowsOf(sc, "1 shell")) == "$" })
-	tm.keys("C-b", "1")
+	tm.keys("C-b", "q", "1")
 	tm.typeText(`printf '\033]52;c;%s\007' $(printf inner-osc52 | base64); echo sent`)
 	tm.keys("Enter")
 	tm.waitFor("the program done", func(sc string) bool {

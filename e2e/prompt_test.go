@@ -53,7 +53,7 @@ func TestMultiLinePromptReachesTheModel(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Fatalf("the model got %q, want it to hold %q", got, want)
 	}
-	tm.keys("C-b", "q")
+	tm.keys("C-b", "Q")
 	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
 	tm.keys("Tab", "Enter")
 	tm.waitExit(pid, status)

@@ -49,7 +49,7 @@ func TestServer(t *testing.T) {
 
 	step(t, "detach", func(t *testing.T) {
 		tm.t = t
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText("e2e slow task")
 		tm.keys("Enter")
 		srv.WaitRequests(1, waitTimeout)
@@ -94,7 +94,7 @@ func TestServer(t *testing.T) {
 		}
 		other := startTerm(t, filepath.Join(s.root, "b"), conf, mustScript(s, "attach", "-t", "ws"))
 		other.waitFor("the session in the second client", func(sc string) bool { return strings.Contains(sc, "┌ 0 agent-1") })
-		tm.keys("C-b", "1")
+		tm.keys("C-b", "q", "1")
 		tm.waitFor("the shell prompt", func(sc string) bool { return lastLine(rowsOf(sc, "1 shell")) == "$" })
 		tm.typeText("cd sub && echo twin-$((2*3))")
 		tm.keys("Enter")
@@ -112,7 +112,7 @@ func TestServer(t *testing.T) {
 
 	t.Run("kill -9", func(t *testing.T) {
 		tm.t = t
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText("e2e killed task")
 		tm.keys("Enter")
 		srv.WaitRequests(2, waitTimeout)
@@ -146,7 +146,7 @@ func TestServer(t *testing.T) {
 				statsCalls(sc, "agent-1") >= 2
 		})
 		// The shell came back in the directory it was in.
-		tm.keys("C-b", "1")
+		tm.keys("C-b", "q", "1")
 		tm.typeText("pwd")
 		tm.keys("Enter")
 		tm.waitFor("pwd in the restored shell", func(sc string) bool {
@@ -173,7 +173,7 @@ func TestServer(t *testing.T) {
 		}
 		launcher, _ = tm.paneState()
 		pid = childPID(t, launcher)
-		tm.keys("C-b", "q")
+		tm.keys("C-b", "Q")
 		tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
 		tm.keys("Tab", "Enter")
 		code, sc := tm.waitExit(pid, status)

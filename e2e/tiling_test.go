@@ -75,7 +75,7 @@ func TestSpawnTilesAt80x24(t *testing.T) {
 		return len(fs) == 7 && total == 80 && strings.Count(strings.Split(sc, "\n")[0], "┌") == 7
 	})
 	// Ending the session stops the server before the test's files go.
-	tm.keys("C-b", "q")
+	tm.keys("C-b", "Q")
 	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
 	tm.keys("Tab", "Enter")
 	if code, sc := tm.waitExit(pid, status); code != "0" {

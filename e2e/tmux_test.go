@@ -20,7 +20,7 @@ const streamed = "Streaming works: the quick brown fox jumps over the lazy dog."
 
 // TestWorkstation runs bare kws in tmux against a scripted model and
 // drives it by keys: a shell command, vim, a streamed answer, a vault ref
-// opened by Tab/Enter and by .ctx_get, then C-b q while a turn runs (the
+// opened by Tab/Enter and by .ctx_get, then C-b Q while a turn runs (the
 // quit dialog: End session), and checks kws exits 0 and leaves the terminal sane.
 func TestWorkstation(t *testing.T) {
 	srv := providertest.New(t)
@@ -60,7 +60,7 @@ func TestWorkstation(t *testing.T) {
 	t.Run("shell", func(t *testing.T) {
 		tm.t = t
 		tm.waitFor("the shell prompt", func(s string) bool { return lastLine(rowsOf(s, "1 shell")) == "$" })
-		tm.keys("C-b", "1")
+		tm.keys("C-b", "q", "1")
 		tm.typeText("echo e2e-$((6*7))")
 		tm.keys("Enter")
 		tm.waitFor("e2e-42 in the shell pane", func(s string) bool {
@@ -85,7 +85,7 @@ func TestWorkstation(t *testing.T) {
 		if _, err := exec.LookPath("vim"); err != nil {
 			t.Skip("vim is not installed (make setup installs it on Debian)")
 		}
-		tm.keys("C-b", "1")
+		tm.keys("C-b", "q", "1")
 		tm.typeText("vim -u NONE -n x.txt")
 		tm.keys("Enter")
 		tm.waitFor("vim's screen", func(s string) bool {
@@ -103,7 +103,7 @@ func TestWorkstation(t *testing.T) {
 
 	t.Run("stream", func(t *testing.T) {
 		tm.t = t
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText("e2e question one")
 		tm.keys("Enter")
 		partial := false
@@ -122,7 +122,7 @@ func TestWorkstation(t *testing.T) {
 
 	t.Run("ref", func(t *testing.T) {
 		tm.t = t
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText("e2e question two")
 		tm.keys("Enter")
 		tm.waitFor("the ref in the agent pane", func(s string) bool {
@@ -137,7 +137,7 @@ func TestWorkstation(t *testing.T) {
 			_, ok := box(s, "2 vault (")
 			return ok
 		})
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText(".ctx_get id=" + id)
 		tm.keys("Enter")
 		tm.waitFor("the block in the vault pane (.ctx_get)", shows(id))
@@ -145,7 +145,7 @@ func TestWorkstation(t *testing.T) {
 
 	t.Run("swarm", func(t *testing.T) {
 		tm.t = t
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText("e2e swarm plan")
 		tm.keys("Enter")
 		tm.waitFor("agent-1's answer", func(s string) bool { return strings.Contains(boxText(s, "0 agent-1"), "claimed t1") })
@@ -168,11 +168,11 @@ func TestWorkstation(t *testing.T) {
 
 	t.Run("quit", func(t *testing.T) {
 		tm.t = t
-		tm.keys("C-b", "0")
+		tm.keys("C-b", "q", "0")
 		tm.typeText("e2e question three")
 		tm.keys("Enter")
 		tm.waitFor("agent-1 thinking", func(s string) bool { return strings.Contains(s, "┌ 0 agent-1 · thinking") })
-		tm.keys("C-b", "q")
+		tm.keys("C-b", "Q")
 		tm.waitFor("the quit dialog", func(s string) bool {
 			return strings.Contains(s, "agent-1 is still working. Detach") && strings.Contains(s, "End session")
 		})

@@ -24,7 +24,7 @@ func TestTmuxVerbsFromAShellPane(t *testing.T) {
 		tm.typeText(line)
 		tm.keys("Enter")
 	}
-	tm.keys("C-b", "1")
+	tm.keys("C-b", "q", "1")
 	run(kws + " list-panes")
 	tm.waitFor("list-panes's output", func(sc string) bool {
 		shell := boxText(sc, "1 shell")
@@ -37,7 +37,7 @@ func TestTmuxVerbsFromAShellPane(t *testing.T) {
 	run("clear; " + kws + " split-window -h")
 	tm.waitFor("a fifth pane", func(sc string) bool { return len(frames(sc)) == 5 })
 	// The new shell is pane 2; the verbs reach it from pane 1.
-	tm.keys("C-b", "1")
+	tm.keys("C-b", "q", "1")
 	run("clear; " + kws + " send-keys -t 2 'echo sent-by-$((40+2))' Enter")
 	tm.waitFor("the keys in pane 2", func(sc string) bool { return strings.Contains(sc, "sent-by-42") })
 	run("clear; " + kws + " capture-pane -p -t 2 | grep -c '^sent-by-42$' | sed 's/^/captured=/'")
@@ -58,7 +58,7 @@ func TestTmuxVerbsFromAShellPane(t *testing.T) {
 	})
 	launcher, _ := tm.paneState()
 	pid := childPID(t, launcher)
-	tm.keys("C-b", "q")
+	tm.keys("C-b", "Q")
 	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
 	tm.keys("Tab", "Enter")
 	tm.waitExit(pid, status)

@@ -92,7 +92,7 @@ func (p *ShellPane) start() error {
 }
 
 // ShellInfo describes shell panes, whose copy mode has a key table of its own.
-var ShellInfo = pane.Info{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "s", Action: "new-shell",
+var ShellInfo = pane.Info{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "S", Action: "new-shell",
 	Help: "new shell pane", Fresh: true}
 
 // Kind returns "shell".

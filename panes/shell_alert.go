@@ -46,7 +46,10 @@ func (p *ShellPane) markWaiting(text string) {
 		if text != "" {
 			msg += ": " + text
 		}
-		p.env.Tell(msg + " (" + p.env.PrefixName() + " n goes there)")
+		if p.env.WaitingKey != "" {
+			msg += " (" + p.env.WaitingKey + " goes there)"
+		}
+		p.env.Tell(msg)
 	}
 }
 

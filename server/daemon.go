@@ -78,7 +78,11 @@ type AgentState struct {
 
 // PaneState is a pane, not an agent's, that waits for the user.
 type PaneState struct {
+	// Window is the number of the pane's window, Number the pane's in it;
+	// Name is how messages name it ("1", "2.1").
+	Window int    `json:"window"`
 	Number int    `json:"number"`
+	Name   string `json:"name"`
 	Title  string `json:"title"`
 }
 

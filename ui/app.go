@@ -65,9 +65,13 @@ type App struct {
 	prefix  *keymap.Table
 	global  *keymap.Table
 	pending bool // the prefix key was pressed
-	// preset is the preset layout chosen last, "" for none; next-layout
-	// goes on from it.
-	preset Preset
+	// picking is set after display-panes (C-b q): the next key, a
+	// pane's number, focuses that pane.
+	picking bool
+	// windows are the windows in order; layout shows one of them.
+	// lastWin is the one shown before it (C-b l).
+	windows []*window
+	lastWin *window
 
 	lastOf   map[pane.Kind]pane.Pane // last focused pane of each kind
 	focusSeq uint64
@@ -100,7 +104,8 @@ func New(cfg Config) (*App, error) {
 	// The first layout is no change: the caller has no App to ask yet.
 	a.cfg.OnLayoutChange = nil
 	defer func() { a.cfg.OnLayoutChange = cfg.OnLayoutChange }()
-	a.layout = newLayout(cfg.Theme)
+	a.windows = []*window{{}}
+	a.layout = newLayout(cfg.Theme, a.windows[0])
 	a.layout.onClick = a.focus
 	a.layout.modal = a.modal
 	a.status = &statusBar{Box: tview.NewBox(), app: a}
@@ -179,7 +184,7 @@ func (a *App) Quit() {
 	// Panes close in parallel: a shell may wait a moment for its job to
 	// end after the hangup.
 	var wg sync.WaitGroup
-	for _, lf := range a.layout.tree.leaves() {
+	for _, lf := range a.allLeaves() {
 		wg.Add(1)
 		go func(p pane.Pane) {
 			defer wg.Done()
@@ -190,10 +195,10 @@ func (a *App) Quit() {
 	a.tv.Stop()
 }
 
-// EachPane calls fn for every pane in the layout; call it on the UI
+// EachPane calls fn for every pane of every window; call it on the UI
 // goroutine.
 func (a *App) EachPane(fn func(p pane.Pane)) {
-	for _, lf := range a.layout.tree.leaves() {
+	for _, lf := range a.allLeaves() {
 		fn(lf.pane)
 	}
 }
@@ -206,15 +211,23 @@ func (a *App) Focused() pane.Pane {
 	return a.layout.focused.pane
 }
 
-// Last returns the pane of the kind that had the focus last, or the first
-// one of that kind.
+// Last returns the pane of the kind that had the focus last in the
+// window on the screen, else its first one of that kind, else the one of
+// another window that had the focus last, else the first one there.
 func (a *App) Last(kind pane.Kind) pane.Pane {
-	if p := a.lastOf[kind]; p != nil && a.leafOf(p) != nil {
-		return p
-	}
-	for _, lf := range a.layout.tree.leaves() {
-		if lf.pane.Kind() == kind {
-			return lf.pane
+	last := a.lastOf[kind]
+	for _, leaves := range [][]*leaf{a.layout.tree.leaves(), a.allLeaves()} {
+		var first pane.Pane
+		for _, lf := range leaves {
+			if lf.pane == last {
+				return last
+			}
+			if first == nil && lf.pane.Kind() == kind {
+				first = lf.pane
+			}
+		}
+		if first != nil {
+			return first
 		}
 	}
 	return nil

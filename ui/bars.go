@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -124,15 +123,17 @@ func (s *statusBar) segments(st Status) []segment {
 		}
 	}
 	// Other panes whose program asked for the user (another agent CLI in
-	// a shell pane) by their number, as C-b and the number goes there.
-	for _, lf := range s.app.layout.tree.leaves() {
+	// a shell pane) by their number, with their window's when there are
+	// several.
+	for _, lf := range s.app.allLeaves() {
 		if lf.pane.Kind() != pane.KindAgent && needsYou(lf.pane) {
-			waiting = append(waiting, "pane "+strconv.Itoa(s.app.layout.number(lf)))
+			waiting = append(waiting, "pane "+s.app.paneName(lf))
 		}
 	}
 	if len(waiting) > 0 {
-		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+s.app.prefixName()+" n) ",
-			" ‼ "+s.app.prefixName()+" n ", th.StatusAgentWaiting.TCell().Reverse(true))
+		key := s.app.prefixName() + " " + s.app.actionKey("next-waiting")
+		put(" ‼ "+strings.Join(waiting, ", ")+" need"+map[bool]string{true: "s", false: ""}[len(waiting) == 1]+" you ("+key+") ",
+			" ‼ "+key+" ", th.StatusAgentWaiting.TCell().Reverse(true))
 	}
 	if st.MemoryPending > 0 {
 		put(fmt.Sprintf(" mem: %d pending (%s m) ", st.MemoryPending, s.app.prefixName()), fmt.Sprintf(" mem: %d ", st.MemoryPending),
@@ -150,6 +151,7 @@ func (s *statusBar) segments(st Status) []segment {
 			th.StatusAgentError.TCell())
 	}
 	put(" kws ", "", th.TitleFocused.TCell().Background(th.StatusBar.Bg))
+	s.windowSegments(put)
 	if st.Warning != "" {
 		put(" ⚠ "+st.Warning+" ", " ⚠ ", th.StatusAgentError.TCell().Reverse(true))
 	}
@@ -177,6 +179,42 @@ func (s *statusBar) segments(st Status) []segment {
 			fmt.Sprintf("│ saved %.1f%% ", saved), th.StatsSaved.TCell().Background(th.StatusBar.Bg))
 	}
 	return out
+}
+
+// windowSegments put the window list, as tmux's status line shows it:
+// each window's number and name, "*" on the one shown, "-" on the one
+// shown before, "Z" when zoomed, "‼" when a pane of it waits for the user.
+// Shortened, a window keeps its number and marks. A single window is not
+// listed: the bar's room goes to the agents until there is a choice.
+func (s *statusBar) windowSegments(put func(text, short string, style tcell.Style)) {
+	th := s.app.cfg.Theme
+	if len(s.app.windows) < 2 {
+		return
+	}
+	for i, w := range s.app.windows {
+		flags := ""
+		if w == s.app.layout.window {
+			flags += "*"
+		} else if w == s.app.lastWin {
+			flags += "-"
+		}
+		if w.tree.zoomed != nil {
+			flags += "Z"
+		}
+		style := th.StatusBar.TCell()
+		switch {
+		case w.waiting():
+			flags += "‼"
+			style = th.StatusAgentWaiting.TCell()
+		case w == s.app.layout.window:
+			style = th.TitleFocused.TCell().Background(th.StatusBar.Bg)
+		}
+		prefix := ""
+		if i == 0 {
+			prefix = "│ "
+		}
+		put(fmt.Sprintf("%s%d:%s%s ", prefix, i, w.displayName(), flags), fmt.Sprintf("%s%d%s ", prefix, i, flags), style)
+	}
 }
 
 // agentStyle is the status-bar style of an agent state.

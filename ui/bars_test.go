@@ -134,7 +134,7 @@ func TestNoticeGoesWithTheNextKey(t *testing.T) {
 	s := d.Script(t)
 	d.App.Notify("kept ctx:0123abcd")
 	s.WaitFor("kept ctx:0123abcd")
-	s.Press("Ctrl-b", "l").WaitFor("no command on C-b l")
+	s.Press("Ctrl-b", "g").WaitFor("no command on C-b g")
 	if strings.Contains(d.Text(), "kept ctx:") {
 		t.Fatalf("the first notice outlived the next key:\n%s", d.Text())
 	}

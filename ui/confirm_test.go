@@ -15,7 +15,7 @@ func TestCloseDialogDefaultsToNo(t *testing.T) {
 			d, ff := newTestDriver(t, size[0], size[1], "shell", "shell")
 			s := d.Script(t)
 			s.Do(func() { ff.made[1].waiting = true })
-			s.Press("Ctrl-b", "1", "Ctrl-b", "x")
+			s.Press("Ctrl-b", "q", "1", "Ctrl-b", "x")
 			s.WaitFor("(y/n)")
 			golden(t, fmt.Sprintf("close_%dx%d", size[0], size[1]), d.Text())
 			for _, no := range []string{"Enter", "n", "Esc"} {
@@ -49,7 +49,7 @@ func TestQuitDialogDefaultsToNo(t *testing.T) {
 						t.Fatalf("%s did not cancel the quit:\n%s", no, d.Text())
 					}
 				}
-				s.Press("Ctrl-b", "q")
+				s.Press("Ctrl-b", "Q")
 				s.WaitFor("(y/n)")
 				if no == "" {
 					golden(t, fmt.Sprintf("quit_%dx%d", size[0], size[1]), d.Text())
@@ -79,7 +79,7 @@ func TestQuitDialogWhenAttached(t *testing.T) {
 			s.Do(func() { d.App.cfg.Detach = func() { detached.Add(1) } })
 			ask := func() {
 				t.Helper()
-				s.Press("Ctrl-b", "q")
+				s.Press("Ctrl-b", "Q")
 				s.WaitFor("End session")
 			}
 			ask()
@@ -151,7 +151,7 @@ func TestDialogKeepsItsKeysWhole(t *testing.T) {
 		d, ff := newTestDriver(t, w, 24, "shell", "shell")
 		s := d.Script(t)
 		s.Do(func() { ff.made[1].waiting = true })
-		s.Press("Ctrl-b", "1", "Ctrl-b", "x")
+		s.Press("Ctrl-b", "q", "1", "Ctrl-b", "x")
 		s.WaitFor("(y/n)")
 		if !strings.Contains(d.Text(), "busy.") || !strings.Contains(d.Text(), "anyway?") {
 			t.Fatalf("at %d columns a word of the question is cut:\n%s", w, d.Text())

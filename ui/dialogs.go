@@ -18,6 +18,7 @@ const (
 	pageMCP     = "mcp"
 	pagePalette = "palette"
 	pageQuit    = "quit"
+	pageTree    = "tree"
 )
 
 // helpText is the help screen, generated from the key tables: the prefix
@@ -28,14 +29,14 @@ func (a *App) helpText() string {
 		fmt.Fprintf(&b, "%s\n", title)
 		selects := false
 		for _, act := range t.Actions() {
-			if t == a.prefix && isSelectPane(act.Name) {
+			if t == a.prefix && isSelectWindow(act.Name) {
 				if !selects {
-					fmt.Fprintf(&b, "  %-14s %-14s %s\n", "0…9", "select-N", "focus pane N")
+					fmt.Fprintf(&b, "  %-14s %-16s %s\n", "0…9", selectWindowAction+"N", "show window N")
 				}
 				selects = true
 				continue
 			}
-			fmt.Fprintf(&b, "  %-14s %-14s %s\n", act.KeyNames(), act.Name, act.Desc)
+			fmt.Fprintf(&b, "  %-14s %-16s %s\n", act.KeyNames(), act.Name, act.Desc)
 		}
 		b.WriteByte('\n')
 	}
@@ -78,7 +79,7 @@ func (a *App) helpText() string {
 		}
 		b.WriteByte('\n')
 	}
-	for _, lf := range a.layout.tree.leaves() {
+	for _, lf := range a.allLeaves() {
 		paneTables(lf.pane)
 	}
 	b.WriteString("Rebind any action in config.toml:  [keys]  \"prefix.split-right\" = \"|\"\n")
@@ -86,10 +87,11 @@ func (a *App) helpText() string {
 	return b.String()
 }
 
-// isSelectPane reports whether name is one of the prefix table's
-// select-0 … select-9 actions, which the help lists as one line.
-func isSelectPane(name string) bool {
-	n, ok := strings.CutPrefix(name, "select-")
+// isSelectWindow reports whether name is one of the prefix table's
+// select-window-0 … select-window-9 actions, which the help lists as one
+// line.
+func isSelectWindow(name string) bool {
+	n, ok := strings.CutPrefix(name, selectWindowAction)
 	if !ok || n == "" {
 		return false
 	}
@@ -170,9 +172,12 @@ func (a *App) newAgent() {
 
 // prompt asks for one line of text at the bottom of the screen; done gets
 // it on Enter (Esc cancels).
-func (a *App) prompt(label string, done func(text string)) {
+func (a *App) prompt(label string, done func(text string)) { a.promptText(label, "", done) }
+
+// promptText is prompt with text already typed.
+func (a *App) promptText(label, text string, done func(text string)) {
 	th := a.cfg.Theme
-	in := tview.NewInputField().SetLabel(label)
+	in := tview.NewInputField().SetLabel(label).SetText(text)
 	in.SetFieldStyle(th.Dialog.TCell()).SetLabelStyle(th.HintKey.TCell())
 	in.SetBackgroundColor(th.Dialog.Bg)
 	in.SetDoneFunc(func(key tcell.Key) {

@@ -30,8 +30,9 @@ func (a *App) changed() {
 	}
 }
 
+// leafOf returns the leaf holding p, in any window.
 func (a *App) leafOf(p pane.Pane) *leaf {
-	for _, lf := range a.layout.tree.leaves() {
+	for _, lf := range a.allLeaves() {
 		if lf.pane == p {
 			return lf
 		}
@@ -41,9 +42,13 @@ func (a *App) leafOf(p pane.Pane) *leaf {
 
 func (a *App) focus(lf *leaf) { a.focusLeaf(lf) }
 
+// focusLeaf focuses lf, first showing its window.
 func (a *App) focusLeaf(lf *leaf) {
 	if lf == nil {
 		return
+	}
+	if w := a.windowOf(lf); w != nil {
+		a.switchTo(w)
 	}
 	if z := a.layout.tree.zoomed; z != nil && z != lf {
 		a.layout.tree.zoomed = nil
@@ -63,7 +68,7 @@ func (a *App) askClose() {
 	if lf == nil {
 		return
 	}
-	msg := fmt.Sprintf("Close pane %d (%s)?", a.layout.number(lf), termsafe.OneLine(lf.pane.Title()))
+	msg := fmt.Sprintf("Close pane %s (%s)?", a.paneName(lf), termsafe.OneLine(lf.pane.Title()))
 	if w, ok := lf.pane.(pane.CloseWarner); ok {
 		if warn := w.CloseWarning(); warn != "" {
 			msg = warn + " Close it anyway?"
@@ -73,7 +78,8 @@ func (a *App) askClose() {
 }
 
 // close removes the focused pane and focuses its neighbour; closing the
-// last pane quits.
+// last pane of a window closes the window, and closing the last window
+// quits.
 func (a *App) close() {
 	lf := a.layout.focused
 	if lf == nil {
@@ -87,8 +93,7 @@ func (a *App) close() {
 	leaves = append(leaves[:i], leaves[i+1:]...)
 	if len(leaves) == 0 {
 		a.layout.focused = nil
-		a.changed()
-		a.Quit()
+		a.dropWindow(a.layout.window)
 		return
 	}
 	if i >= len(leaves) {

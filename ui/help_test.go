@@ -25,10 +25,10 @@ func TestHelpListsEachKeyUnderItsOwnSection(t *testing.T) {
 	var help string
 	s.Do(func() { help = d.App.helpText() })
 	prefix, copyMode := section(help, "After the prefix C-b:"), section(help, "In copy mode:")
-	if !strings.Contains(prefix, "0…9            select-N       focus pane N") {
+	if !strings.Contains(prefix, "0…9            select-window-N  show window N") {
 		t.Errorf("the prefix section does not list 0…9:\n%s", prefix)
 	}
-	if strings.Contains(copyMode, "focus pane") || !strings.Contains(copyMode, "V              select-lines   select lines") {
+	if strings.Contains(copyMode, "focus pane") || !strings.Contains(copyMode, "V              select-lines     select lines") {
 		t.Errorf("copy mode lists a prefix key or loses its own select-lines:\n%s", copyMode)
 	}
 	if n := strings.Count(help, "0…9"); n != 1 {

@@ -40,6 +40,16 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("zoom", "z", "zoom the pane (again to restore)", true, a.zoom),
 		keymap.Bind("close", "x", "close the pane (asks first)", true, a.askClose),
 		keymap.Bind("new-agent", "a", "new agent pane (asks for a role and a task)", true, a.newAgent),
+		keymap.Bind("new-window", "c", "new window with a shell", true, a.newWindowKey),
+		keymap.Bind("next-window", "n", "show the next window", true, func() { a.stepWindow(1) }).Short("next window"),
+		keymap.Bind("previous-window", "p", "show the previous window", false, func() { a.stepWindow(-1) }),
+		keymap.Bind("last-window", "l", "show the window shown before", false, a.lastWindow),
+		keymap.Bind("choose-tree", "w s", "choose a window or pane from a tree", true, a.chooseTree).Short("windows"),
+		keymap.Bind("rename-window", ",", "rename the window", false, a.askRename),
+		keymap.Bind("kill-window", "&", "close the window and its panes (asks first)", false, a.askKillWindow),
+		keymap.Bind("break-pane", "!", "move the pane into a window of its own", false, a.breakPane),
+		keymap.Bind("display-panes", "q", "show the pane numbers; a number then focuses that pane", false, a.displayPanes),
+		keymap.Bind("last-pane", ";", "focus the pane focused before", false, a.lastPane),
 	)
 	for _, k := range kinds {
 		t.Add(k)
@@ -52,11 +62,11 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("resize-right", "L Alt-Right", "move the pane's border right", false, func() { a.resize(LeftRight, 2) }),
 		keymap.Bind("resize-up", "K Alt-Up", "move the pane's border up", false, func() { a.resize(TopBottom, -1) }),
 		keymap.Bind("resize-down", "J Alt-Down", "move the pane's border down", false, func() { a.resize(TopBottom, 1) }),
-		keymap.Bind("next-waiting", "n", "focus the next pane waiting for you", true, a.nextWaiting),
+		keymap.Bind("next-waiting", NextWaitingKey+" Alt-n", "focus the next pane waiting for you, in any window", true, a.nextWaiting),
 		keymap.Bind("palette", ":", "command palette", true, a.palette),
 		keymap.Bind("help", "?", "help: every key", true, a.help),
 		keymap.Bind("detach", "d", "detach: the session and its agents keep running (kws attach)", true, a.detach),
-		keymap.Bind("quit", "q", "quit: detach or end the session (asks)", true, a.askQuit),
+		keymap.Bind("quit", "Q", "quit: detach or end the session (asks)", true, a.askQuit),
 		keymap.Bind("send-prefix", "Ctrl-b", "send the prefix key itself to the pane", false, a.sendPrefix),
 	} {
 		t.Add(k)
@@ -66,7 +76,11 @@ func (a *App) prefixTable() *keymap.Table {
 	}
 	for i := range 10 {
 		n := i
-		t.Add(keymap.Bind("select-"+strconv.Itoa(n), strconv.Itoa(n), "focus pane "+strconv.Itoa(n), false, func() { a.selectPane(n) }))
+		t.Add(keymap.Bind(selectWindowAction+strconv.Itoa(n), strconv.Itoa(n), "show window "+strconv.Itoa(n), false, func() {
+			if err := a.SelectWindow(n); err != nil {
+				a.Notify(err.Error())
+			}
+		}))
 	}
 	return t
 }
@@ -154,6 +168,13 @@ func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if a.modal() {
 		return ev
 	}
+	if a.picking {
+		a.picking = false
+		if ev.Key() == tcell.KeyRune && ev.Rune() >= '0' && ev.Rune() <= '9' {
+			a.selectPane(int(ev.Rune() - '0'))
+		}
+		return nil
+	}
 	if a.pending {
 		a.pending = false
 		if !a.prefix.Handle(ev) {
@@ -203,10 +224,10 @@ func (a *App) splitFocused(d Dir) {
 }
 
 // nextWaiting focuses the next pane, after the focused one, that waits for
-// the user.
+// the user, going on through the windows after this one.
 func (a *App) nextWaiting() {
-	leaves := a.layout.tree.leaves()
-	start := a.layout.number(a.layout.focused)
+	leaves := a.allLeaves()
+	start := slices.Index(leaves, a.layout.focused)
 	for i := 1; i <= len(leaves); i++ {
 		if lf := leaves[(start+i)%len(leaves)]; needsYou(lf.pane) {
 			a.focusLeaf(lf)
@@ -267,7 +288,45 @@ func (a *App) move(dx, dy int) {
 func (a *App) selectPane(n int) {
 	if leaves := a.layout.tree.leaves(); n < len(leaves) {
 		a.focusLeaf(leaves[n])
+		return
 	}
+	a.Notify(fmt.Sprintf("no pane %d in this window", n))
+}
+
+// NextWaitingKey is the prefix key that focuses the next pane waiting for
+// the user, unless config.toml rebinds it.
+const NextWaitingKey = "N"
+
+// selectWindowAction is the prefix actions' name before a window's number
+// (select-window-3).
+const selectWindowAction = "select-window-"
+
+// displayPanes says each pane's number, which its frame shows, and takes
+// the next key as the number of the pane to focus, as tmux's C-b q does.
+func (a *App) displayPanes() {
+	n := len(a.layout.tree.leaves())
+	a.picking = true
+	if n == 1 {
+		a.Notify("pane 0 is the only pane here: press 0, or another key to go on")
+		return
+	}
+	a.Notify(fmt.Sprintf("press a pane's number (0 to %d, on its frame)", n-1))
+}
+
+// lastPane focuses the pane focused before the focused one in its window,
+// as tmux's C-b ; does.
+func (a *App) lastPane() {
+	var prev *leaf
+	for _, lf := range a.layout.tree.leaves() {
+		if lf != a.layout.focused && (prev == nil || lf.used > prev.used) {
+			prev = lf
+		}
+	}
+	if prev == nil {
+		a.Notify("no other pane in this window")
+		return
+	}
+	a.focusLeaf(prev)
 }
 
 func (a *App) zoom() {
@@ -322,6 +381,17 @@ func (a *App) prefixKey() keymap.Key {
 }
 
 func (a *App) prefixName() string { return a.prefixKey().String() }
+
+// actionKey is how the first key of the prefix action name is shown ("n"),
+// or "" when the action has no key.
+func (a *App) actionKey(name string) string {
+	for _, act := range a.prefix.Actions() {
+		if act.Name == name && len(act.Keys) > 0 {
+			return act.Keys[0].String()
+		}
+	}
+	return ""
+}
 
 // sendPrefix passes the prefix key itself to the focused pane.
 func (a *App) sendPrefix() {

@@ -34,7 +34,7 @@ func TestSplitZoomFocusClose(t *testing.T) {
 		Press("Ctrl-b", "Down").Focused("shell-3").
 		Press("Ctrl-b", "o").Focused("shell-1").
 		Press("Ctrl-b", "o").Focused("shell-2").
-		Press("Ctrl-b", "2").Focused("shell-3")
+		Press("Ctrl-b", "q", "2").Focused("shell-3")
 	s.Press("Ctrl-b", "z").Contains("2 shell-3 [Z]").Lacks("shell-1")
 	s.Press("Ctrl-b", "z").Contains("shell-1")
 	// An idle pane is closed after asking too, as tmux's kill-pane asks.
@@ -56,7 +56,7 @@ func TestResizeMovesTheBorder(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
 	s := d.Script(t)
 	before := leaves(d)[0].w
-	s.Press("Ctrl-b", "0", "Ctrl-b", "L", "Ctrl-b", "L")
+	s.Press("Ctrl-b", "q", "0", "Ctrl-b", "L", "Ctrl-b", "L")
 	if w := leaves(d)[0].w; w != before+4 {
 		t.Fatalf("C-b L twice: width %d → %d, want +4", before, w)
 	}
@@ -109,7 +109,7 @@ func TestHelpIsGeneratedFromTheTables(t *testing.T) {
 		golden(t, fmt.Sprintf("help_%dx%d", size[0], size[1]), text)
 		var full string
 		_ = d.Do(func() { full = d.App.helpText() })
-		if !strings.Contains(full, "In the shell pane:") || !strings.Contains(full, "In copy mode:\n  q              quit           leave copy mode") {
+		if !strings.Contains(full, "In the shell pane:") || !strings.Contains(full, "In copy mode:\n  q              quit             leave copy mode") {
 			t.Errorf("the help does not list a pane's modes after its own keys:\n%s", full)
 		}
 		s.Press("q")
@@ -134,7 +134,7 @@ func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
 	d, ff := newTestDriver(t, 100, 30, "agent")
 	s := d.Script(t)
 	ff.setAgents(AgentStatus{Name: "agent-1", State: "thinking", Busy: true})
-	s.Press("Ctrl-b", "q")
+	s.Press("Ctrl-b", "Q")
 	s.WaitFor("agent-1 is still working")
 	if !strings.Contains(d.Text(), "◐ thinking") {
 		t.Fatalf("status bar lacks the agent state:\n%s", d.Text())
@@ -143,7 +143,7 @@ func TestQuitAsksWhileAnAgentWorks(t *testing.T) {
 	if strings.Contains(d.Text(), "still working") || ff.made[0].closed {
 		t.Fatal("Cancel quit anyway")
 	}
-	s.Press("Ctrl-b", "q")
+	s.Press("Ctrl-b", "Q")
 	_ = d.Press("y") // Quit: the application stops, so the driver reports it
 	if err := d.Stop(); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestResizeOfTheLastPaneMovesItsBorderTheKeysWay(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
 	s := d.Script(t)
 	before := leaves(d)[1]
-	s.Press("Ctrl-b", "1", "Ctrl-b", "L")
+	s.Press("Ctrl-b", "q", "1", "Ctrl-b", "L")
 	after := leaves(d)[1]
 	if after.x != before.x+2 || after.w != before.w-2 {
 		t.Fatalf("C-b L on the right pane: x %d→%d, w %d→%d; want the border 2 to the right", before.x, after.x, before.w, after.w)
@@ -205,7 +205,7 @@ func TestDialogsKeepCtrlCAndClicksFromThePanes(t *testing.T) {
 func TestArrowsWhileZoomedUnzoomAndMove(t *testing.T) {
 	d, _ := newTestDriver(t, 100, 30, "shell", "shell")
 	s := d.Script(t)
-	s.Press("Ctrl-b", "0", "Ctrl-b", "z", "Ctrl-b", "Right")
+	s.Press("Ctrl-b", "q", "0", "Ctrl-b", "z", "Ctrl-b", "Right")
 	if got := focusedName(d); got != "shell-2" || strings.Contains(d.Text(), "[Z]") {
 		t.Fatalf("C-b → while zoomed: focus %q\n%s", got, d.Text())
 	}
@@ -247,19 +247,19 @@ func TestPanesWaitingForYouStandOutAndTheKeyJumpsToThem(t *testing.T) {
 	s := d.Script(t)
 	s.Do(func() { ff.made[2].waiting = true })
 	ff.setAgents(AgentStatus{Name: "agent-3", State: "approval", Busy: true})
-	s.Press("Ctrl-b", "0")
+	s.Press("Ctrl-b", "q", "0")
 	text := d.Text()
-	if !strings.Contains(text, "2 ‼ agent-3") || !strings.Contains(text, "‼ agent-3 needs you (C-b n)") {
+	if !strings.Contains(text, "2 ‼ agent-3") || !strings.Contains(text, "‼ agent-3 needs you (C-b N)") {
 		t.Fatalf("the waiting pane does not stand out:\n%s", text)
 	}
-	s.Press("Ctrl-b", "n")
+	s.Press("Ctrl-b", "N")
 	if got := focusedName(d); got != "agent-3" {
-		t.Fatalf("C-b n focused %q", got)
+		t.Fatalf("C-b N focused %q", got)
 	}
 	s.Do(func() { ff.made[2].waiting = false })
-	s.Press("Ctrl-b", "n")
+	s.Press("Ctrl-b", "N")
 	if !strings.Contains(d.Text(), "no pane is waiting for you") {
-		t.Fatalf("C-b n with nothing waiting:\n%s", d.Text())
+		t.Fatalf("C-b N with nothing waiting:\n%s", d.Text())
 	}
 }
 
@@ -317,7 +317,7 @@ func TestClosingABusyPaneAsksFirst(t *testing.T) {
 	d, ff := newTestDriver(t, 100, 30, "shell", "shell")
 	s := d.Script(t)
 	s.Do(func() { ff.made[1].waiting = true })
-	s.Press("Ctrl-b", "1", "Ctrl-b", "x")
+	s.Press("Ctrl-b", "q", "1", "Ctrl-b", "x")
 	s.WaitFor("Close it anyway?").WaitFor("(y/n)")
 	d.Script(t).Press("Enter") // Cancel, focused
 	if ff.made[1].closed || len(leaves(d)) != 2 {

@@ -58,7 +58,11 @@ func (a *App) paletteCommands() []paletteCommand {
 			return nil
 		}},
 		{name: "show", usage: "KIND", run: a.showCommand, complete: only(kinds)},
-		{name: "spawn", usage: `N [ROLE] "task"`, run: a.spawnCommand, complete: func(i int) []string {
+		{name: "new-window", usage: "[-n NAME] [KIND]", run: a.newWindowCommand, complete: func(int) []string { return kinds }},
+		{name: "select-window", usage: "N|NAME", run: func(arg string) { a.windowCommand(arg, a.selectWindow) }, complete: only(a.windowNames())},
+		{name: "rename-window", usage: "NAME", run: func(arg string) { a.tell(a.RenameWindow(-1, arg)) }},
+		{name: "kill-window", usage: "[N|NAME]", run: func(arg string) { a.windowCommand(arg, a.killWindow) }, complete: only(a.windowNames())},
+		{name: "spawn", usage: `[-w] N [ROLE] "task"`, run: a.spawnCommand, complete: func(i int) []string {
 			if i == 1 {
 				return a.cfg.Roles
 			}
@@ -77,12 +81,16 @@ func (a *App) paletteCommands() []paletteCommand {
 // and, followed by a space, each command that takes arguments.
 func (a *App) commands() []string {
 	var out []string
+	cmds := a.paletteCommands()
 	for _, act := range a.prefix.Actions() {
-		if !isSelectPane(act.Name) {
+		// A key's action that a command with arguments shares a name with
+		// (C-b , asks what rename-window NAME is told) is that command.
+		shared := slices.ContainsFunc(cmds, func(c paletteCommand) bool { return c.name == act.Name })
+		if !isSelectWindow(act.Name) && !shared {
 			out = append(out, act.Name)
 		}
 	}
-	for _, c := range a.paletteCommands() {
+	for _, c := range cmds {
 		out = append(out, c.name+" ")
 	}
 	sort.Strings(out)
@@ -218,4 +226,54 @@ func (a *App) selectPaneCommand(arg string) {
 		}
 	}
 	a.Notify(fmt.Sprintf("select-pane: no pane %q (a number from 0 to %d, or an agent: %s)", arg, len(leaves)-1, strings.Join(a.agentNames(), ", ")))
+}
+
+// tell says err in the status bar, when there is one.
+func (a *App) tell(err error) {
+	if err != nil {
+		a.Notify(err.Error())
+	}
+}
+
+// windowNames are the windows' numbers, for completion.
+func (a *App) windowNames() []string {
+	var out []string
+	for i := range a.windows {
+		out = append(out, strconv.Itoa(i))
+	}
+	return out
+}
+
+// windowCommand runs do on the window arg names by number or name, or on
+// the window shown when arg is empty.
+func (a *App) windowCommand(arg string, do func(w *window)) {
+	w := a.layout.window
+	if arg = strings.TrimSpace(arg); arg != "" {
+		var err error
+		if w, err = a.windowNamed(arg); err != nil {
+			a.Notify(err.Error())
+			return
+		}
+	}
+	do(w)
+}
+
+// newWindowCommand runs "new-window [-n NAME] [KIND]": a window with a
+// pane of the kind, a shell by default.
+func (a *App) newWindowCommand(arg string) {
+	words := strings.Fields(arg)
+	name := ""
+	if len(words) >= 2 && words[0] == "-n" {
+		name, words = words[1], words[2:]
+	}
+	kind := pane.KindShell
+	if len(words) > 0 {
+		kind = pane.Kind(words[0])
+		if !slices.Contains(a.paneKinds(), kind) {
+			a.Notify(fmt.Sprintf("new-window: no kind %q (kinds: %v)", kind, a.paneKinds()))
+			return
+		}
+	}
+	_, err := a.NewWindow(pane.Spec{Kind: kind}, name)
+	a.tell(err)
 }

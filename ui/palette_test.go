@@ -92,7 +92,7 @@ func TestPaletteTabListsAndCompletesAndNeverCloses(t *testing.T) {
 		t.Fatalf("the palette is still open after Enter: %q", got)
 	}
 	// An agent's pane by its name.
-	s.Press("Ctrl-b", "0", "Ctrl-b", ":")
+	s.Press("Ctrl-b", "q", "0", "Ctrl-b", ":")
 	s.Type("select-pane agent-1")
 	s.Press("Enter")
 	if got := focusedName(d); got != "agent-1" {

@@ -121,7 +121,7 @@ func (a *App) selectLayout(p Preset) {
 		return
 	}
 	a.layout.tree.arrangePreset(p)
-	a.preset = p
+	a.layout.preset = p
 	a.relayout()
 	a.changed()
 }
@@ -129,7 +129,7 @@ func (a *App) selectLayout(p Preset) {
 // nextLayout arranges the panes as the preset after the last one chosen,
 // the first when none was, as tmux's next-layout does.
 func (a *App) nextLayout() {
-	i := slices.Index(Presets, a.preset)
+	i := slices.Index(Presets, a.layout.preset)
 	a.selectLayout(Presets[(i+1)%len(Presets)])
 }
 

@@ -14,7 +14,7 @@ func TestNextLayoutCyclesThePresets(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			d, _ := newTestDriver(t, size[0], size[1], "agent", "shell", "vault", "stats", "agent")
 			s := d.Script(t)
-			s.Press("Ctrl-b", "1")
+			s.Press("Ctrl-b", "q", "1")
 			for _, p := range append(Presets, Presets[0]) {
 				s.Press("Ctrl-b", "Space")
 				if got := focusedName(d); got != "shell-1" {
@@ -80,7 +80,7 @@ func TestSelectLayoutByKeyAndCommandUnzooms(t *testing.T) {
 	// The next preset after main-vertical is tiled.
 	s.Press("Ctrl-b", "Space")
 	var p Preset
-	_ = d.Do(func() { p = d.App.preset })
+	_ = d.Do(func() { p = d.App.layout.preset })
 	if p != Tiled {
 		t.Fatalf("C-b Space after main-vertical chose %q", p)
 	}
@@ -107,13 +107,23 @@ func TestSpawnTilesAt80x24(t *testing.T) {
 		t.Fatalf("focus after spawn is on %q", got)
 	}
 	golden(t, "spawn3_80x24", d.Text())
-	// More than fit: as many as tile at the smallest pane size open.
+	// More than fit: as many as tile at the smallest pane size open, and
+	// the rest go on in a new window.
 	s.Press("Ctrl-b", ":")
 	s.Type("spawn 16")
 	s.Press("Enter")
-	s.WaitFor("no space for more")
-	for _, l := range leaves(d) {
-		if l.w < minPaneW || l.h < minPaneH {
+	s.WaitFor("agents went on in window 1").WaitFor("1:agents*")
+	var total int
+	s.Do(func() {
+		for _, w := range d.App.Windows() {
+			total += w.Panes
+		}
+	})
+	if total != 7+16 {
+		t.Fatalf("%d panes in all windows after spawn 16, want %d", total, 7+16)
+	}
+	for _, l := range d.App.allLeaves() {
+		if l.w != 0 && (l.w < minPaneW || l.h < minPaneH) {
 			t.Fatalf("pane %dx%d is smaller than a split may leave", l.w, l.h)
 		}
 	}

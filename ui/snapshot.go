@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -8,13 +9,25 @@ import (
 	"strings"
 
 	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/termsafe"
 )
 
 // Snapshot is the layout as a journal keeps it, so that a workstation
-// that died can come back as it was: the tree of splits and panes, which
-// pane has the focus and whether it is zoomed. It encodes to JSON.
+// that died can come back as it was: its windows, each a tree of splits
+// and panes with its focus and zoom, and the window on the screen. It
+// encodes to JSON.
 type Snapshot struct {
-	// Root is the layout tree; nil when no pane is open.
+	// Windows are the windows in order; none when no pane is open.
+	Windows []WindowSnapshot `json:"windows,omitempty"`
+	// Window is the index of the window on the screen.
+	Window int `json:"window,omitempty"`
+}
+
+// WindowSnapshot is one window of a Snapshot.
+type WindowSnapshot struct {
+	// Name is the name the user gave the window; "" for the automatic one.
+	Name string `json:"name,omitempty"`
+	// Root is the window's layout tree.
 	Root *SnapshotNode `json:"root,omitempty"`
 	// Focus is the focused pane's number: its index in reading order.
 	Focus int `json:"focus"`
@@ -23,6 +36,24 @@ type Snapshot struct {
 	// Layout is the preset layout chosen last, which next-layout goes on
 	// from; "" when none was.
 	Layout Preset `json:"layout,omitempty"`
+}
+
+// UnmarshalJSON reads a snapshot, also one written before kws had
+// windows, which holds its one window's fields at the top level.
+func (s *Snapshot) UnmarshalJSON(b []byte) error {
+	type plain Snapshot
+	var v struct {
+		plain
+		WindowSnapshot
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Snapshot(v.plain)
+	if len(s.Windows) == 0 && v.Root != nil {
+		s.Windows = []WindowSnapshot{v.WindowSnapshot}
+	}
+	return nil
 }
 
 // SnapshotNode is one node of a Snapshot's tree: a pane when Pane is set,
@@ -66,9 +97,20 @@ func (d *Dir) UnmarshalText(b []byte) error {
 // state read now. Call it on the UI goroutine (from OnLayoutChange, or
 // through Update).
 func (a *App) Snapshot() Snapshot {
-	t := &a.layout.tree
-	return Snapshot{Root: snapshotOf(t.root), Focus: max(a.layout.number(a.layout.focused), 0),
-		Zoomed: t.zoomed != nil && t.zoomed == a.layout.focused, Layout: a.preset}
+	var s Snapshot
+	for _, w := range a.windows {
+		t := &w.tree
+		if t.root == nil {
+			continue
+		}
+		if w == a.layout.window {
+			s.Window = len(s.Windows)
+		}
+		leaves := t.leaves()
+		s.Windows = append(s.Windows, WindowSnapshot{Name: w.name, Root: snapshotOf(t.root),
+			Focus: max(slices.Index(leaves, w.focused), 0), Zoomed: t.zoomed != nil && t.zoomed == w.focused, Layout: w.preset})
+	}
+	return s
 }
 
 // snapshotOf returns the snapshot of the subtree at n.
@@ -121,18 +163,60 @@ func (n *SnapshotNode) check() error {
 	return nil
 }
 
-// restore rebuilds the layout s describes, each pane through the
+// restore rebuilds the windows s describes, each pane through the
 // registry, and reports whether any pane opened. A pane that cannot be
-// built is reported and left out, its split giving its space to the rest.
-// An empty or invalid snapshot opens nothing, so that the caller opens the
-// default layout.
+// built is reported and left out, its split giving its space to the rest,
+// and a window left with no pane is left out. An empty or invalid
+// snapshot opens nothing, so that the caller opens the default layout.
 func (a *App) restore(s Snapshot) bool {
-	if s.Root == nil {
+	for i := range s.Windows {
+		if s.Windows[i].Root == nil {
+			continue
+		}
+		if err := s.Windows[i].Root.check(); err != nil {
+			a.Notify(fmt.Sprintf("cannot restore the layout (%v); opening the default one", err))
+			return false
+		}
+	}
+	var failed []string
+	var windows []*window
+	show := -1
+	for i, ws := range s.Windows {
+		w, fails := a.restoreWindow(ws)
+		failed = append(failed, fails...)
+		if w == nil {
+			continue
+		}
+		if i == s.Window || show < 0 {
+			show = len(windows)
+		}
+		windows = append(windows, w)
+	}
+	if len(failed) > 0 {
+		a.Notify("restored the layout without: " + strings.Join(failed, "; "))
+	}
+	if len(windows) == 0 {
 		return false
 	}
-	if err := s.Root.check(); err != nil {
-		a.Notify(fmt.Sprintf("cannot restore the layout (%v); opening the default one", err))
-		return false
+	a.windows = windows
+	a.layout.window = windows[0]
+	// Focus each window's pane in turn, so that the window shown comes
+	// last and the others keep their focus.
+	for i, w := range windows {
+		if i != show {
+			a.selectWindow(w)
+		}
+	}
+	a.selectWindow(windows[show])
+	a.lastWin = nil
+	return true
+}
+
+// restoreWindow rebuilds one window of a snapshot, with the reasons of
+// the panes that failed; nil when none of its panes opens.
+func (a *App) restoreWindow(ws WindowSnapshot) (*window, []string) {
+	if ws.Root == nil {
+		return nil, nil
 	}
 	var failed []string
 	var focus *leaf
@@ -149,7 +233,7 @@ func (a *App) restore(s Snapshot) bool {
 			lf := &leaf{pane: p}
 			framed(lf, *sn.Pane)
 			lf.node = &node{leaf: lf}
-			if count-1 == s.Focus {
+			if count-1 == ws.Focus {
 				focus = lf
 			}
 			return lf.node
@@ -172,24 +256,22 @@ func (a *App) restore(s Snapshot) bool {
 		}
 		return n
 	}
-	root := build(s.Root)
-	if len(failed) > 0 {
-		a.Notify("restored the layout without: " + strings.Join(failed, "; "))
-	}
+	root := build(ws.Root)
 	if root == nil {
-		return false
+		return nil, failed
 	}
-	a.layout.tree.root = root
-	if p, err := ParsePreset(string(s.Layout)); err == nil && p == s.Layout {
-		a.preset = p
+	w := &window{name: truncateRunes(termsafe.OneLine(ws.Name), maxWindowName)}
+	w.tree.root = root
+	if p, err := ParsePreset(string(ws.Layout)); err == nil && p == ws.Layout {
+		w.preset = p
 	}
-	leaves := a.layout.tree.leaves()
+	leaves := w.tree.leaves()
 	if focus == nil {
 		focus = leaves[0]
 	}
-	a.focusLeaf(focus)
-	if s.Zoomed && len(leaves) > 1 {
-		a.layout.tree.zoomed = focus
+	w.focused = focus
+	if ws.Zoomed && len(leaves) > 1 {
+		w.tree.zoomed = focus
 	}
-	return true
+	return w, failed
 }

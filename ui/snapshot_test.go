@@ -41,10 +41,10 @@ func TestSnapshotRestoresTreeWeightsFocusAndZoom(t *testing.T) {
 		keys []string
 	}{
 		{"default", nil},
-		{"splits and resize", []string{"Ctrl-b", "0", "Ctrl-b", "%", "Ctrl-b", `"`, "Ctrl-b", "L", "Ctrl-b", "J", "Ctrl-b", "1"}},
-		{"zoomed", []string{"Ctrl-b", "2", "Ctrl-b", "z"}},
+		{"splits and resize", []string{"Ctrl-b", "q", "0", "Ctrl-b", "%", "Ctrl-b", `"`, "Ctrl-b", "L", "Ctrl-b", "J", "Ctrl-b", "q", "1"}},
+		{"zoomed", []string{"Ctrl-b", "q", "2", "Ctrl-b", "z"}},
 		{"tiled", []string{"Ctrl-b", "Alt-5"}},
-		{"a preset then zoomed", []string{"Ctrl-b", "Space", "Ctrl-b", "Space", "Ctrl-b", "Space", "Ctrl-b", "2", "Ctrl-b", "z"}},
+		{"a preset then zoomed", []string{"Ctrl-b", "Space", "Ctrl-b", "Space", "Ctrl-b", "Space", "Ctrl-b", "q", "2", "Ctrl-b", "z"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := newTestDriver(t, 120, 40)
@@ -76,16 +76,37 @@ func TestSnapshotJSONNamesDirectionsAndStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"root":{"children":[{"pane":{"kind":"shell","state":{"name":"shell-1"}}},` +
-		`{"pane":{"kind":"agent","state":{"agent":"agent-1","name":"agent-1"}}}],"weights":[1,1]},"focus":0}`
+	want := `{"windows":[{"root":{"children":[{"pane":{"kind":"shell","state":{"name":"shell-1"}}},` +
+		`{"pane":{"kind":"agent","state":{"agent":"agent-1","name":"agent-1"}}}],"weights":[1,1]},"focus":0}]}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
 }
 
+// one is a snapshot of one window whose tree is root.
+func one(root *SnapshotNode) Snapshot { return Snapshot{Windows: []WindowSnapshot{{Root: root}}} }
+
+// A journal written before kws had windows holds one window's tree at the
+// top level; it restores as that window.
+func TestSnapshotReadsAJournalFromBeforeWindows(t *testing.T) {
+	old := `{"root":{"dir":"top-bottom","children":[{"pane":{"kind":"shell","state":{"name":"shell-1"}}},` +
+		`{"pane":{"kind":"agent","state":{"agent":"agent-1","name":"agent-1"}}}],"weights":[2,1]},"focus":1,"zoomed":true,"layout":"even-vertical"}`
+	var snap Snapshot
+	if err := json.Unmarshal([]byte(old), &snap); err != nil {
+		t.Fatal(err)
+	}
+	r := restoredDriver(t, &snap, &fakeFactory{})
+	got := snapshot(t, r)
+	if len(got.Windows) != 1 || got.Windows[0].Focus != 1 || !got.Windows[0].Zoomed || got.Windows[0].Layout != EvenVertical ||
+		!reflect.DeepEqual(got.Windows[0].Root.Weights, []float64{2, 1}) {
+		t.Fatalf("restored %+v from %s", got, old)
+	}
+	r.Script(t).WaitFor("1 agent-1 [Z]")
+}
+
 func TestRestoreLeavesOutPanesThatFail(t *testing.T) {
 	d, _ := newTestDriver(t, 120, 40)
-	d.Script(t).Press("Ctrl-b", "2") // focus the vault pane
+	d.Script(t).Press("Ctrl-b", "q", "2") // focus the vault pane
 	snap := snapshot(t, d)
 	r := restoredDriver(t, &snap, &fakeFactory{fail: map[pane.Kind]bool{pane.KindVault: true}})
 	r.Script(t).WaitFor("restored the layout without: vault pane: no vault today")
@@ -112,11 +133,11 @@ func TestRestoreFallsBackToTheDefaultLayout(t *testing.T) {
 		notice string
 	}{
 		{"empty", Snapshot{}, "", ""},
-		{"no kind", Snapshot{Root: &SnapshotNode{Pane: &pane.Spec{}}}, "", "a pane has no kind"},
-		{"weights", Snapshot{Root: &SnapshotNode{Children: []SnapshotNode{leafOf("shell")}}}, "", "1 children and 0 weights"},
-		{"zero weight", Snapshot{Root: &SnapshotNode{Children: []SnapshotNode{leafOf("shell"), leafOf("agent")}, Weights: []float64{1, 0}}}, "", "weight 0"},
-		{"bad dir", Snapshot{Root: &SnapshotNode{Dir: 7, Children: []SnapshotNode{leafOf("shell")}, Weights: []float64{1}}}, "", "no direction 7"},
-		{"every pane fails", Snapshot{Root: &SnapshotNode{Pane: &pane.Spec{Kind: pane.KindMemory}}}, pane.KindMemory, "without: memory pane"},
+		{"no kind", one(&SnapshotNode{Pane: &pane.Spec{}}), "", "a pane has no kind"},
+		{"weights", one(&SnapshotNode{Children: []SnapshotNode{leafOf("shell")}}), "", "1 children and 0 weights"},
+		{"zero weight", one(&SnapshotNode{Children: []SnapshotNode{leafOf("shell"), leafOf("agent")}, Weights: []float64{1, 0}}), "", "weight 0"},
+		{"bad dir", one(&SnapshotNode{Dir: 7, Children: []SnapshotNode{leafOf("shell")}, Weights: []float64{1}}), "", "no direction 7"},
+		{"every pane fails", one(&SnapshotNode{Pane: &pane.Spec{Kind: pane.KindMemory}}), pane.KindMemory, "without: memory pane"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := restoredDriver(t, &tc.snap, &fakeFactory{fail: map[pane.Kind]bool{tc.fail: true}})

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,52 +8,78 @@ import (
 	"github.com/kwsdev/kws/panes/pane"
 )
 
-// spawnCommand runs `spawn N [ROLE] "task"`: N new agent panes, tiled,
-// each with the role and given the task.
+// spawnCommand runs `spawn [-w] N [ROLE] "task"`: N new agent panes, each
+// with the role and given the task, tiled in the window; -w opens them in
+// a new window. When the window is full the rest go on in a new one.
 func (a *App) spawnCommand(arg string) {
-	nText, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	arg = strings.TrimSpace(arg)
+	rest, own := strings.CutPrefix(arg, "-w ")
+	if own {
+		arg = strings.TrimSpace(rest)
+	}
+	nText, rest, _ := strings.Cut(arg, " ")
 	n, err := strconv.Atoi(nText)
 	if err != nil || n < 1 || n > 16 {
-		a.Notify(`spawn N [role] "task": N is a number of agents from 1 to 16`)
+		a.Notify(`spawn [-w] N [role] "task": N is a number of agents from 1 to 16`)
 		return
 	}
 	role, task := a.roleAndTask(rest)
-	opened := 0
-	for range n {
-		p, err := a.openTiled(agentSpec(role))
-		if err != nil {
-			break
+	name := role
+	if name == "" {
+		name = "agents"
+	}
+	var moved []int
+	for i := range n {
+		var p pane.Pane
+		var err error
+		if own && i == 0 {
+			p, err = a.NewWindow(agentSpec(role), name)
+		} else {
+			var fresh bool
+			p, fresh, err = a.openTiledOrWindow(agentSpec(role), name)
+			if fresh {
+				moved = append(moved, a.windowIndex(a.layout.window))
+			}
 		}
-		opened++
+		if err != nil {
+			a.Notify(fmt.Sprintf("opened %d of %d agent panes: %v", i, n, err))
+			return
+		}
 		if t, ok := p.(pane.Tasker); ok && task != "" {
 			if err := t.SendTask(task); err != nil {
 				a.Notify(err.Error())
 			}
 		}
 	}
-	if opened < n {
-		a.Notify(fmt.Sprintf("opened %d of %d agent panes: no space for more (zoom or close panes)", opened, n))
+	if len(moved) > 0 {
+		a.Notify(fmt.Sprintf("the window was full: agents went on in window %d", moved[0]))
 	}
 }
 
 // OpenAgent opens a new agent pane of the role after the others, tiles
-// the window and returns the pane; call it on the UI goroutine. It fails
-// when the tiled panes would be smaller than a split may leave.
-func (a *App) OpenAgent(role string) (pane.Pane, error) { return a.openTiled(agentSpec(role)) }
+// the window and returns the pane; when the window has no room for it, it
+// opens in a new window. Call it on the UI goroutine.
+func (a *App) OpenAgent(role string) (pane.Pane, error) {
+	name := role
+	if name == "" {
+		name = "agents"
+	}
+	p, _, err := a.openTiledOrWindow(agentSpec(role), name)
+	return p, err
+}
 
 // openTiled opens the pane s names after the last pane and arranges
 // every pane tiled, as a tmux user does after opening several, so that
-// spawned agents never halve a pane that is already small. It fails when
-// the grid would leave a pane smaller than a split may.
+// spawned agents never halve a pane that is already small. It fails with
+// errNoRoom when the grid would leave a pane smaller than a split may.
 func (a *App) openTiled(s pane.Spec) (pane.Pane, error) {
 	leaves := a.layout.tree.leaves()
 	if !a.roomToTile(len(leaves) + 1) {
-		return nil, errors.New("no space")
+		return nil, errNoRoom
 	}
 	p, err := a.cfg.Panes.New(s)
 	if err != nil {
-		a.Notify(fmt.Sprintf("cannot open a %s pane: %v", s, err))
-		return nil, err
+		return nil, fmt.Errorf("cannot open a %s pane: %w", s, err)
 	}
 	var last *leaf
 	if len(leaves) > 0 {
@@ -62,7 +87,7 @@ func (a *App) openTiled(s pane.Spec) (pane.Pane, error) {
 	}
 	lf := a.insert(last, LeftRight, s, p)
 	a.layout.tree.arrangePreset(Tiled)
-	a.preset = Tiled
+	a.layout.preset = Tiled
 	a.relayout()
 	a.focusLeaf(lf)
 	return p, nil

@@ -90,7 +90,7 @@ func (ff *fakeFactory) setAgents(a ...AgentStatus) {
 // describes them (ui does not import panes).
 var testKinds = []pane.Info{
 	{Kind: pane.KindAgent, Scopes: []string{"agent"}},
-	{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "s", Action: "new-shell", Help: "new shell pane", Fresh: true},
+	{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "S", Action: "new-shell", Help: "new shell pane", Fresh: true},
 	{Kind: pane.KindVault, Scopes: []string{"vault"}, Key: "v", Action: "vault", Help: "show the vault pane"},
 	{Kind: pane.KindStats, Scopes: []string{"stats"}, Key: "t", Action: "stats", Help: "show the stats pane"},
 	{Kind: pane.KindMemory, Scopes: []string{"memory"}, Key: "m", Action: "memory", Help: "show the memory pane (memories, candidates to approve)"},

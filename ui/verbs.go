@@ -21,7 +21,8 @@ import (
 
 // PaneInfo is one pane as list-panes tells it.
 type PaneInfo struct {
-	Index         int
+	// Window is the number of the pane's window, Index the pane's in it.
+	Window, Index int
 	Title         string
 	Kind          pane.Kind
 	Width, Height int
@@ -30,12 +31,27 @@ type PaneInfo struct {
 	Waiting bool
 }
 
-// Panes lists the panes in number order.
-func (a *App) Panes() []PaneInfo {
+// Name is the pane's number, after its window's and a dot when that is
+// not window 0 ("1.2").
+func (p PaneInfo) Name() string {
+	if p.Window == 0 {
+		return strconv.Itoa(p.Index)
+	}
+	return strconv.Itoa(p.Window) + "." + strconv.Itoa(p.Index)
+}
+
+// Panes lists the panes of the window shown in number order, or with all
+// every window's, window by window.
+func (a *App) Panes(all bool) []PaneInfo {
 	var out []PaneInfo
-	for i, lf := range a.layout.tree.leaves() {
-		out = append(out, PaneInfo{Index: i, Title: lf.pane.Title(), Kind: lf.pane.Kind(), Width: lf.w, Height: lf.h,
-			Active: lf == a.layout.focused, Waiting: needsYou(lf.pane)})
+	for wi, w := range a.windows {
+		if !all && w != a.layout.window {
+			continue
+		}
+		for i, lf := range w.tree.leaves() {
+			out = append(out, PaneInfo{Window: wi, Index: i, Title: lf.pane.Title(), Kind: lf.pane.Kind(), Width: lf.w, Height: lf.h,
+				Active: lf == a.layout.focused, Waiting: needsYou(lf.pane)})
+		}
 	}
 	return out
 }
@@ -147,8 +163,9 @@ var formatVar = regexp.MustCompile(`#\{([a-z_]+)\}`)
 
 // DisplayMessage expands the #{…} variables of format for pane n, as
 // tmux's display-message -p does: session_name (session), pane_index,
-// pane_id (%N), pane_title, pane_width, pane_height, window_width and
-// window_height; an unknown variable expands to nothing.
+// pane_id (%N), pane_title, pane_width, pane_height, window_index,
+// window_name, window_width and window_height; an unknown variable expands
+// to nothing.
 func (a *App) DisplayMessage(n int, session, format string) (string, error) {
 	lf, err := a.target(n)
 	if err != nil {
@@ -158,6 +175,7 @@ func (a *App) DisplayMessage(n int, session, format string) (string, error) {
 	i := a.layout.number(lf)
 	vars := map[string]string{
 		"session_name": session, "pane_index": strconv.Itoa(i), "pane_id": "%" + strconv.Itoa(i),
+		"window_index": strconv.Itoa(a.windowIndex(a.layout.window)), "window_name": a.layout.window.displayName(),
 		"pane_title": lf.pane.Title(), "pane_width": strconv.Itoa(lf.w), "pane_height": strconv.Itoa(lf.h),
 		"window_width": strconv.Itoa(ww), "window_height": strconv.Itoa(wh),
 	}

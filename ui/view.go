@@ -26,9 +26,10 @@ type leaf struct {
 // its frame, numbered, the focused one in the theme's focused border.
 type Layout struct {
 	*tview.Box
-	tree    tree
-	focused *leaf
-	theme   *themes.Theme
+	// window is the window on the screen; its tree and focus are the
+	// layout's.
+	*window
+	theme *themes.Theme
 	// onClick is called when a click lands on an unfocused pane.
 	onClick func(lf *leaf)
 	// modal reports whether a dialog is in front of the layout.
@@ -38,8 +39,8 @@ type Layout struct {
 	screen tcell.Screen
 }
 
-func newLayout(th *themes.Theme) *Layout {
-	return &Layout{Box: tview.NewBox(), theme: th}
+func newLayout(th *themes.Theme, w *window) *Layout {
+	return &Layout{Box: tview.NewBox(), window: w, theme: th}
 }
 
 // Draw lays the tree out in the layout's rectangle and draws the panes.

@@ -277,7 +277,7 @@ func printSessions(w io.Writer, list []server.SessionInfo) {
 			fmt.Fprintf(w, "  %-10s %s\n", name, a.State)
 		}
 		for _, p := range s.Waiting {
-			fmt.Fprintf(w, "  ‼ pane %d (%s) asks for you\n", p.Number, termsafe.OneLine(p.Title))
+			fmt.Fprintf(w, "  ‼ pane %s (%s) asks for you\n", p.Name, termsafe.OneLine(p.Title))
 		}
 	}
 }

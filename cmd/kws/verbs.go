@@ -54,9 +54,41 @@ func newVerbCmds(g *globals) []*cobra.Command {
 	split.Flags().Bool("help", false, "help for split-window")
 	split.Flags().BoolVarP(&horizontal, "horizontal", "h", false, "side by side")
 	split.Flags().BoolVarP(&vertical, "vertical", "v", false, "one above the other (the default)")
+	var window int
+	windowFlag := func(c *cobra.Command) *cobra.Command {
+		c.Flags().IntVarP(&window, "target", "t", -1, "window number (default: the window shown)")
+		return c
+	}
+	var every bool
+	listPanes := verb("list-panes [-s]", "List the window's panes: number, title, size, id, the focused one marked; -s every window's", cobra.NoArgs,
+		func(w *app.Workstation, _ []string) (string, error) { return w.ListPanes(every) })
+	listPanes.Flags().BoolVarP(&every, "session", "s", false, "every window's panes, each number after its window's")
+	var name string
+	newWindow := verb("new-window [-n NAME] [KIND]", "Open a window with a pane of the kind (a shell by default) and show it", cobra.MaximumNArgs(1),
+		func(w *app.Workstation, args []string) (string, error) {
+			kind := ""
+			if len(args) == 1 {
+				kind = args[0]
+			}
+			return "", w.NewWindow(kind, name)
+		})
+	newWindow.Flags().StringVarP(&name, "name", "n", "", "the window's name (default: after its pane)")
 	return []*cobra.Command{
-		verb("list-panes", "List the session's panes: number, title, size, id, the focused one marked", cobra.NoArgs,
-			func(w *app.Workstation, _ []string) (string, error) { return w.ListPanes() }),
+		listPanes,
+		verb("list-windows", "List the session's windows: number, name (* on the one shown, ‼ when a pane waits for you), panes", cobra.NoArgs,
+			func(w *app.Workstation, _ []string) (string, error) { return w.ListWindows() }),
+		newWindow,
+		windowFlag(verb("select-window -t N", "Show window N", cobra.NoArgs,
+			func(w *app.Workstation, _ []string) (string, error) {
+				if window < 0 {
+					return "", errors.New("give the window's number: -t N")
+				}
+				return "", w.SelectWindow(window)
+			})),
+		windowFlag(verb("rename-window [-t N] NAME", "Name a window (the one shown by default); \"\" gives back the automatic name", cobra.ExactArgs(1),
+			func(w *app.Workstation, args []string) (string, error) { return "", w.RenameWindow(window, args[0]) })),
+		windowFlag(verb("kill-window [-t N]", "Close a window (the one shown by default) and its panes", cobra.NoArgs,
+			func(w *app.Workstation, _ []string) (string, error) { return "", w.KillWindow(window) })),
 		verb("select-layout NAME", "Arrange the panes as a preset layout (tiled, even-horizontal, even-vertical, main-horizontal, main-vertical)", cobra.ExactArgs(1),
 			func(w *app.Workstation, args []string) (string, error) { return "", w.SelectLayout(args[0]) }),
 		targetFlag(verb("select-pane -t N", "Focus pane N", cobra.NoArgs,

@@ -105,7 +105,7 @@ func TestWorkstationKeepsWorkingWithACorruptSidecarModel(t *testing.T) {
 		t.Fatal("a corrupt model replaced the heuristic engine")
 	}
 	for _, step := range []func() error{
-		func() error { return d.Press("Ctrl-b", "1") },
+		func() error { return d.Press("Ctrl-b", "q", "1") },
 		func() error { return d.Type("echo still-$((40+2))") },
 		func() error { return d.Press("Enter") },
 		func() error { return d.WaitFor("still-42") },

@@ -27,6 +27,9 @@ type Env struct {
 	// Prefix is how the application's prefix key is shown ("C-b"), for
 	// texts that name a prefix command.
 	Prefix string
+	// WaitingKey is how the key that focuses the next pane waiting for
+	// the user is shown ("C-b N"), for texts that point there.
+	WaitingKey string
 	// Buffer is the paste buffer every pane of the workstation shares.
 	Buffer PasteBuffer
 	// Clipboard is config.toml's clipboard, tmux's set-clipboard: who may
