@@ -95,10 +95,14 @@ func newSession(st *app.Stores, spec server.SessionSpec) (server.Session, error)
 }
 
 // serverCommands are the commands a running server runs for its clients,
-// on its open vault and memory.
-var serverCommands = map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true,
-	"list-panes": true, "select-layout": true, "select-pane": true, "split-window": true, "send-keys": true,
-	"capture-pane": true, "display-message": true}
+// on its open vault and memory: these and every tmux verb.
+var serverCommands = func() map[string]bool {
+	m := map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true}
+	for _, c := range newVerbCmds(&globals{}) {
+		m[c.Name()] = true
+	}
+	return m
+}()
 
 // execInServer runs a kws command for a client, on the server's stores;
 // socket is the server's.

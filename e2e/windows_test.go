@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kwsdev/kws/agent/provider/providertest"
+)
+
+// statusLine is the screen's last non-empty row: kws's status bar.
+func statusLine(sc string) string { return lastLine(strings.Split(sc, "\n")) }
+
+// TestWindowsInARealTerminal: a tmux user's windows in a real terminal.
+// C-b c opens a window with a shell; in it, the kws command lists,
+// renames and opens windows as tmux's verbs do; the status bar lists
+// them; C-b w shows the tree; C-b 0 goes back; and after kill -9 of the
+// server the next kws brings every window back, names included.
+func TestWindowsInARealTerminal(t *testing.T) {
+	srv := providertest.New(t)
+	s := newSetup(t, srv.URL())
+	shell := s.shellScript()
+	script, _ := s.script("--workspace", s.dirs["ws"], "--shell", shell)
+	tm := startTerm(t, s.root, s.tmuxConf(), script)
+	tm.waitFor("the first frame", func(sc string) bool { return strings.Contains(sc, "┌ 3 stats") })
+	kws := shq(s.kws) + " --data-dir " + shq(s.dirs["data"])
+	run := func(line string) {
+		t.Helper()
+		tm.typeText(line)
+		tm.keys("Enter")
+	}
+
+	tm.keys("C-b", "c")
+	tm.waitFor("a window with one shell, full width", func(sc string) bool {
+		return len(frames(sc)) == 1 && strings.Contains(sc, "┌ 0 shell") && strings.Contains(statusLine(sc), "0:agent-1- 1:")
+	})
+	tm.waitFor("the new shell's prompt", func(sc string) bool { return lastLine(rowsOf(sc, "0 shell")) == "$" })
+	run(kws + " list-windows")
+	tm.waitFor("list-windows's output", func(sc string) bool {
+		shell := boxText(sc, "0 shell")
+		return strings.Contains(shell, "0: agent-1 (4 panes)") && strings.Contains(shell, "* (1 panes) (active)")
+	})
+	run("clear; " + kws + " rename-window build")
+	tm.waitFor("the renamed window in the status bar", func(sc string) bool { return strings.Contains(statusLine(sc), "1:build*") })
+	run(kws + " new-window -n logs")
+	tm.waitFor("a third window", func(sc string) bool {
+		return strings.Contains(statusLine(sc), "0:agent-1 1:build- 2:logs*")
+	})
+	tm.keys("C-b", "w")
+	tm.waitFor("the tree of windows", func(sc string) bool {
+		return strings.Contains(sc, "0: agent-1 (4 panes)") && strings.Contains(sc, "0.3 stats") && strings.Contains(sc, "2: logs* (1 pane)")
+	})
+	tm.keys("Escape", "C-b", "0")
+	tm.waitFor("window 0 again", func(sc string) bool {
+		return strings.Contains(sc, "┌ 0 agent-1") && strings.Contains(sc, "┌ 3 stats") && strings.Contains(statusLine(sc), "0:agent-1* 1:build 2:logs-")
+	})
+
+	// The journal has the windows once it names the last one shown.
+	waitUntil(t, "the windows in the journal", func() bool {
+		b, _ := os.ReadFile(filepath.Join(s.dirs["data"], "server", "sessions", "ws.json"))
+		return strings.Contains(string(b), `"name":"logs"`) && !strings.Contains(string(b), `"window":2`)
+	})
+	if err := syscall.Kill(s.serverPID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	again, status := s.script("--workspace", s.dirs["ws"], "--shell", shell)
+	tm.must("respawn-pane", "-k", "-t", "kws", again)
+	tm.waitFor("the windows restored", func(sc string) bool {
+		return strings.Contains(sc, "┌ 0 agent-1") && strings.Contains(statusLine(sc), "0:agent-1* 1:build 2:logs")
+	})
+	tm.keys("C-b", "1")
+	tm.waitFor("the build window's shell", func(sc string) bool {
+		return len(frames(sc)) == 1 && strings.Contains(sc, "┌ 0 shell") && strings.Contains(statusLine(sc), "1:build*")
+	})
+	launcher, _ := tm.paneState()
+	pid := childPID(t, launcher)
+	tm.keys("C-b", "Q")
+	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
+	tm.keys("Tab", "Enter")
+	tm.waitExit(pid, status)
+}
