@@ -45,6 +45,9 @@ type ShellPane struct {
 	// pendingAlert is the alert handed to the UI goroutine and not yet
 	// taken.
 	pendingAlert atomic.Pointer[string]
+	// cli is the state of the agent CLI in the foreground as its screen
+	// showed it last (a cliState), read by the watch goroutine.
+	cli atomic.Int32
 }
 
 // NewShellPane starts the shell described by opts and returns the pane
@@ -121,8 +124,11 @@ func (p *ShellPane) Title() string {
 		name = filepath.Base(name)
 	}
 	title := "shell: " + termsafe.OneLine(name)
-	if a := p.alert.Load(); a != nil && *a != "" {
+	switch a := p.alert.Load(); {
+	case a != nil && *a != "":
 		title += " · " + *a
+	case cliState(p.cli.Load()) == cliWorking:
+		title += " · working"
 	}
 	return title
 }

@@ -13,8 +13,9 @@ const jobCheck = 500 * time.Millisecond
 
 // watch asks for a redraw whenever s's screen may have changed, once when
 // its shell exits, and when the job in its foreground changes, which it
-// checks on output and every jobCheck. It ends when Close closes s's
-// Updates.
+// checks on output and every jobCheck; every jobCheck it also reads the
+// state of an agent CLI in the foreground (checkCLI). It ends when Close
+// closes s's Updates.
 func (p *ShellPane) watch(s *pty.Terminal) {
 	updates, done := s.Updates(), s.Done()
 	tick := time.NewTicker(jobCheck)
@@ -30,7 +31,8 @@ func (p *ShellPane) watch(s *pty.Terminal) {
 			done = nil
 			p.checkJob(s)
 		case <-tick.C:
-			if !p.checkJob(s) {
+			jobChanged := p.checkJob(s)
+			if !p.checkCLI(s) && !jobChanged {
 				continue
 			}
 		}

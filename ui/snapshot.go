@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/kwsdev/kws/panes/pane"
-	"github.com/kwsdev/kws/termsafe"
 )
 
 // Snapshot is the layout as a journal keeps it, so that a workstation
@@ -260,7 +259,7 @@ func (a *App) restoreWindow(ws WindowSnapshot) (*window, []string) {
 	if root == nil {
 		return nil, failed
 	}
-	w := &window{name: truncateRunes(termsafe.OneLine(ws.Name), maxWindowName)}
+	w := &window{name: windowName(ws.Name)}
 	w.tree.root = root
 	if p, err := ParsePreset(string(ws.Layout)); err == nil && p == ws.Layout {
 		w.preset = p

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -49,23 +51,19 @@ func (w *window) displayName() string {
 // shortTitle is the first part of a pane's title: "agent-1" of "agent-1
 // (coder) · idle", "vim" of "shell: vim", "vault" of "vault (3 blocks)".
 func shortTitle(t string) string {
-	t = termsafe.OneLine(t)
 	if rest, ok := strings.CutPrefix(t, "shell: "); ok {
 		t = rest
 	}
 	for _, sep := range []string{" · ", " (", ": "} {
 		t, _, _ = strings.Cut(t, sep)
 	}
-	return truncateRunes(t, maxWindowName)
+	return windowName(t)
 }
 
-// truncateRunes cuts s to n runes, marking a cut with "…".
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+// windowName is name as a window carries it: one line, cut to
+// maxWindowName columns.
+func windowName(name string) string {
+	return runewidth.Truncate(termsafe.OneLine(name), maxWindowName, "…")
 }
 
 // waiting reports whether a pane of the window waits for the user.
@@ -186,7 +184,7 @@ func (a *App) NewWindow(s pane.Spec, name string) (pane.Pane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open a %s pane: %w", s, err)
 	}
-	w := &window{name: truncateRunes(termsafe.OneLine(name), maxWindowName)}
+	w := &window{name: windowName(name)}
 	a.windows = append(a.windows, w)
 	a.switchTo(w)
 	lf := a.insert(nil, LeftRight, s, p)
@@ -238,7 +236,7 @@ func (a *App) RenameWindow(n int, name string) error {
 	if err != nil {
 		return err
 	}
-	w.name = truncateRunes(termsafe.OneLine(strings.TrimSpace(name)), maxWindowName)
+	w.name = windowName(strings.TrimSpace(name))
 	a.changed()
 	return nil
 }
