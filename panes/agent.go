@@ -108,7 +108,20 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	p.input.SetTextStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
 		SetPlaceholderStyle(th.ChatSystem.TCell())
 	p.input.SetBackgroundColor(th.Base.Bg)
-	p.keys = env.KeyTable("agent",
+	p.keys = env.KeyTable("agent", agentActions(p)...)
+	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
+		p.add(&entry{kind: entryError, text: info.Detail})
+	}
+	if t, err := agents.Transcript(name); err == nil {
+		p.replay(t)
+	}
+	p.seedHistory()
+	return p
+}
+
+// agentActions are the agent pane's keys, run on p.
+func agentActions(p *AgentPane) []keymap.Action {
+	return []keymap.Action{
 		keymap.Bind("send", "Enter", "send (or open the selected ref)", true, p.submit),
 		keymap.Bind("next-ref", "Tab", "complete a /command, else select the next vault ref", true, p.tab).Short("select the next vault ref"),
 		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
@@ -125,19 +138,12 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
 		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
 		keymap.Bind("unselect", "Esc", "clear the ref selection, else stop the running turn", false, p.escape),
-	)
-	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
-		p.add(&entry{kind: entryError, text: info.Detail})
 	}
-	if t, err := agents.Transcript(name); err == nil {
-		p.replay(t)
-	}
-	p.seedHistory()
-	return p
 }
 
 // AgentInfo describes agent panes; a new one is opened through the new-agent dialog (which asks for a role and a task), so it has no prefix key of its own.
-var AgentInfo = pane.Info{Kind: pane.KindAgent, Scopes: []string{"agent"}}
+var AgentInfo = pane.Info{Kind: pane.KindAgent, Scopes: []string{"agent"},
+	Keys: func() []*keymap.Table { return []*keymap.Table{keymap.New("agent", agentActions(nil)...)} }}
 
 // Kind returns "agent".
 func (p *AgentPane) Kind() pane.Kind { return pane.KindAgent }

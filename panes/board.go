@@ -81,20 +81,26 @@ func NewBoardPane(env *pane.Env, board TaskBoard, team func() []swarm.Info, mess
 	p := &BoardPane{Box: tview.NewBox(), env: env, board: board, team: team, message: message}
 	p.input = tview.NewInputField()
 	p.input.SetFieldStyle(env.Theme.Selection.TCell()).SetLabelStyle(env.Theme.HintKey.TCell())
-	p.keys = env.KeyTable("board",
+	p.keys = env.KeyTable("board", boardActions(p)...)
+	p.Refresh()
+	return p
+}
+
+// boardActions are the board pane's keys, run on p.
+func boardActions(p *BoardPane) []keymap.Action {
+	return []keymap.Action{
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
 		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
 		keymap.Bind("new", "n", "new task", true, p.startTask),
 		keymap.Bind("message", "m", "write to the agent, or the task's owner", true, p.startMessage),
 		keymap.Bind("done", "d", "mark the task done", true, p.markDone),
 		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
-	)
-	p.Refresh()
-	return p
+	}
 }
 
 // BoardInfo describes the board pane.
-var BoardInfo = pane.Info{Kind: pane.KindBoard, Scopes: []string{"board"}, Key: "b", Action: "board", Help: "show the swarm's task board"}
+var BoardInfo = pane.Info{Kind: pane.KindBoard, Scopes: []string{"board"}, Key: "b", Action: "board", Help: "show the swarm's task board",
+	Keys: func() []*keymap.Table { return []*keymap.Table{keymap.New("board", boardActions(nil)...)} }}
 
 // Kind returns "board".
 func (p *BoardPane) Kind() pane.Kind { return pane.KindBoard }

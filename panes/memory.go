@@ -68,7 +68,14 @@ func NewMemoryPane(env *pane.Env, src MemorySource, openRef func(id string)) *Me
 	p := &MemoryPane{Box: tview.NewBox(), env: env, src: src, openRef: openRef}
 	p.editor = tview.NewInputField().SetLabel("edit: ")
 	p.editor.SetFieldStyle(env.Theme.Selection.TCell()).SetLabelStyle(env.Theme.HintKey.TCell())
-	p.keys = env.KeyTable("memory",
+	p.keys = env.KeyTable("memory", memoryActions(p)...)
+	p.Refresh()
+	return p
+}
+
+// memoryActions are the memory pane's keys, run on p.
+func memoryActions(p *MemoryPane) []keymap.Action {
+	return []keymap.Action{
 		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
 		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
 		keymap.Bind("approve", "a", "approve the candidate", true, p.approve).Short("approve"),
@@ -79,14 +86,13 @@ func NewMemoryPane(env *pane.Env, src MemorySource, openRef func(id string)) *Me
 		keymap.Bind("provenance", "Enter", "where it came from (opens its vault block)", true, p.provenance).Short("source"),
 		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
 		keymap.Bind("clear", "Esc q", "clear the search", false, func() { p.query = ""; p.Refresh() }),
-	)
-	p.Refresh()
-	return p
+	}
 }
 
 // MemoryInfo describes the memory pane.
 var MemoryInfo = pane.Info{Kind: pane.KindMemory, Scopes: []string{"memory"}, Key: "m", Action: "memory",
-	Help: "show the memory pane (memories, candidates to approve)"}
+	Help: "show the memory pane (memories, candidates to approve)",
+	Keys: func() []*keymap.Table { return []*keymap.Table{keymap.New("memory", memoryActions(nil)...)} }}
 
 // Kind returns "memory".
 func (p *MemoryPane) Kind() pane.Kind { return pane.KindMemory }

@@ -64,11 +64,8 @@ func NewShellPane(env *pane.Env, opts pty.Options, keep func(kind string, text [
 	}
 	p.opts.Alert = p.alerted
 	p.SetBackgroundColor(env.Theme.Base.Bg)
-	p.keys = env.KeyTable("shell",
-		keymap.Action{Name: "copy-mode", Desc: "copy mode (prefix [)", Run: p.EnterCopyMode},
-		keymap.Action{Name: "send-to-vault", Desc: "keep the screen in the vault", Run: p.SendToVault},
-	)
-	p.copyKeys = p.newCopyKeys()
+	p.keys = env.KeyTable("shell", shellActions(p)...)
+	p.copyKeys = env.KeyTable("copy", copyActions(p)...)
 	if err := p.start(); err != nil {
 		return nil, err
 	}
@@ -94,9 +91,21 @@ func (p *ShellPane) start() error {
 	return nil
 }
 
+// shellActions are the shell pane's own keys, run on p; every other key
+// goes to the program.
+func shellActions(p *ShellPane) []keymap.Action {
+	return []keymap.Action{
+		{Name: "copy-mode", Desc: "copy mode (prefix [)", Run: p.EnterCopyMode},
+		{Name: "send-to-vault", Desc: "keep the screen in the vault", Run: p.SendToVault},
+	}
+}
+
 // ShellInfo describes shell panes, whose copy mode has a key table of its own.
 var ShellInfo = pane.Info{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "S", Action: "new-shell",
-	Help: "new shell pane", Fresh: true}
+	Help: "new shell pane", Fresh: true,
+	Keys: func() []*keymap.Table {
+		return []*keymap.Table{keymap.New("shell", shellActions(nil)...), keymap.New("copy", copyActions(nil)...)}
+	}}
 
 // Kind returns "shell".
 func (p *ShellPane) Kind() pane.Kind { return pane.KindShell }

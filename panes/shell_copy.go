@@ -30,9 +30,9 @@ func (p *ShellPane) EnterCopyMode() {
 // leaveCopyMode returns to the live screen.
 func (p *ShellPane) leaveCopyMode() { p.copy = nil }
 
-// newCopyKeys builds copy mode's table. Its actions do nothing outside
+// copyActions are copy mode's keys, run on p. They do nothing outside
 // copy mode.
-func (p *ShellPane) newCopyKeys() *keymap.Table {
+func copyActions(p *ShellPane) []keymap.Action {
 	in := func(f func(c *copyMode)) func() {
 		return func() {
 			if p.copy != nil {
@@ -42,7 +42,7 @@ func (p *ShellPane) newCopyKeys() *keymap.Table {
 	}
 	move := func(lines, cols int) func() { return in(func(c *copyMode) { c.move(lines, cols) }) }
 	page := func(n int) func() { return in(func(c *copyMode) { c.scroll(n * c.rows / 2) }) }
-	return p.env.KeyTable("copy",
+	return []keymap.Action{
 		keymap.Bind("up", "k Up", "cursor up", false, move(-1, 0)),
 		keymap.Bind("down", "j Down", "cursor down", false, move(1, 0)),
 		keymap.Bind("left", "h Left", "cursor left", false, move(0, -1)),
@@ -64,7 +64,7 @@ func (p *ShellPane) newCopyKeys() *keymap.Table {
 		keymap.Bind("copy", "y Enter", "copy (clipboard, buffer, vault)", true, in(func(*copyMode) { p.copySelection() })),
 		keymap.Bind("send-to-vault", "K", "keep screen", true, in(func(*copyMode) { p.SendToVault() })),
 		keymap.Bind("quit", "q Esc", "leave", true, p.leaveCopyMode),
-	)
+	}
 }
 
 // copyInput handles a key in copy mode: the search line takes it while it

@@ -34,7 +34,7 @@ func newCopyPane(lines []string, rows int) (*ShellPane, *[]string) {
 	env := testEnv()
 	env.Notify = func(msg string) { notes = append(notes, msg) }
 	p := &ShellPane{Box: tview.NewBox(), env: env}
-	p.copyKeys = p.newCopyKeys()
+	p.copyKeys = env.KeyTable("copy", copyActions(p)...)
 	cells := make([][]pty.Cell, len(lines))
 	for i, l := range lines {
 		cells[i] = copyCells(l)

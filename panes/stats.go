@@ -69,7 +69,14 @@ var statsColumns = []statsColumn{
 // NewStatsPane returns a stats pane showing the figures agents returns.
 func NewStatsPane(env *pane.Env, agents func() []swarm.Info) *StatsPane {
 	p := &StatsPane{Box: tview.NewBox(), env: env, agents: agents}
-	p.keys = env.KeyTable("stats",
+	p.keys = env.KeyTable("stats", statsActions(p)...)
+	p.Refresh()
+	return p
+}
+
+// statsActions are the stats pane's keys, run on p.
+func statsActions(p *StatsPane) []keymap.Action {
+	return []keymap.Action{
 		keymap.Bind("down", "j Down", "scroll down", false, func() { p.top++ }),
 		keymap.Bind("up", "k Up", "scroll up", false, func() { p.top-- }),
 		keymap.Bind("page-down", "PgDn Ctrl-d", "page down", false, func() { p.top += max(p.height-1, 1) }),
@@ -77,13 +84,12 @@ func NewStatsPane(env *pane.Env, agents func() []swarm.Info) *StatsPane {
 		keymap.Bind("top", "g Home", "top", false, func() { p.top = 0 }),
 		keymap.Bind("bottom", "G End", "bottom", false, func() { p.top = 1 << 30 }),
 		keymap.Bind("refresh", "R Ctrl-r", "refresh", true, p.Refresh),
-	)
-	p.Refresh()
-	return p
+	}
 }
 
 // StatsInfo describes the stats pane.
-var StatsInfo = pane.Info{Kind: pane.KindStats, Scopes: []string{"stats"}, Key: "t", Action: "stats", Help: "show the stats pane"}
+var StatsInfo = pane.Info{Kind: pane.KindStats, Scopes: []string{"stats"}, Key: "t", Action: "stats", Help: "show the stats pane",
+	Keys: func() []*keymap.Table { return []*keymap.Table{keymap.New("stats", statsActions(nil)...)} }}
 
 // Kind returns "stats".
 func (p *StatsPane) Kind() pane.Kind { return pane.KindStats }

@@ -69,23 +69,7 @@ type Injector struct {
 // A zero Injector leaves the inject key saying no agent can take a block.
 func NewVaultPane(env *pane.Env, v VaultSource, inject Injector) *VaultPane {
 	p := &VaultPane{Box: tview.NewBox(), env: env, src: v, inject: inject}
-	p.keys = env.KeyTable("vault",
-		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
-		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
-		keymap.Bind("page-down", "PgDn Ctrl-d", "page down", false, func() { p.move(p.page()) }),
-		keymap.Bind("page-up", "PgUp Ctrl-u", "page up", false, func() { p.move(-p.page()) }),
-		keymap.Bind("top", "g Home", "first", false, func() { p.jump(false) }),
-		keymap.Bind("bottom", "G End", "last", false, func() { p.jump(true) }),
-		keymap.Bind("open", "Enter", "open exact", true, p.openSelected),
-		keymap.Bind("search", "/", "filter / search", true, p.startInput),
-		keymap.Bind("next-match", "n", "next match", false, func() { p.step(1) }),
-		keymap.Bind("prev-match", "N", "previous match", false, func() { p.step(-1) }),
-		keymap.Bind("reveal", "r", "reveal / mask", true, p.reveal),
-		keymap.Bind("inject", "i", "inject into next turn", true, p.injectSelected),
-		keymap.Bind("summarize", "S", "sidecar summary of the open block (a hint)", false, p.summarizeOpen),
-		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
-		keymap.Bind("back", "q Esc", "back / clear filter", true, p.back),
-	)
+	p.keys = env.KeyTable("vault", vaultActions(p)...)
 	p.Refresh()
 	return p
 }
@@ -125,8 +109,30 @@ func (p *VaultPane) summarizeOpen() {
 	}()
 }
 
+// vaultActions are the vault pane's keys, run on p.
+func vaultActions(p *VaultPane) []keymap.Action {
+	return []keymap.Action{
+		keymap.Bind("down", "j Down", "down", false, func() { p.move(1) }),
+		keymap.Bind("up", "k Up", "up", false, func() { p.move(-1) }),
+		keymap.Bind("page-down", "PgDn Ctrl-d", "page down", false, func() { p.move(p.page()) }),
+		keymap.Bind("page-up", "PgUp Ctrl-u", "page up", false, func() { p.move(-p.page()) }),
+		keymap.Bind("top", "g Home", "first", false, func() { p.jump(false) }),
+		keymap.Bind("bottom", "G End", "last", false, func() { p.jump(true) }),
+		keymap.Bind("open", "Enter", "open exact", true, p.openSelected),
+		keymap.Bind("search", "/", "filter / search", true, p.startInput),
+		keymap.Bind("next-match", "n", "next match", false, func() { p.step(1) }),
+		keymap.Bind("prev-match", "N", "previous match", false, func() { p.step(-1) }),
+		keymap.Bind("reveal", "r", "reveal / mask", true, p.reveal),
+		keymap.Bind("inject", "i", "inject into next turn", true, p.injectSelected),
+		keymap.Bind("summarize", "S", "sidecar summary of the open block (a hint)", false, p.summarizeOpen),
+		keymap.Bind("refresh", "R Ctrl-r", "refresh", false, p.Refresh),
+		keymap.Bind("back", "q Esc", "back / clear filter", true, p.back),
+	}
+}
+
 // VaultInfo describes the vault pane.
-var VaultInfo = pane.Info{Kind: pane.KindVault, Scopes: []string{"vault"}, Key: "v", Action: "vault", Help: "show the vault pane"}
+var VaultInfo = pane.Info{Kind: pane.KindVault, Scopes: []string{"vault"}, Key: "v", Action: "vault", Help: "show the vault pane",
+	Keys: func() []*keymap.Table { return []*keymap.Table{keymap.New("vault", vaultActions(nil)...)} }}
 
 // Kind returns "vault".
 func (p *VaultPane) Kind() pane.Kind { return pane.KindVault }

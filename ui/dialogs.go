@@ -48,11 +48,8 @@ func (a *App) helpText() string {
 		seen[t.Scope] = true
 		section(title, t)
 	}
-	paneTables := func(p pane.Pane) {
-		tables := []*keymap.Table{p.Keys()}
-		if m, ok := p.(pane.KeyTabler); ok {
-			tables = m.KeyTables()
-		}
+	// A kind's tables: its pane's own first, then its modes'.
+	kindTables := func(tables []*keymap.Table) {
 		for i, t := range tables {
 			if i == 0 {
 				table(t, "In the "+t.Scope+" pane:")
@@ -60,6 +57,13 @@ func (a *App) helpText() string {
 				table(t, "In "+t.Scope+" mode:")
 			}
 		}
+	}
+	paneTables := func(p pane.Pane) {
+		tables := []*keymap.Table{p.Keys()}
+		if m, ok := p.(pane.KeyTabler); ok {
+			tables = m.KeyTables()
+		}
+		kindTables(tables)
 	}
 	if f := a.Focused(); f != nil {
 		paneTables(f)
@@ -81,6 +85,20 @@ func (a *App) helpText() string {
 	}
 	for _, lf := range a.allLeaves() {
 		paneTables(lf.pane)
+	}
+	// The kinds with no pane open yet, as a pane of theirs would have
+	// their keys.
+	for _, k := range a.cfg.Panes.Kinds() {
+		if k.Keys == nil {
+			continue
+		}
+		tables := k.Keys()
+		for _, t := range tables {
+			// A binding config.toml got wrong is reported when a pane
+			// of the kind opens.
+			_ = keymap.ApplyScope(a.cfg.Bindings, t)
+		}
+		kindTables(tables)
 	}
 	b.WriteString("Rebind any action in config.toml:  [keys]  \"prefix.split-right\" = \"|\"\n")
 	b.WriteString("q or Esc closes this help.")

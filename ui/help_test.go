@@ -62,3 +62,26 @@ func TestHelpListsTheSlashCommandsAndWraps(t *testing.T) {
 		t.Errorf("a help line is cut at 80 columns:\n%s", d.Text())
 	}
 }
+
+// TestHelpListsTheKeysOfPanesNotOpen: the memory pane's keys are in the
+// help before a memory pane opens, with config.toml's rebinding applied,
+// and listed once when one is open.
+func TestHelpListsTheKeysOfPanesNotOpen(t *testing.T) {
+	ff := &fakeFactory{}
+	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Bindings: map[string]string{"memory.approve": "A"}}, 120, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop() })
+	s := d.Script(t)
+	var help string
+	s.Do(func() { help = d.App.helpText() })
+	if got := section(help, "In the memory pane:"); !strings.Contains(got, "A              approve          approve the candidate") {
+		t.Fatalf("the help does not list the memory pane's keys before one is open:\n%s", help)
+	}
+	s.Press("Ctrl-b", "m")
+	s.Do(func() { help = d.App.helpText() })
+	if n := strings.Count(help, "In the memory pane:"); n != 1 {
+		t.Fatalf("the memory pane's keys are listed %d times with one open:\n%s", n, help)
+	}
+}

@@ -93,7 +93,10 @@ var testKinds = []pane.Info{
 	{Kind: pane.KindShell, Scopes: []string{"shell", "copy"}, Key: "S", Action: "new-shell", Help: "new shell pane", Fresh: true},
 	{Kind: pane.KindVault, Scopes: []string{"vault"}, Key: "v", Action: "vault", Help: "show the vault pane"},
 	{Kind: pane.KindStats, Scopes: []string{"stats"}, Key: "t", Action: "stats", Help: "show the stats pane"},
-	{Kind: pane.KindMemory, Scopes: []string{"memory"}, Key: "m", Action: "memory", Help: "show the memory pane (memories, candidates to approve)"},
+	{Kind: pane.KindMemory, Scopes: []string{"memory"}, Key: "m", Action: "memory", Help: "show the memory pane (memories, candidates to approve)",
+		Keys: func() []*keymap.Table {
+			return []*keymap.Table{keymap.New("memory", keymap.Bind("approve", "a", "approve the candidate", true, nil))}
+		}},
 	{Kind: pane.KindBoard, Scopes: []string{"board"}, Key: "b", Action: "board", Help: "show the swarm's task board"},
 }
 

@@ -157,6 +157,10 @@ type Info struct {
 	// Help describes it there.
 	Key, Action, Help string
 	Fresh             bool
+	// Keys, when set, returns the kind's key tables with their default
+	// keys, its own first and then its modes', so that the help lists
+	// them before a pane of the kind is open.
+	Keys func() []*keymap.Table
 }
 
 // Registry holds each kind of pane: its Info and its factory. The
