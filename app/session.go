@@ -29,14 +29,22 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	}
 	// A kws typed in one of its shells targets this session, as tmux's
 	// verbs read $TMUX.
-	w.shell.Env = append(w.shell.Env, wire.SessionEnv+"="+spec.Name)
-	unregister := st.register(w, spec.Name)
+	id, unregister := st.register(w, spec.Name)
+	w.shell.Env = append(w.shell.Env, wire.SessionEnv+"="+id)
+	w.rename = func(name string) error {
+		if err := spec.Rename(name); err != nil {
+			return err
+		}
+		st.renamed(w, name)
+		return nil
+	}
 	unlisten := w.unlisten
 	w.unlisten = func() { unlisten(); unregister() }
 	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
 	s := &serverSession{w: w}
 	s.app, err = w.Start(ui.New, func(cfg *ui.Config) {
 		cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
+		cfg.SessionName, cfg.RenameSession = w.sessionName, w.RenameSession
 		// A session the server journaled comes back as it was: its
 		// layout, its agents on their sessions, its shells in their
 		// directories.

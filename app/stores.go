@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/kwsdev/kws/internal/pubsub"
@@ -48,8 +49,10 @@ type Stores struct {
 	// changed hears that a command changed the vault or the memory.
 	changed pubsub.Listeners[struct{}]
 	// open are the workstations running on these stores, by session
-	// name.
+	// name; ids holds the name each was opened with, which its shells'
+	// KWS_SESSION keeps when the session is renamed.
 	open map[*Workstation]string
+	ids  map[*Workstation]string
 	// bg counts blocks being described in the background.
 	bg sync.WaitGroup
 }
@@ -160,15 +163,42 @@ func (st *Stores) Owners() map[string]Owner {
 	return out
 }
 
-// register records w as running on these stores under the session name;
-// the returned function forgets it.
-func (st *Stores) register(w *Workstation, name string) func() {
+// register records w as running on these stores under the session name
+// and returns its id, which stays when the session is renamed: the name,
+// or when a renamed session still has that id, the name with a number.
+// The returned function forgets w.
+func (st *Stores) register(w *Workstation, name string) (id string, unregister func()) {
 	st.mu.Lock()
-	st.open[w] = name
+	if st.ids == nil {
+		st.ids = map[*Workstation]string{}
+	}
+	taken := func(id string) bool {
+		for _, other := range st.ids {
+			if other == id {
+				return true
+			}
+		}
+		return false
+	}
+	id = name
+	for i := 2; taken(id); i++ {
+		id = name + "-" + strconv.Itoa(i)
+	}
+	st.open[w], st.ids[w] = name, id
 	st.mu.Unlock()
-	return func() {
+	return id, func() {
 		st.mu.Lock()
 		delete(st.open, w)
+		delete(st.ids, w)
 		st.mu.Unlock()
+	}
+}
+
+// renamed records w's session's new name.
+func (st *Stores) renamed(w *Workstation, name string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, ok := st.open[w]; ok {
+		st.open[w] = name
 	}
 }

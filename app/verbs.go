@@ -15,21 +15,39 @@ import (
 // verbTimeout bounds the wait for a session's UI to run a verb.
 const verbTimeout = 10 * time.Second
 
-// Session returns the workstation of the server session called name: the
-// one a tmux verb typed in one of its shell panes works on ($KWS_SESSION).
-func (st *Stores) Session(name string) (*Workstation, error) {
-	if name == "" {
+// Session returns the workstation of the server session whose id (what
+// $KWS_SESSION holds in its shell panes) or, failing that, whose name is
+// key: the one a tmux verb typed in one of its shell panes works on.
+func (st *Stores) Session(key string) (*Workstation, error) {
+	if key == "" {
 		return nil, errors.New("no session: run it in a shell pane of a kws session (KWS_SESSION names it there)")
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for w, n := range st.open {
-		if n == name {
+	for w, id := range st.ids {
+		if id == key {
 			return w, nil
 		}
 	}
-	return nil, fmt.Errorf("no session %q (kws ls lists them)", name)
+	for w, n := range st.open {
+		if n == key {
+			return w, nil
+		}
+	}
+	return nil, fmt.Errorf("no session %q (kws ls lists them)", key)
 }
+
+// RenameSession renames w's server session, as tmux's rename-session
+// does. Call it off the session's UI goroutine.
+func (w *Workstation) RenameSession(name string) error {
+	if w.rename == nil {
+		return errors.New("not a session of a kws server: nothing to rename")
+	}
+	return w.rename(name)
+}
+
+// SessionName is the name of w's server session now.
+func (w *Workstation) SessionName() string { return w.sessionName() }
 
 // OnUI runs fn with the application on its UI goroutine and waits for it,
 // so that a verb reads and changes the layout between draws.

@@ -81,6 +81,9 @@ type Workstation struct {
 	// onAsk, when set, hears that an agent waits for approval (the
 	// server notifies the attached terminals).
 	onAsk func(agent string)
+	// rename renames the server session the workstation runs as; nil
+	// outside a server.
+	rename func(name string) error
 	// onChange, when set, hears that the swarm changed (the server
 	// journals the session).
 	onChange func()

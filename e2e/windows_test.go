@@ -16,8 +16,9 @@ func statusLine(sc string) string { return lastLine(strings.Split(sc, "\n")) }
 // TestWindowsInARealTerminal: a tmux user's windows in a real terminal.
 // C-b c opens a window with a shell; in it, the kws command lists,
 // renames and opens windows as tmux's verbs do; the status bar lists
-// them; C-b w shows the tree; C-b 0 goes back; and after kill -9 of the
-// server the next kws brings every window back, names included.
+// them; C-b w shows the tree; C-b 0 goes back; C-b $ renames the session;
+// and after kill -9 of the server the next kws brings every window back,
+// names included, in the session of the new name.
 func TestWindowsInARealTerminal(t *testing.T) {
 	srv := providertest.New(t)
 	s := newSetup(t, srv.URL())
@@ -57,10 +58,27 @@ func TestWindowsInARealTerminal(t *testing.T) {
 		return strings.Contains(sc, "┌ 0 agent-1") && strings.Contains(sc, "┌ 3 stats") && strings.Contains(statusLine(sc), "0:agent-1* 1:build 2:logs-")
 	})
 
-	// The journal has the windows once it names the last one shown.
+	// C-b $ renames the session; kws ls and the verbs of the shells
+	// started before know it by the new name.
+	tm.keys("C-b", "$", "C-u")
+	tm.typeText("work")
+	tm.keys("Enter")
+	tm.waitFor("the rename said", func(sc string) bool { return strings.Contains(statusLine(sc), "session renamed work") })
+	if ls := s.must("", "ls"); !strings.Contains(ls, "work: ") || strings.Contains(ls, "ws: ") {
+		t.Errorf("kws ls after the rename:\n%s", ls)
+	}
+	tm.keys("C-b", "1")
+	run("clear; " + kws + " display-message -p 'in #{session_name} window #{window_index} #{window_name}'")
+	tm.waitFor("display-message's output", func(sc string) bool {
+		return strings.Contains(boxText(sc, "0 shell"), "in work window 1 build")
+	})
+	tm.keys("C-b", "0")
+
+	// The journal has the windows once it shows window 0 (its index
+	// is left out).
 	waitUntil(t, "the windows in the journal", func() bool {
-		b, _ := os.ReadFile(filepath.Join(s.dirs["data"], "server", "sessions", "ws.json"))
-		return strings.Contains(string(b), `"name":"logs"`) && !strings.Contains(string(b), `"window":2`)
+		b, _ := os.ReadFile(filepath.Join(s.dirs["data"], "server", "sessions", "work.json"))
+		return strings.Contains(string(b), `"name":"logs"`) && !strings.Contains(string(b), `"window":`)
 	})
 	if err := syscall.Kill(s.serverPID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)

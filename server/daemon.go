@@ -60,6 +60,10 @@ type SessionSpec struct {
 	Journal []byte
 	// Clients is how many clients are attached now.
 	Clients func() int
+	// Rename renames the session (tmux's rename-session): kws attach -t
+	// and kws ls use the new name. It takes the server's lock, so call it
+	// off the session's UI goroutine.
+	Rename func(name string) error
 	// Save journals the session's state, a JSON document; the next
 	// server restores it. Once the session has ended it writes nothing
 	// and fails, so a killed session never comes back.

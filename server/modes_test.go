@@ -173,3 +173,52 @@ func TestJournalsRestore(t *testing.T) {
 		t.Fatalf("the restored session's journal: %q %v", data, err)
 	}
 }
+
+// TestRenameSession: a session renamed is known by its new name to ls and
+// attach -t, its journal moves with it, and the next server restores it
+// under that name; a name another session has, or that is not a name, is
+// refused and changes nothing.
+func TestRenameSession(t *testing.T) {
+	h := newHarness(t, nil)
+	size := wire.Size{Cols: 80, Rows: 24}
+	h.attach(wire.Hello{Mode: "new", Session: "ws", Workspace: "/w/a", Size: size})
+	f := h.session()
+	h.attach(wire.Hello{Mode: "new", Session: "other", Workspace: "/w/b", Size: size})
+	h.session()
+	if err := f.spec.Rename("other"); err == nil || !strings.Contains(err.Error(), "duplicate session: other") {
+		t.Fatalf("renaming to a taken name: %v", err)
+	}
+	if err := f.spec.Rename("no/slash"); err == nil {
+		t.Fatal("a name with a slash was taken")
+	}
+	if err := f.spec.Rename("work"); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(h.ls()); !slices.Equal(got, []string{"work", "other"}) && !slices.Equal(got, []string{"other", "work"}) {
+		t.Fatalf("ls after the rename: %q", got)
+	}
+	if got := h.journals(); !slices.Contains(got, "work.json") || slices.Contains(got, "ws.json") {
+		t.Fatalf("journals after the rename: %q", got)
+	}
+	_, a := h.attach(wire.Hello{Mode: "attach", Session: "work", Size: size})
+	if a.Session != "work" {
+		t.Fatalf("attach -t work reached %q", a.Session)
+	}
+	if err := f.spec.Save([]byte(`{"kept":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	h.d.Shutdown(false)
+	h.waitServed()
+	h.start(nil)
+	var restored []string
+	for range 2 {
+		g := h.session()
+		restored = append(restored, g.spec.Name)
+		if g.spec.Name == "work" && string(g.spec.Journal) != `{"kept":1}` {
+			t.Errorf("the renamed session came back with %q", g.spec.Journal)
+		}
+	}
+	if !slices.Contains(restored, "work") || slices.Contains(restored, "ws") {
+		t.Fatalf("restored %q", restored)
+	}
+}

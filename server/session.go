@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -21,7 +22,8 @@ import (
 // live is one running session: its workstation and the terminal its
 // clients share.
 type live struct {
-	name      string
+	// name is the session's name, which rename changes.
+	name      atomic.Pointer[string]
 	workspace string
 	created   time.Time
 	tty       *Tty
@@ -54,9 +56,12 @@ type journal struct {
 	Size wire.Size `json:"size,omitzero"`
 }
 
+// Name is the session's name now.
+func (s *live) Name() string { return *s.name.Load() }
+
 // info describes the session for kws ls.
 func (s *live) info() SessionInfo {
-	return SessionInfo{Name: s.name, Workspace: s.workspace, Created: s.created,
+	return SessionInfo{Name: s.Name(), Workspace: s.workspace, Created: s.created,
 		Clients: len(s.tty.attachedClients()), Agents: s.ws.Agents(), Waiting: s.ws.WaitingPanes()}
 }
 
@@ -75,6 +80,14 @@ func sortInfos(list []SessionInfo) {
 
 // unsafeName matches what a session name may not hold.
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// checkName says what is wrong with a session name given by the user.
+func checkName(name string) error {
+	if name == "" || unsafeName.MatchString(name) {
+		return fmt.Errorf("session name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	return nil
+}
 
 // nameFor derives a free session name from a workspace's base name.
 // Call with d.mu held.
@@ -127,8 +140,10 @@ func (d *Daemon) find(h wire.Hello) (*live, error) {
 			}
 		}
 	}
-	if h.Session != "" && unsafeName.MatchString(h.Session) {
-		return nil, fmt.Errorf("session name %q: use letters, digits, '.', '_' and '-'", h.Session)
+	if h.Session != "" {
+		if err := checkName(h.Session); err != nil {
+			return nil, err
+		}
 	}
 	name := h.Session
 	if name == "" {
@@ -147,11 +162,14 @@ func (d *Daemon) create(j journal) (*live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session screen: %w", err)
 	}
-	s := &live{name: j.Name, workspace: j.Workspace, created: j.Created, tty: tty, done: make(chan struct{}), used: time.Now()}
+	s := &live{workspace: j.Workspace, created: j.Created, tty: tty, done: make(chan struct{}), used: time.Now()}
+	name := j.Name
+	s.name.Store(&name)
 	spec := SessionSpec{Name: j.Name, Workspace: j.Workspace, Args: j.Args, Screen: screen, Journal: j.State,
 		Detach:  func() { d.detach(s, tty.lastClient(), "detached") },
 		Notify:  func(msg string) { d.notify(s, msg) },
 		Clients: func() int { return len(tty.attachedClients()) },
+		Rename:  func(name string) error { return d.rename(s, &j, name) },
 		Save: func(state []byte) error {
 			s.jmu.Lock()
 			defer s.jmu.Unlock()
@@ -179,16 +197,50 @@ func (d *Daemon) create(j journal) (*live, error) {
 	return s, nil
 }
 
+// rename renames session s as tmux's rename-session does: kws attach -t
+// and kws ls know it by the new name, and its journal moves to it. j is
+// the journal the session saves, which s.jmu guards.
+func (d *Daemon) rename(s *live, j *journal, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	old := s.Name()
+	switch {
+	case name == old:
+		d.mu.Unlock()
+		return nil
+	case d.sessions[name] != nil:
+		d.mu.Unlock()
+		return fmt.Errorf("duplicate session: %s", name)
+	}
+	delete(d.sessions, old)
+	d.sessions[name] = s
+	s.name.Store(&name)
+	d.mu.Unlock()
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	if s.over {
+		return errSessionOver
+	}
+	j.Name = name
+	if err := d.saveJournal(*j); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(d.journalDir(), old+".json"))
+	return nil
+}
+
 // run runs a session until it ends, then tells its clients and forgets
 // it. The server stops with its last session, as tmux's does.
 func (d *Daemon) run(s *live) {
 	defer d.wg.Done()
 	err := s.ws.Run()
 	if err != nil {
-		d.cfg.Log.Error("session ended", "session", s.name, "error", err)
+		d.cfg.Log.Error("session ended", "session", s.Name(), "error", err)
 	}
 	d.mu.Lock()
-	delete(d.sessions, s.name)
+	delete(d.sessions, s.Name())
 	keep, empty := s.keepJournal, len(d.sessions) == 0
 	if empty {
 		// No session may start between the last one's end and the
@@ -199,7 +251,7 @@ func (d *Daemon) run(s *live) {
 	s.jmu.Lock()
 	s.over = true
 	if !keep {
-		_ = os.Remove(filepath.Join(d.journalDir(), s.name+".json"))
+		_ = os.Remove(filepath.Join(d.journalDir(), s.Name()+".json"))
 	}
 	s.jmu.Unlock()
 	clients := s.tty.attachedClients()
@@ -229,7 +281,7 @@ func (d *Daemon) detach(s *live, c *peer, what string) {
 		return
 	}
 	s.tty.detach(c)
-	c.exit(wire.Exit{Message: fmt.Sprintf("[%s (from session %s)]", what, s.name)})
+	c.exit(wire.Exit{Message: fmt.Sprintf("[%s (from session %s)]", what, s.Name())})
 }
 
 // attach serves an attaching client until it detaches or goes away.
@@ -242,7 +294,7 @@ func (d *Daemon) attach(c *net.UnixConn, h wire.Hello) {
 	p := newPeer(c)
 	p.size = h.Size
 	p.onCaughtUp = s.ws.Attached
-	p.sendJSON(wire.FrameAttached, wire.Attached{Session: s.name, Enter: d.ti.enter, Leave: d.ti.leave})
+	p.sendJSON(wire.FrameAttached, wire.Attached{Session: s.Name(), Enter: d.ti.enter, Leave: d.ti.leave})
 	d.mu.Lock()
 	s.used = time.Now()
 	d.mu.Unlock()
@@ -253,7 +305,7 @@ func (d *Daemon) attach(c *net.UnixConn, h wire.Hello) {
 		if errors.Is(err, wire.ErrFrame) {
 			// Garbage gets an error reply, as on any connection; a
 			// client that does not take it in time is dropped.
-			d.cfg.Log.Warn("bad frame from a client", "session", s.name, "error", err)
+			d.cfg.Log.Warn("bad frame from a client", "session", s.Name(), "error", err)
 			s.tty.detach(p)
 			_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 			p.exit(wire.Exit{Code: 2, Message: "kws server: " + err.Error()})
@@ -262,7 +314,7 @@ func (d *Daemon) attach(c *net.UnixConn, h wire.Hello) {
 		}
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
-				d.cfg.Log.Debug("client gone", "session", s.name, "error", err)
+				d.cfg.Log.Debug("client gone", "session", s.Name(), "error", err)
 			}
 			break
 		}

@@ -52,6 +52,11 @@ type Config struct {
 	// MCPStatus, when set, is the MCP servers' state, one line each,
 	// which the palette command mcp shows in a dialog.
 	MCPStatus func() string
+	// SessionName and RenameSession, when set, are the server session's
+	// name and what renames it (C-b $); RenameSession may block, so it is
+	// called off the UI goroutine.
+	SessionName   func() string
+	RenameSession func(name string) error
 }
 
 // App is the workstation.

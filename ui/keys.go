@@ -50,6 +50,7 @@ func (a *App) prefixTable() *keymap.Table {
 		keymap.Bind("break-pane", "!", "move the pane into a window of its own", false, a.breakPane),
 		keymap.Bind("display-panes", "q", "show the pane numbers; a number then focuses that pane", false, a.displayPanes),
 		keymap.Bind("last-pane", ";", "focus the pane focused before", false, a.lastPane),
+		keymap.Bind("rename-session", "$", "rename the session", false, a.askRenameSession),
 	)
 	for _, k := range kinds {
 		t.Add(k)

@@ -61,6 +61,7 @@ func (a *App) paletteCommands() []paletteCommand {
 		{name: "new-window", usage: "[-n NAME] [KIND]", run: a.newWindowCommand, complete: func(int) []string { return kinds }},
 		{name: "select-window", usage: "N|NAME", run: func(arg string) { a.windowCommand(arg, a.selectWindow) }, complete: only(a.windowNames())},
 		{name: "rename-window", usage: "NAME", run: func(arg string) { a.tell(a.RenameWindow(-1, arg)) }},
+		{name: "rename-session", usage: "NAME", run: a.renameSession},
 		{name: "kill-window", usage: "[N|NAME]", run: func(arg string) { a.windowCommand(arg, a.killWindow) }, complete: only(a.windowNames())},
 		{name: "spawn", usage: `[-w] N [ROLE] "task"`, run: a.spawnCommand, complete: func(i int) []string {
 			if i == 1 {

@@ -249,6 +249,32 @@ func (a *App) askRename() {
 	})
 }
 
+// askRenameSession asks for the session's new name (tmux's C-b $).
+func (a *App) askRenameSession() {
+	if a.cfg.RenameSession == nil {
+		a.Notify("not attached to a kws server: no session to rename")
+		return
+	}
+	a.promptText("rename session: ", a.cfg.SessionName(), a.renameSession)
+}
+
+// renameSession renames the session, off the UI goroutine, and says how
+// it went.
+func (a *App) renameSession(name string) {
+	if a.cfg.RenameSession == nil {
+		a.Notify("not attached to a kws server: no session to rename")
+		return
+	}
+	name = strings.TrimSpace(name)
+	go func() {
+		msg := "session renamed " + name + " (kws attach -t " + name + ")"
+		if err := a.cfg.RenameSession(name); err != nil {
+			msg = "rename-session: " + err.Error()
+		}
+		a.Update(func() { a.Notify(msg) })
+	}()
+}
+
 // KillWindow closes window n and every pane in it, as tmux's kill-window
 // does; killing the last window quits.
 func (a *App) KillWindow(n int) error {

@@ -182,3 +182,27 @@ func TestWindowCommands(t *testing.T) {
 		t.Fatalf("after kill-window notes: %+v", wins)
 	}
 }
+
+// TestRenameSession: C-b $ asks for the session's new name with the old
+// one typed, renames it off the UI goroutine and says so; without a server
+// it says there is no session to rename.
+func TestRenameSession(t *testing.T) {
+	d, _ := newTestDriver(t, 120, 40)
+	d.Script(t).Press("Ctrl-b", "$").WaitFor("not attached to a kws server: no session to rename")
+
+	ff := &fakeFactory{}
+	name := "ws"
+	renamed := make(chan string, 1)
+	d2, err := NewDriver(Config{Panes: ff.registry(), SessionName: func() string { return name },
+		RenameSession: func(n string) error { renamed <- n; return nil }}, 120, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d2.Stop() })
+	s := d2.Script(t)
+	s.Press("Ctrl-b", "$").WaitFor("rename session: ws")
+	s.Type("-2").Press("Enter").WaitFor("session renamed ws-2 (kws attach -t ws-2)")
+	if got := <-renamed; got != "ws-2" {
+		t.Fatalf("renamed to %q", got)
+	}
+}

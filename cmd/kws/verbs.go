@@ -15,6 +15,9 @@ import (
 // the verb works on the focused pane.
 func newVerbCmds(g *globals) []*cobra.Command {
 	var target int
+	// sessionTarget is rename-session's -t: the session to rename, by
+	// name, instead of the pane's own.
+	var sessionTarget string
 	var horizontal, vertical, print bool
 	targetFlag := func(c *cobra.Command) *cobra.Command {
 		c.Flags().IntVarP(&target, "target", "t", -1, "pane number (default: the focused pane)")
@@ -30,7 +33,11 @@ func newVerbCmds(g *globals) []*cobra.Command {
 			if g.shared == nil {
 				return fail("%s works on a running session: run it in one of its shell panes", cmd.Name())
 			}
-			w, err := g.shared.Session(g.session)
+			session := g.session
+			if sessionTarget != "" {
+				session = sessionTarget
+			}
+			w, err := g.shared.Session(session)
 			if err == nil {
 				var out string
 				out, err = run(w, args)
@@ -73,7 +80,11 @@ func newVerbCmds(g *globals) []*cobra.Command {
 			return "", w.NewWindow(kind, name)
 		})
 	newWindow.Flags().StringVarP(&name, "name", "n", "", "the window's name (default: after its pane)")
+	renameSession := verb("rename-session [-t NAME] NEW-NAME", "Rename the session (the pane's own, or -t NAME's): kws attach -t and kws ls use the new name", cobra.ExactArgs(1),
+		func(w *app.Workstation, args []string) (string, error) { return "", w.RenameSession(args[0]) })
+	renameSession.Flags().StringVarP(&sessionTarget, "target", "t", "", "the session to rename (default: the pane's)")
 	return []*cobra.Command{
+		renameSession,
 		listPanes,
 		verb("list-windows", "List the session's windows: number, name (* on the one shown, ‼ when a pane waits for you), panes", cobra.NoArgs,
 			func(w *app.Workstation, _ []string) (string, error) { return w.ListWindows() }),
@@ -108,7 +119,7 @@ func newVerbCmds(g *globals) []*cobra.Command {
 				if !print {
 					return "", errors.New("kws shows messages in the status bar only for itself: give -p to print")
 				}
-				text, err := w.DisplayMessage(target, g.session, args[0])
+				text, err := w.DisplayMessage(target, w.SessionName(), args[0])
 				return text + "\n", err
 			}))),
 	}
