@@ -54,16 +54,22 @@ func parseShellResult(res string) shellResult {
 	if _, err := fmt.Sscanf(code, "%d", &r.exit); err != nil {
 		return shellResult{}
 	}
-	// Each label may carry a note before its colon ("STDOUT (12000
-	// bytes; …):"): it stays with the stream.
-	r.stdout = strings.TrimPrefix(stdout, ":\n")
-	r.stderr = strings.TrimPrefix(errText, ":\n")
-	if i := strings.Index(stdout, ":\n"); i > 0 {
-		r.stdout = strings.TrimSpace(stdout[:i]) + "\n" + stdout[i+2:]
-	}
-	if i := strings.Index(errText, ":\n"); i > 0 {
-		r.stderr = strings.TrimSpace(errText[:i]) + "\n" + errText[i+2:]
-	}
+	r.stdout, r.stderr = labelText(stdout), labelText(errText)
 	r.stdout, r.stderr, r.notes, r.ok = strings.TrimRight(r.stdout, "\n"), strings.TrimRight(r.stderr, "\n"), notes, true
 	return r
+}
+
+// labelText is a stream's text after its label's name: the stream, after
+// the note the label may carry before its colon ("STDOUT (12000 bytes;
+// …):"), which stays with it. An empty stream leaves the colon alone
+// (the newline after it was the next label's).
+func labelText(s string) string {
+	i := strings.Index(s, ":\n")
+	if i < 0 {
+		return strings.TrimSpace(strings.TrimSuffix(s, ":"))
+	}
+	if note := strings.TrimSpace(s[:i]); note != "" {
+		return note + "\n" + s[i+2:]
+	}
+	return s[i+2:]
 }
