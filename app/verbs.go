@@ -3,12 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/ui"
 )
 
@@ -69,141 +65,20 @@ func (w *Workstation) OnUI(fn func(*ui.App)) error {
 	}
 }
 
-// The tmux verbs a program in one of the session's shell panes runs
-// (kws list-panes …). A pane is its number; n < 0 is the focused pane.
-
-// ListPanes lists the panes of the window shown as tmux's list-panes
-// does: number, title, size, id, and the focused one marked; with all
-// (tmux's -s) every window's, each number after its window's.
-func (w *Workstation) ListPanes(all bool) (string, error) {
-	var b strings.Builder
-	err := w.OnUI(func(a *ui.App) {
-		for _, p := range a.Panes(all) {
-			active := ""
-			if p.Active {
-				active = " (active)"
-			}
-			n := strconv.Itoa(p.Index)
-			if all {
-				n = strconv.Itoa(p.Window) + "." + n
-			}
-			fmt.Fprintf(&b, "%s: %s [%dx%d] %%%d%s\n", n, p.Title, p.Width, p.Height, p.Index, active)
-		}
-	})
-	return b.String(), err
-}
-
-// ListWindows lists the windows as tmux's list-windows does: number,
-// name with "*" on the one shown, number of panes, and the one shown
-// marked; a window with a pane waiting for the user is marked ‼.
-func (w *Workstation) ListWindows() (string, error) {
-	var b strings.Builder
-	err := w.OnUI(func(a *ui.App) {
-		for _, win := range a.Windows() {
-			flags, active := "", ""
-			if win.Active {
-				flags, active = "*", " (active)"
-			}
-			if win.Zoomed {
-				flags += "Z"
-			}
-			if win.Waiting {
-				flags += "‼"
-			}
-			fmt.Fprintf(&b, "%d: %s%s (%d panes)%s\n", win.Index, win.Name, flags, win.Panes, active)
-		}
-	})
-	return b.String(), err
-}
-
-// NewWindow opens a window with a pane of the kind ("" for a shell),
-// named name ("" for the automatic name), and shows it.
-func (w *Workstation) NewWindow(kind, name string) (err error) {
-	spec := pane.Spec{Kind: pane.Kind(kind)}
-	if kind == "" {
-		spec.Kind = pane.KindShell
-	}
-	if uiErr := w.OnUI(func(a *ui.App) { _, err = a.NewWindow(spec, name) }); uiErr != nil {
-		return uiErr
-	}
-	return err
-}
-
-// SelectWindow shows window n.
-func (w *Workstation) SelectWindow(n int) (err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { err = a.SelectWindow(n) }); uiErr != nil {
-		return uiErr
-	}
-	return err
-}
-
-// RenameWindow names window n (n < 0: the one shown).
-func (w *Workstation) RenameWindow(n int, name string) (err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { err = a.RenameWindow(n, name) }); uiErr != nil {
-		return uiErr
-	}
-	return err
-}
-
-// KillWindow closes window n (n < 0: the one shown) and its panes.
-func (w *Workstation) KillWindow(n int) (err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { err = a.KillWindow(n) }); uiErr != nil {
-		return uiErr
-	}
-	return err
-}
-
-// CapturePane returns the text pane n shows.
-func (w *Workstation) CapturePane(n int) (text string, err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { text, err = a.CapturePane(n) }); uiErr != nil {
+// Exec runs a command line of kws's command language (ui.Commands) in the
+// session, as a program in one of its shell panes asks with kws NAME
+// ARGS…, and returns what the command prints.
+func (w *Workstation) Exec(args []string) (out string, err error) {
+	if uiErr := w.OnUI(func(a *ui.App) { out, err = a.Exec(args) }); uiErr != nil {
 		return "", uiErr
 	}
-	return text, err
+	return out, err
 }
 
-// SendKeys sends keys to pane n, as tmux's send-keys does.
-func (w *Workstation) SendKeys(n int, keys []string) (err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { err = a.SendKeys(n, keys) }); uiErr != nil {
-		return uiErr
-	}
-	return err
-}
+// CommandInfo is a command of kws's command language as the kws command
+// offers it.
+type CommandInfo = ui.CommandInfo
 
-// DisplayMessage expands format's #{…} variables for pane n of the
-// session called session.
-func (w *Workstation) DisplayMessage(n int, session, format string) (text string, err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { text, err = a.DisplayMessage(n, session, format) }); uiErr != nil {
-		return "", uiErr
-	}
-	return text, err
-}
-
-// SelectPane focuses pane n.
-func (w *Workstation) SelectPane(n int) (err error) {
-	if uiErr := w.OnUI(func(a *ui.App) { err = a.SelectPane(n) }); uiErr != nil {
-		return uiErr
-	}
-	return err
-}
-
-// SelectLayout arranges the panes as the preset layout name.
-func (w *Workstation) SelectLayout(name string) error {
-	if !slices.Contains(ui.Presets, ui.Preset(name)) {
-		var names []string
-		for _, p := range ui.Presets {
-			names = append(names, string(p))
-		}
-		return fmt.Errorf("no layout %q (layouts: %s)", name, strings.Join(names, ", "))
-	}
-	return w.OnUI(func(a *ui.App) { a.Command("select-layout " + name) })
-}
-
-// SplitWindow splits the focused pane: side by side when horizontal, as
-// tmux's -h, else one above the other.
-func (w *Workstation) SplitWindow(horizontal bool) error {
-	action := "split-down"
-	if horizontal {
-		action = "split-right"
-	}
-	return w.OnUI(func(a *ui.App) { a.Command(action) })
-}
+// Commands are the commands of kws's command language, for the kws
+// command.
+func Commands() []CommandInfo { return ui.Commands() }

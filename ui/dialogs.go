@@ -15,10 +15,10 @@ import (
 // Page names of the dialogs shown over the layout.
 const (
 	pageHelp    = "help"
-	pageMCP     = "mcp"
 	pagePalette = "palette"
 	pageQuit    = "quit"
 	pageTree    = "tree"
+	pageOutput  = "output"
 )
 
 // helpText is the help screen, generated from the key tables: the prefix
@@ -72,8 +72,8 @@ func (a *App) helpText() string {
 	section("After the prefix "+pk+":", a.prefix)
 	fmt.Fprintf(&b, "In the command palette (%s :), Tab completes and lists:\n", pk)
 	b.WriteString("  every action above by name\n")
-	for _, c := range a.paletteCommands() {
-		fmt.Fprintf(&b, "  %s %s\n", c.name, c.usage)
+	for _, c := range commandTable {
+		fmt.Fprintf(&b, "  %s %s\n", c.Name, c.Usage)
 	}
 	b.WriteByte('\n')
 	if len(a.cfg.Commands) > 0 {
@@ -228,11 +228,4 @@ func (a *App) OpenBlock(id string) error {
 		return o.Open(id)
 	}
 	return nil
-}
-
-// openBlockOrTell opens block id, or says in the status bar why not.
-func (a *App) openBlockOrTell(id string) {
-	if err := a.OpenBlock(id); err != nil {
-		a.Notify(err.Error())
-	}
 }

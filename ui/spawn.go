@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,22 +9,19 @@ import (
 	"github.com/kwsdev/kws/panes/pane"
 )
 
-// spawnCommand runs `spawn [-w] N [ROLE] "task"`: N new agent panes, each
-// with the role and given the task, tiled in the window; -w opens them in
-// a new window. When the window is full the rest go on in a new one.
-func (a *App) spawnCommand(arg string) {
-	arg = strings.TrimSpace(arg)
-	rest, own := strings.CutPrefix(arg, "-w ")
-	if own {
-		arg = strings.TrimSpace(rest)
+// spawn runs `spawn [-w] N [ROLE] "task"` (args are N and what follows):
+// N new agent panes, each with the role and given the task, tiled in the
+// window; own opens them in a new window. When the window is full the
+// rest go on in a new one.
+func (a *App) spawn(own bool, args []string) error {
+	n := 0
+	if len(args) > 0 {
+		n, _ = strconv.Atoi(args[0])
 	}
-	nText, rest, _ := strings.Cut(arg, " ")
-	n, err := strconv.Atoi(nText)
-	if err != nil || n < 1 || n > 16 {
-		a.Notify(`spawn [-w] N [role] "task": N is a number of agents from 1 to 16`)
-		return
+	if n < 1 || n > 16 {
+		return errors.New(`spawn [-w] N [role] "task": N is a number of agents from 1 to 16`)
 	}
-	role, task := a.roleAndTask(rest)
+	role, task := a.roleAndTask(strings.Join(args[1:], " "))
 	name := role
 	if name == "" {
 		name = "agents"
@@ -42,8 +40,7 @@ func (a *App) spawnCommand(arg string) {
 			}
 		}
 		if err != nil {
-			a.Notify(fmt.Sprintf("opened %d of %d agent panes: %v", i, n, err))
-			return
+			return fmt.Errorf("opened %d of %d agent panes: %w", i, n, err)
 		}
 		if t, ok := p.(pane.Tasker); ok && task != "" {
 			if err := t.SendTask(task); err != nil {
@@ -54,6 +51,7 @@ func (a *App) spawnCommand(arg string) {
 	if len(moved) > 0 {
 		a.Notify(fmt.Sprintf("the window was full: agents went on in window %d", moved[0]))
 	}
+	return nil
 }
 
 // OpenAgent opens a new agent pane of the role after the others, tiles

@@ -162,11 +162,15 @@ func tmuxKey(arg string) (keymap.Key, bool) {
 var formatVar = regexp.MustCompile(`#\{([a-z_]+)\}`)
 
 // DisplayMessage expands the #{…} variables of format for pane n, as
-// tmux's display-message -p does: session_name (session), pane_index,
+// tmux's display-message -p does: session_name, pane_index,
 // pane_id (%N), pane_title, pane_width, pane_height, window_index,
 // window_name, window_width and window_height; an unknown variable expands
 // to nothing.
-func (a *App) DisplayMessage(n int, session, format string) (string, error) {
+func (a *App) DisplayMessage(n int, format string) (string, error) {
+	session := ""
+	if a.cfg.SessionName != nil {
+		session = a.cfg.SessionName()
+	}
 	lf, err := a.target(n)
 	if err != nil {
 		return "", err
@@ -184,12 +188,41 @@ func (a *App) DisplayMessage(n int, session, format string) (string, error) {
 	}), nil
 }
 
-// SelectPane focuses pane n.
-func (a *App) SelectPane(n int) error {
-	lf, err := a.target(n)
-	if err != nil {
-		return err
+// listPanes is list-panes's output: each pane of the window shown, or
+// with all every window's, by number, title, size and id, the focused
+// one marked.
+func (a *App) listPanes(all bool) string {
+	var b strings.Builder
+	for _, p := range a.Panes(all) {
+		active := ""
+		if p.Active {
+			active = " (active)"
+		}
+		n := strconv.Itoa(p.Index)
+		if all {
+			n = strconv.Itoa(p.Window) + "." + n
+		}
+		fmt.Fprintf(&b, "%s: %s [%dx%d] %%%d%s\n", n, p.Title, p.Width, p.Height, p.Index, active)
 	}
-	a.focusLeaf(lf)
-	return nil
+	return b.String()
+}
+
+// listWindows is list-windows's output: each window's number, name with
+// its marks (* shown, Z zoomed, ‼ a pane waits for the user) and panes.
+func (a *App) listWindows() string {
+	var b strings.Builder
+	for _, win := range a.Windows() {
+		flags, active := "", ""
+		if win.Active {
+			flags, active = "*", " (active)"
+		}
+		if win.Zoomed {
+			flags += "Z"
+		}
+		if win.Waiting {
+			flags += "‼"
+		}
+		fmt.Fprintf(&b, "%d: %s%s (%d panes)%s\n", win.Index, win.Name, flags, win.Panes, active)
+	}
+	return b.String()
 }
