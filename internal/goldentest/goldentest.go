@@ -34,3 +34,7 @@ func Check(t testing.TB, name, got string) {
 		t.Errorf("screen differs from %s (go test -update rewrites it):\n--- got ---\n%s--- want ---\n%s", path, got, want)
 	}
 }
+
+// Updating reports whether the test runs with -update, for a test that
+// keeps generated text somewhere other than a golden file.
+func Updating() bool { return *update }
