@@ -64,7 +64,8 @@ have-go:
 	@command -v $(GO) >/dev/null 2>&1 || { echo "kws: Go 1.26 or later is required (https://go.dev/dl)"; exit 1; }
 
 # miniaudio.h as the llama package includes it ("miniaudio/miniaudio.h"),
-# refreshed when go.mod changes.
+# refreshed when go.mod changes. go.mod requires malgo only for this header
+# (no Go package imports it), so go mod tidy drops it: keep it there.
 $(MINIAUDIO): go.mod
 	@mkdir -p $(@D)
 	@$(GO) mod download github.com/gen2brain/malgo
