@@ -166,11 +166,3 @@ func confirm(out io.Writer, in *bufio.Reader, question string) bool {
 	a := strings.ToLower(strings.TrimSpace(answer))
 	return a == "y" || a == "yes"
 }
-
-// reportMCP prints, for kws run, each server that did not connect and
-// each tool skipped.
-func reportMCP(w io.Writer, m *mcp.Manager) {
-	for _, p := range m.Problems() {
-		fmt.Fprintln(w, "kws: "+termsafe.OneLine(p))
-	}
-}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,14 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
-	"github.com/kwsdev/kws/agent/permission"
-	"github.com/kwsdev/kws/agent/provider"
-	"github.com/kwsdev/kws/agent/skill"
-	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/mcp"
+	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -78,7 +74,7 @@ func fail(format string, args ...any) error {
 
 func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *eventPrinter) error {
 	if task == "" && f.resume == "" {
-		return fail("give a task, e.g. kws run \"fix the failing test\", or --resume ID")
+		return fail("%v", app.ErrNoTask)
 	}
 	ws, err := app.ResolveWorkspace(g.abs(f.workspace))
 	if err != nil {
@@ -87,121 +83,29 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 	if g.shared != nil {
 		return runInSession(cmd, g, f, ws, task, events)
 	}
-	var sess *transcript.Transcript
-	var history []provider.Message
-	defer func() {
-		if sess != nil {
-			sess.Close()
-		}
-	}()
-	if f.resume != "" {
-		if sess, _, err = transcript.Open(g.dataDir, f.resume); err != nil {
-			if errors.Is(err, transcript.ErrNotFound) {
-				return fail("no transcript %s in %s; kws transcripts ls lists them", f.resume, transcript.Dir(g.dataDir))
-			}
-			return fail("%v", err)
-		}
-		if ws, err = resumeWorkspace(sess, ws, cmd.Flags().Changed("workspace")); err != nil {
-			return fail("%v", err)
-		}
-		history = sess.Messages()
-		if len(history) == 0 && task == "" {
-			return fail("%v", nothingToResume(sess))
-		}
-	}
-	setup, err := app.LoadSetup(ws, configHome(), getenv, f.mode, func(cfg *config.Config) { applyRunFlags(cfg, f) })
-	for _, w := range setup.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kws: warning: "+w)
-	}
-	for _, s := range setup.Skipped {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+s)
-	}
-	if err != nil {
-		return fail("%v", err)
-	}
-	cfg := setup.Config
-	v, release, err := g.openVault()
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer release()
-	mode := permission.Unattended
-	if f.yes || cfg.Yes {
-		mode = permission.AutoAllow
-	}
-	sbx := app.OpenSandbox(g.dataDir, configHome(), cfg.Sandbox)
-	skills := setup.Skills
-	command, isCommand := agent.IsCommand(task)
-	prompt := task
-	if !isCommand {
-		if prompt, err = skill.ExpandInput(skills, task); err != nil {
-			return fail("%v", err)
-		}
-	}
-	engine, err := g.openSidecar(cmd.ErrOrStderr())
-	if err != nil && !errors.Is(err, sidecar.ErrNoModel) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kws: %s; the heuristic engine answers\n", termsafe.OneLine(err.Error()))
-	}
-	defer app.CloseEngine(engine)
-	spec := app.AgentSpec{Name: "agent", DataDir: g.dataDir, Session: sess, Title: task, Workspace: ws,
-		Config: cfg, Overrides: setup.Overrides, Skills: skills, Params: setup.Params, Diet: f.diet, Vault: v, Broker: permission.NewBroker(mode),
-		Sandbox: sbx.Policy, Hidden: sbx.Hidden, HideEnv: []string{f.apiKeyEnv}, Router: engine, Critic: engine, Summarizer: engine, History: history, OnEvent: events.print}
-	if !isCommand && len(cfg.MCP.Servers) > 0 {
-		servers := startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(cmd.ErrOrStderr()), nil)
-		defer servers.Close()
-		servers.Started()
-		reportMCP(cmd.ErrOrStderr(), servers)
-		spec.External = servers
-	}
-	if isCommand {
-		return runCommandTask(cmd, g, spec, command, f.resume != "")
-	}
-	if store, err := g.openMemory(cmd.ErrOrStderr()); err == nil {
-		spec.Memory = app.AgentMemory(store, v, ws, ws, "agent", engine, nil)
-	} else {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kws: memory off: %s\n", termsafe.OneLine(err.Error()))
-	}
-	a, err := app.BuildAgent(spec)
-	if err != nil {
-		return fail("%v", err)
-	}
-	sess = a.Session()
-	defer a.WaitMemory()
-	// A background job ends with the run; its output is kept first.
-	defer a.EndJobs()
-	if w := sbx.Warning(a.Policy(), mode == permission.AutoAllow); w != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kws: "+w)
-	}
+	stderr := cmd.ErrOrStderr()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Every run that made a session ends by naming it, failed or not: an
-	// interrupted run is the one --resume is for.
-	status := "running"
-	record := func(s string, runErr error) {
-		status = s
-		_ = a.SetStatus(s, runErr)
+	run, err := app.RunHeadless(ctx, app.Headless{DataDir: g.dataDir, ConfigHome: configHome(),
+		Workspace: ws, WorkspaceGiven: cmd.Flags().Changed("workspace"), Task: task, Resume: f.resume,
+		Mode: f.mode, Configure: func(cfg *config.Config) { applyRunFlags(cfg, f) }, Diet: f.diet, Yes: f.yes,
+		HideEnv: []string{f.apiKeyEnv}, Getenv: getenv,
+		OpenVault:   g.openVault,
+		OpenSidecar: func() (sidecar.Engine, error) { return g.openSidecar(stderr) },
+		OpenMemory:  func() (*memory.Store, error) { return g.openMemory(stderr) },
+		StartMCP: func(cfg config.Config, ws string) *mcp.Manager {
+			return startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(stderr), nil)
+		},
+		Warn:    func(msg string) { fmt.Fprintln(stderr, "kws: "+msg) },
+		OnEvent: events.print,
+		Command: func(a *app.Agent, command string) error { return runCommand(cmd.OutOrStdout(), g.json, a, command) },
+	})
+	if run.Transcript != "" {
+		events.finish(run.Transcript, run.Status)
 	}
-	defer func() { events.finish(sess.ID(), status) }()
-	record("running", nil)
-	if f.resume != "" {
-		if _, resumed, err := a.Resume(ctx); err != nil || !resumed && task == "" {
-			if err != nil {
-				record("error", err)
-				return fail("%v", err)
-			}
-		}
+	if err != nil {
+		return fail("%v", err)
 	}
-	if task != "" {
-		if _, err := a.Run(ctx, prompt); err != nil {
-			status := "error"
-			if errors.Is(err, context.Canceled) {
-				status = "interrupted"
-			}
-			record(status, err)
-			return fail("%v", err)
-		}
-	}
-	record("done", nil)
 	return nil
 }
 
@@ -224,31 +128,6 @@ func (g *globals) abs(path string) string {
 		return path
 	}
 	return filepath.Join(g.cwd, path)
-}
-
-// resumeWorkspace is the workspace a resumed session continues in: the one
-// it ran in. A different --workspace given explicitly is refused, so a
-// resume never edits another repository with this transcript's paths.
-func resumeWorkspace(s *transcript.Transcript, flagWS string, explicit bool) (string, error) {
-	recorded := s.Run().Workspace
-	switch {
-	case recorded == "":
-		return flagWS, nil
-	case explicit && recorded != flagWS:
-		return "", fmt.Errorf("session %s ran in %s, not %s; resume it there (or omit --workspace)", s.ID(), recorded, flagWS)
-	}
-	return recorded, nil
-}
-
-// nothingToResume is the error for resuming, without a new task, a session
-// that recorded no message: it stopped before its task was recorded, so
-// there is nothing to continue and its status is left as Open set it.
-func nothingToResume(s *transcript.Transcript) error {
-	task := "the task"
-	if t := s.Summary().Title; t != "" {
-		task = fmt.Sprintf("%q", t)
-	}
-	return fmt.Errorf("session %s stopped before its first message was recorded, so there is nothing to resume; run %s again with kws run, or give --resume a new task", s.ID(), task)
 }
 
 func configHome() string {

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/spf13/cobra"
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/app"
@@ -55,31 +52,4 @@ func runCommand(out io.Writer, asJSON bool, a *app.Agent, command string) error 
 	}
 	_, err := fmt.Fprintln(out, text)
 	return err
-}
-
-// runCommandTask builds the agent of spec and answers command for it. A
-// resumed session is answered as it stands, its status left as it was;
-// without one, /context shows a fresh agent's prompt from a throwaway
-// data folder, so it leaves no session behind, and /compact has nothing
-// to compact.
-func runCommandTask(cmd *cobra.Command, g *globals, spec app.AgentSpec, command string, resumed bool) error {
-	if !resumed {
-		if command == agent.CommandCompact {
-			return fail("%s compacts a session's conversation: give it with --resume ID (kws transcripts ls lists them)", command)
-		}
-		dir, err := os.MkdirTemp("", "kws-context-")
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer os.RemoveAll(dir)
-		spec.DataDir = dir
-	}
-	a, err := app.BuildAgent(spec)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if !resumed {
-		defer a.Session().Close()
-	}
-	return runCommand(cmd.OutOrStdout(), g.json, a, command)
 }
