@@ -80,28 +80,14 @@ func RunHeadless(ctx context.Context, h Headless) (run HeadlessRun, err error) {
 	if h.Task == "" && h.Resume == "" {
 		return run, ErrNoTask
 	}
-	ws := h.Workspace
-	var sess *transcript.Transcript
-	var history []provider.Message
+	ws, sess, history, err := h.resumed()
 	defer func() {
 		if sess != nil {
 			sess.Close()
 		}
 	}()
-	if h.Resume != "" {
-		if sess, _, err = transcript.Open(h.DataDir, h.Resume); err != nil {
-			if errors.Is(err, transcript.ErrNotFound) {
-				return run, fmt.Errorf("no transcript %s in %s; kws transcripts ls lists them", h.Resume, transcript.Dir(h.DataDir))
-			}
-			return run, err
-		}
-		if ws, err = resumeWorkspace(sess, ws, h.WorkspaceGiven); err != nil {
-			return run, err
-		}
-		history = sess.Messages()
-		if len(history) == 0 && h.Task == "" {
-			return run, nothingToResume(sess)
-		}
+	if err != nil {
+		return run, err
 	}
 	setup, err := LoadSetup(ws, h.ConfigHome, h.Getenv, h.Mode, h.Configure)
 	for _, w := range setup.Warnings {
@@ -168,20 +154,47 @@ func RunHeadless(ctx context.Context, h Headless) (run HeadlessRun, err error) {
 	if w := sbx.Warning(a.Policy(), mode == permission.AutoAllow); w != "" {
 		h.Warn(w)
 	}
-	// Every run that made a transcript ends by naming it, failed or not:
-	// an interrupted run is the one --resume is for.
-	run = HeadlessRun{Transcript: sess.ID(), Status: "running"}
+	return h.run(ctx, a, prompt)
+}
+
+// resumed opens the transcript h resumes, if any: the workspace it ran in
+// (see resumeWorkspace), the transcript, which the caller closes even on
+// an error, and its messages. Without Resume it is h's workspace alone.
+func (h Headless) resumed() (ws string, sess *transcript.Transcript, history []provider.Message, err error) {
+	if h.Resume == "" {
+		return h.Workspace, nil, nil, nil
+	}
+	if sess, _, err = transcript.Open(h.DataDir, h.Resume); err != nil {
+		if errors.Is(err, transcript.ErrNotFound) {
+			return "", nil, nil, fmt.Errorf("no transcript %s in %s; kws transcripts ls lists them", h.Resume, transcript.Dir(h.DataDir))
+		}
+		return "", nil, nil, err
+	}
+	if ws, err = resumeWorkspace(sess, h.Workspace, h.WorkspaceGiven); err != nil {
+		return "", sess, nil, err
+	}
+	history = sess.Messages()
+	if len(history) == 0 && h.Task == "" {
+		return "", sess, nil, nothingToResume(sess)
+	}
+	return ws, sess, history, nil
+}
+
+// run goes on with a resumed conversation, then runs the task's prompt,
+// recording the run's status in its transcript. Every run that made a
+// transcript ends by naming it, failed or not: an interrupted run is the
+// one --resume is for.
+func (h Headless) run(ctx context.Context, a *Agent, prompt string) (HeadlessRun, error) {
+	run := HeadlessRun{Transcript: a.Session().ID()}
 	record := func(status string, runErr error) {
 		run.Status = status
 		_ = a.SetStatus(status, runErr)
 	}
 	record("running", nil)
 	if h.Resume != "" {
-		if _, resumed, err := a.Resume(ctx); err != nil || !resumed && h.Task == "" {
-			if err != nil {
-				record("error", err)
-				return run, err
-			}
+		if _, _, err := a.Resume(ctx); err != nil {
+			record("error", err)
+			return run, err
 		}
 	}
 	if h.Task != "" {
