@@ -62,15 +62,15 @@ type BoardPane struct {
 	message func(agent, text string) error
 	keys    *keymap.Table
 
-	tasks     []vault.Task
-	agents    []swarm.Info
-	teamStale bool // an agent event came since the team was listed
-	sel, top  int  // the selected row and the first row shown, in lines()
-	input     *tview.InputField
-	typing    boardInput
-	target    string      // the agent a message goes to
-	about     *vault.Task // the task a message is about, if any
-	err       error
+	tasks      []vault.Task
+	agents     []swarm.Info
+	teamStale  bool // an agent event came since the team was listed
+	listCursor      // the selected row and the first row shown, in lines()
+	input      *tview.InputField
+	typing     boardInput
+	target     string      // the agent a message goes to
+	about      *vault.Task // the task a message is about, if any
+	err        error
 }
 
 // NewBoardPane returns the board pane of board. team lists the agents (a

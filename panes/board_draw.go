@@ -19,13 +19,11 @@ const boardRow = "%-5s %-8s %-12s %-5s %s"
 
 // Draw paints the header, the rows that fit and the input line.
 func (p *BoardPane) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
-	x, y, w, h := p.GetInnerRect()
-	if w <= 0 || h <= 0 {
+	th := p.env.Theme
+	x, y, w, h, ok := drawBackground(screen, p.Box, p, th)
+	if !ok {
 		return
 	}
-	th := p.env.Theme
-	fill(screen, x, y, w, h, th.Base.TCell())
 	pane.Put(screen, x, y, w, fmt.Sprintf(boardRow, "id", "status", "owner", "age", "task"), th.Title.TCell())
 	rows := h - 2
 	if rows <= 0 {
@@ -35,11 +33,7 @@ func (p *BoardPane) Draw(screen tcell.Screen) {
 		p.reload(false)
 	}
 	lines := p.lines()
-	if p.sel < p.top {
-		p.top = p.sel
-	} else if p.sel >= p.top+rows {
-		p.top = p.sel - rows + 1
-	}
+	p.follow(rows)
 	// The headings and hints just above the selection stay in sight when
 	// there is room, though they cannot be selected.
 	for p.top > 0 && lines[p.top-1].kind == lineNote && p.sel-(p.top-1) < rows {

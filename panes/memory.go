@@ -50,12 +50,12 @@ type MemoryPane struct {
 
 	rows       []memRow
 	candidates bool // showing the approval queue
-	sel, top   int
-	query      string
-	searching  bool
-	editor     *tview.InputField
-	editing    *memRow
-	err        error
+	listCursor
+	query     string
+	searching bool
+	editor    *tview.InputField
+	editing   *memRow
+	err       error
 	// reembed is the store's background re-embedding as the last
 	// Refresh read it; the bottom line shows it while it runs or after
 	// it failed.
@@ -147,7 +147,7 @@ func (p *MemoryPane) Refresh() {
 		}
 		sortNewest(p.rows)
 	}
-	p.sel = min(p.sel, max(0, len(p.rows)-1))
+	p.clampTo(len(p.rows))
 }
 
 // sortNewest orders memories by their last update, newest first, then by
@@ -162,7 +162,7 @@ func sortNewest(rows []memRow) {
 }
 
 func (p *MemoryPane) move(n int) {
-	p.sel = min(max(p.sel+n, 0), max(0, len(p.rows)-1))
+	p.moveBy(n, len(p.rows))
 }
 
 func (p *MemoryPane) toggleQueue() {

@@ -33,13 +33,11 @@ func keepEnds(lines []string, n int) []string {
 // or the re-embedding's progress); a failed re-embedding's error takes a
 // few bottom lines, so that its reason, at the end, shows.
 func (p *MemoryPane) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
-	x, y, w, h := p.GetInnerRect()
-	if w <= 0 || h <= 0 {
+	th := p.env.Theme
+	x, y, w, h, ok := drawBackground(screen, p.Box, p, th)
+	if !ok {
 		return
 	}
-	th := p.env.Theme
-	fill(screen, x, y, w, h, th.Base.TCell())
 	pane.Put(screen, x, y, w, fmt.Sprintf("%-10s %-8s %-5s %s", "kind", "scope", "age", "text"), th.Title.TCell())
 	var failure []string
 	if p.editing == nil && !p.searching && p.query == "" && p.reembed.Err != nil {
@@ -58,11 +56,7 @@ func (p *MemoryPane) Draw(screen tcell.Screen) {
 	case len(p.rows) == 0:
 		putProse(screen, x, y+1, w, rows, "No memories yet: say \"remember …\" to an agent, or kws memory add.", th.ChatSystem.TCell())
 	}
-	if p.sel < p.top {
-		p.top = p.sel
-	} else if p.sel >= p.top+rows {
-		p.top = p.sel - rows + 1
-	}
+	p.follow(rows)
 	for i := 0; i < rows && p.top+i < len(p.rows); i++ {
 		st := th.Base.TCell()
 		if p.top+i == p.sel {

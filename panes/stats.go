@@ -116,12 +116,10 @@ func (p *StatsPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 
 // Draw paints the table and the sparklines, scrolled to the current line.
 func (p *StatsPane) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
-	x, y, w, h := p.GetInnerRect()
-	if w <= 0 || h <= 0 {
+	x, y, w, h, ok := drawBackground(screen, p.Box, p, p.env.Theme)
+	if !ok {
 		return
 	}
-	fill(screen, x, y, w, h, p.env.Theme.Base.TCell())
 	lines := p.lines(w)
 	p.height = h
 	p.top = max(0, min(p.top, len(lines)-h))

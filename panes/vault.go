@@ -45,8 +45,7 @@ type VaultPane struct {
 	all     []vault.Meta // every block, newest first
 	shown   []vault.Meta // the blocks the filter lets through
 	loadErr error
-	sel     int
-	top     int
+	listCursor
 	height  int // list rows of the last draw
 	filter  string
 	editing bool

@@ -57,13 +57,11 @@ func (p *VaultPane) edit(ev *tcell.EventKey) {
 // Draw paints the block list, or the viewer when a block is open, and over
 // them the inject question while it is asked.
 func (p *VaultPane) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
-	x, y, w, h := p.GetInnerRect()
-	if w <= 0 || h <= 0 {
+	th := p.env.Theme
+	x, y, w, h, ok := drawBackground(screen, p.Box, p, th)
+	if !ok {
 		return
 	}
-	th := p.env.Theme
-	fill(screen, x, y, w, h, th.Base.TCell())
 	if p.view != nil {
 		p.view.draw(screen, x, y, w, h, th)
 	} else {
@@ -84,7 +82,7 @@ func (p *VaultPane) drawList(screen tcell.Screen, x, y, w, h int) {
 		p.drawFilter(screen, x, y+h-1, w, base)
 	}
 	p.height = max(rows, 1)
-	p.top = max(0, min(p.top, p.sel), p.sel-p.height+1)
+	p.follow(p.height)
 	cols := p.columns()
 	cols.draw(screen, x, y, w, vaultHeader(th.Title.TCell()), nil, true)
 	switch {
@@ -266,7 +264,7 @@ func (p *VaultPane) move(d int) {
 		p.view.scroll(d)
 		return
 	}
-	p.sel = max(0, min(p.sel+d, len(p.shown)-1))
+	p.moveBy(d, len(p.shown))
 }
 
 // jump goes to the first or last block, or the top or end of the block
