@@ -131,7 +131,7 @@ func benchUI(cmd *cobra.Command, g *globals, f *benchUIFlags) error {
 	// The plain tmux pane gets exactly the size of kws's shell pane.
 	var scr string
 	for _, name := range []string{"kws", "kwsvt"} {
-		if err := srv.keys(name, "C-b", "1"); err != nil {
+		if err := srv.keys(name, "C-b", "q", "1"); err != nil {
 			return err
 		}
 		if scr, err = srv.waitFor(name, "the shell prompt", 10*time.Second, func(s string) bool {

@@ -163,7 +163,7 @@ func benchServer(cmd *cobra.Command, g *globals, f *benchServerFlags) error {
 	if _, err := srv.waitFor("keys", "the first frame", 20*time.Second, firstFrame); err != nil {
 		return err
 	}
-	if err := srv.keys("keys", "C-b", "1"); err != nil {
+	if err := srv.keys("keys", "C-b", "q", "1"); err != nil {
 		return err
 	}
 	if err := srv.start("plain", 78, 28, "exec "+shq(shell)); err != nil {
