@@ -16,13 +16,11 @@ import (
 // Draw paints the transcript, the permission dialog when one is waiting,
 // and the input line, or in its place the restart question.
 func (p *AgentPane) Draw(screen tcell.Screen) {
-	p.DrawForSubclass(screen, p)
-	x, y, w, h := p.GetInnerRect()
-	if w <= 0 || h <= 0 {
+	th := p.env.Theme
+	x, y, w, h, ok := drawBackground(screen, p.Box, th)
+	if !ok {
 		return
 	}
-	th := p.env.Theme
-	fill(screen, x, y, w, h, th.Base.TCell())
 	prompt := min(p.promptHeight(w), max(1, h/2))
 	bottom := prompt
 	if p.dialog.waiting() && h > prompt {

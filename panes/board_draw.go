@@ -20,7 +20,7 @@ const boardRow = "%-5s %-8s %-12s %-5s %s"
 // Draw paints the header, the rows that fit and the input line.
 func (p *BoardPane) Draw(screen tcell.Screen) {
 	th := p.env.Theme
-	x, y, w, h, ok := drawBackground(screen, p.Box, p, th)
+	x, y, w, h, ok := drawBackground(screen, p.Box, th)
 	if !ok {
 		return
 	}

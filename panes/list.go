@@ -28,11 +28,11 @@ func (c *listCursor) follow(rows int) {
 	c.top = max(c.top, 0)
 }
 
-// drawBackground is every list pane's first step of drawing: box (self's
-// tview.Box) and the inside filled with the theme's base colours. It
-// returns the inside; ok is false when nothing fits there.
-func drawBackground(screen tcell.Screen, box *tview.Box, self tview.Primitive, th *themes.Theme) (x, y, w, h int, ok bool) {
-	box.DrawForSubclass(screen, self)
+// drawBackground is a pane's first step of drawing: its rectangle (box,
+// its tview.Box) filled with the theme's base colours, every cell, as
+// the layout expects of a pane. It returns the rectangle; ok is false
+// when nothing fits there.
+func drawBackground(screen tcell.Screen, box *tview.Box, th *themes.Theme) (x, y, w, h int, ok bool) {
 	x, y, w, h = box.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return x, y, w, h, false

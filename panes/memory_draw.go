@@ -34,7 +34,7 @@ func keepEnds(lines []string, n int) []string {
 // few bottom lines, so that its reason, at the end, shows.
 func (p *MemoryPane) Draw(screen tcell.Screen) {
 	th := p.env.Theme
-	x, y, w, h, ok := drawBackground(screen, p.Box, p, th)
+	x, y, w, h, ok := drawBackground(screen, p.Box, th)
 	if !ok {
 		return
 	}

@@ -269,6 +269,16 @@ func (p *ShellPane) InputHandler() func(event *tcell.EventKey, setFocus func(p t
 	})
 }
 
+// PassesKey reports whether ev goes straight to the program: not in copy
+// mode, not after the shell exited, not a key of the pane's own table.
+func (p *ShellPane) PassesKey(ev *tcell.EventKey) bool {
+	if p.copy != nil || p.exited() {
+		return false
+	}
+	_, own := p.keys.Lookup(keymap.Of(ev))
+	return !own
+}
+
 // PasteHandler sends pasted text to the program as a paste (bracketed when
 // the program asked for it), or into copy mode's search line.
 func (p *ShellPane) PasteHandler() func(text string, setFocus func(p tview.Primitive)) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/pty"
 )
 
@@ -289,4 +290,31 @@ func TestShellCloseWarnsAboutARunningJob(t *testing.T) {
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
 	// The warning names the job, which sets no title of its own.
 	h.until(t, "a warning naming sleep", func() bool { return strings.Contains(h.p.CloseWarning(), "(sleep)") })
+}
+
+// TestShellPassesKeysToItsProgram: a key goes to the program unseen (so
+// the application draws no frame for it) unless the pane keeps it: in copy
+// mode, after the shell exited, or bound to one of the pane's actions.
+func TestShellPassesKeysToItsProgram(t *testing.T) {
+	h := newShellHarness(t)
+	key := tcell.NewEventKey(tcell.KeyRune, 'x', 0)
+	if !h.p.PassesKey(key) {
+		t.Fatal("a plain key is not passed to the program")
+	}
+	h.p.EnterCopyMode()
+	if h.p.PassesKey(key) {
+		t.Fatal("a key in copy mode is passed to the program")
+	}
+	h.p.leaveCopyMode()
+	own := h.p.keys
+	h.p.keys = keymap.New("shell", keymap.Bind("send-to-vault", "x", "keep", false, nil))
+	if h.p.PassesKey(key) {
+		t.Fatal("a key bound to the pane's action is passed to the program")
+	}
+	h.p.keys = own
+	h.p.sess.Close()
+	<-h.p.sess.Done()
+	if h.p.PassesKey(key) {
+		t.Fatal("a key after the shell exited is passed to the program")
+	}
 }

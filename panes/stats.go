@@ -116,7 +116,7 @@ func (p *StatsPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 
 // Draw paints the table and the sparklines, scrolled to the current line.
 func (p *StatsPane) Draw(screen tcell.Screen) {
-	x, y, w, h, ok := drawBackground(screen, p.Box, p, p.env.Theme)
+	x, y, w, h, ok := drawBackground(screen, p.Box, p.env.Theme)
 	if !ok {
 		return
 	}

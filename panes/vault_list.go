@@ -58,7 +58,7 @@ func (p *VaultPane) edit(ev *tcell.EventKey) {
 // them the inject question while it is asked.
 func (p *VaultPane) Draw(screen tcell.Screen) {
 	th := p.env.Theme
-	x, y, w, h, ok := drawBackground(screen, p.Box, p, th)
+	x, y, w, h, ok := drawBackground(screen, p.Box, th)
 	if !ok {
 		return
 	}

@@ -242,3 +242,29 @@ func TestJobReportsAForegroundProgram(t *testing.T) {
 	_ = s.SendKey(RuneKey('c', ModCtrl))
 	waitFor(t, "the prompt again", func() bool { return s.Job() == 0 })
 }
+
+// TestUpdatesAfterInputAreNotPaced: output after input (a keystroke's
+// echo) is notified at once, while other output waits for the next frame.
+// The frame here is an hour long, so a paced notification never comes.
+func TestUpdatesAfterInputAreNotPaced(t *testing.T) {
+	s := startShell(t, Options{})
+	s.frame.Store(int64(time.Hour))
+	// The frame starts with the next notification: the prompt's, or
+	// this output's.
+	s.output([]byte("x"))
+	select {
+	case <-s.Updates():
+	case <-time.After(waitTimeout):
+		t.Fatal("no notification for the first output")
+	}
+	s.output([]byte("y"))
+	if err := s.SendKey(Key{Key: KeyRune, Rune: 'z'}); err != nil {
+		t.Fatal(err)
+	}
+	s.output([]byte("z"))
+	select {
+	case <-s.Updates():
+	case <-time.After(waitTimeout):
+		t.Fatal("output after a key waited for the next frame")
+	}
+}

@@ -153,8 +153,9 @@ const FrameInterval = time.Second / 60
 // Updates returns a channel that receives a value when the screen may have
 // changed since the last value was received. Notifications are coalesced:
 // any amount of output within one frame produces a single value, and no
-// two values are sent less than FrameInterval apart. The channel is closed
-// by Close.
+// two values are sent less than FrameInterval apart, except that output
+// after input (a keystroke's echo) is notified at once: a flood is paced,
+// typing is not. The channel is closed by Close.
 func (s *Terminal) Updates() <-chan struct{} {
 	return s.updates
 }
@@ -169,10 +170,12 @@ func (s *Terminal) markDirty() {
 
 // coalesce turns dirty marks into at most one notification per frame. A
 // mark arriving during the wait for the next frame is folded into the
-// pending notification, and one arriving after it schedules the next.
+// pending notification, and one arriving after it schedules the next. A
+// mark after input to the program (its echo) ends the wait: typing is
+// never paced.
 func (s *Terminal) coalesce() {
 	defer s.wg.Done()
-	timer := time.NewTimer(FrameInterval)
+	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var last time.Time
 	for {
@@ -181,10 +184,15 @@ func (s *Terminal) coalesce() {
 		case <-s.stop:
 			return
 		}
-		if wait := FrameInterval - time.Since(last); wait > 0 {
-			timer.Reset(wait)
+		typed := s.typed.Swap(false)
+		deadline := last.Add(time.Duration(s.frame.Load()))
+		for !typed && time.Now().Before(deadline) {
+			timer.Reset(time.Until(deadline))
 			select {
 			case <-timer.C:
+			case <-s.dirty:
+				timer.Stop()
+				typed = s.typed.Swap(false)
 			case <-s.stop:
 				timer.Stop()
 				return

@@ -71,6 +71,11 @@ type Terminal struct {
 
 	dirty   chan struct{}
 	updates chan struct{}
+	// typed is set by input to the program: the output that follows it
+	// (an echo) is notified at once, not paced (see coalesce).
+	typed atomic.Bool
+	// frame is the pacing interval, FrameInterval (tests lengthen it).
+	frame atomic.Int64
 	stop    chan struct{}
 	done    chan struct{}
 	readEOF chan struct{}
@@ -147,6 +152,7 @@ func Start(opts Options) (*Terminal, error) {
 	go s.readOutput()
 	go s.drainReplies()
 	go s.writeInput()
+	s.frame.Store(int64(FrameInterval))
 	go s.coalesce()
 	return s, nil
 }

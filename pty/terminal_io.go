@@ -80,6 +80,7 @@ func (s *Terminal) Write(p []byte) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
+	s.typed.Store(true)
 	s.mu.Lock()
 	s.emu.SendText(string(p))
 	s.mu.Unlock()
@@ -92,6 +93,7 @@ func (s *Terminal) SendKey(k Key) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	s.typed.Store(true)
 	s.mu.Lock()
 	s.emu.SendKey(k)
 	s.mu.Unlock()
@@ -111,6 +113,7 @@ func (s *Terminal) SendMouse(ev Mouse) (bool, error) {
 	if b == nil {
 		return false, nil
 	}
+	s.typed.Store(true)
 	s.emu.SendText(string(b))
 	return true, nil
 }
@@ -121,6 +124,7 @@ func (s *Terminal) Paste(text string) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	s.typed.Store(true)
 	s.mu.Lock()
 	s.emu.Paste(text)
 	s.mu.Unlock()

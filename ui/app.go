@@ -73,6 +73,9 @@ type App struct {
 	// picking is set after display-panes (C-b q): the next key, a
 	// pane's number, focuses that pane.
 	picking bool
+	// skipFrame is set by a key that changes nothing on the screen; the
+	// frame drawn for it is skipped (see capture).
+	skipFrame bool
 	// windows are the windows in order; layout shows one of them.
 	// lastWin is the one shown before it (C-b l).
 	windows []*window
@@ -89,8 +92,12 @@ type App struct {
 	// set while a flush is queued.
 	queue     []func()
 	scheduled bool
-	// lastFlush is when queued updates last ran (frames are paced).
-	lastFlush time.Time
+	// lastFlush is when queued updates last ran (frames are paced);
+	// keySinceFlush is set by a key since then, whose answer is not
+	// paced.
+	lastFlush     time.Time
+	keySinceFlush bool
+	frameGap      time.Duration
 	// handled counts key events the application has finished with; the
 	// headless driver waits on it.
 	handled chan struct{}
@@ -105,7 +112,7 @@ func New(cfg Config) (*App, error) {
 	if cfg.Status == nil {
 		cfg.Status = func() Status { return Status{} }
 	}
-	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[pane.Kind]pane.Pane{}, handled: make(chan struct{}, 1024)}
+	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[pane.Kind]pane.Pane{}, handled: make(chan struct{}, 1024), frameGap: frameGap}
 	// The first layout is no change: the caller has no App to ask yet.
 	a.cfg.OnLayoutChange = nil
 	defer func() { a.cfg.OnLayoutChange = cfg.OnLayoutChange }()
@@ -125,11 +132,21 @@ func New(cfg Config) (*App, error) {
 		AddItem(a.hints, 1, 0, false).
 		AddItem(a.status, 1, 0, false)
 	a.pages = tview.NewPages().AddPage("main", root, true, true)
-	a.tv.SetRoot(a.pages, true).EnableMouse(true).EnablePaste(true)
+	a.tv.SetRoot(screenRoot{a.pages}, true).EnableMouse(true).EnablePaste(true)
 	a.tv.SetInputCapture(a.capture)
-	if cfg.Screen != nil {
-		a.tv.SetScreen(cfg.Screen)
+	a.tv.SetBeforeDrawFunc(func(tcell.Screen) bool {
+		skip := a.skipFrame
+		a.skipFrame = false
+		return skip
+	})
+	screen := cfg.Screen
+	if screen == nil {
+		var err error
+		if screen, err = tcell.NewScreen(); err != nil {
+			return nil, err
+		}
 	}
+	a.tv.SetScreen(frameScreen{screen})
 	if cfg.Restore != nil && a.restore(*cfg.Restore) {
 		return a, nil
 	}
@@ -289,4 +306,31 @@ func (a *App) Show(kind pane.Kind) (pane.Pane, error) {
 		return nil, err
 	}
 	return a.Focused(), nil
+}
+
+// frameScreen is the screen the application draws on. Its Clear does
+// nothing: every frame paints every cell (the layout fills its rectangle,
+// the bars their rows, a dialog draws over them), so the clearing tview
+// does before each frame only made work, and without it a skipped frame
+// (see capture) leaves the screen as it was instead of blank.
+type frameScreen struct{ tcell.Screen }
+
+// Clear leaves the screen as it is; the next frame paints it.
+func (frameScreen) Clear() {}
+
+// screenRoot is the application's root: its pages, the main one (the
+// layout and the bars) and the dialogs in front of it, each the screen's
+// size. Unlike tview.Pages it does not fill the screen before drawing
+// them: the main page paints every cell.
+type screenRoot struct{ *tview.Pages }
+
+// Draw draws the visible pages, back to front.
+func (r screenRoot) Draw(screen tcell.Screen) {
+	x, y, w, h := r.GetInnerRect()
+	names := r.GetPageNames(true) // front first
+	for i := len(names) - 1; i >= 0; i-- {
+		item := r.GetPage(names[i])
+		item.SetRect(x, y, w, h)
+		item.Draw(screen)
+	}
 }

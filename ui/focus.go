@@ -3,8 +3,6 @@ package ui
 import (
 	"fmt"
 
-	"github.com/rivo/tview"
-
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -12,15 +10,9 @@ import (
 // insert puts p, built from s, beside at in direction d.
 func (a *App) insert(at *leaf, d Dir, s pane.Spec, p pane.Pane) *leaf {
 	lf := a.layout.tree.split(at, d, p)
-	framed(lf, s)
+	lf.spec = s
 	a.layout.tree.zoomed = nil
 	return lf
-}
-
-// framed gives lf its frame and the spec its pane was built from.
-func framed(lf *leaf, s pane.Spec) {
-	lf.spec = s
-	lf.frame = tview.NewBox().SetBorder(true).SetTitleAlign(tview.AlignLeft)
 }
 
 // changed tells the composition root the layout changed.

@@ -159,7 +159,10 @@ func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 	defer a.keyDone()
 	// A key dismisses the status bar's notice, as it does tmux's
 	// message; a notice the key itself brings is shown.
-	a.dismissNotice()
+	dismissed := a.dismissNotice()
+	a.mu.Lock()
+	a.keySinceFlush = true
+	a.mu.Unlock()
 	if ev.Key() == tcell.KeyCtrlC {
 		// tview stops the application on a Ctrl-C it is handed back
 		// unchanged; a copy goes on instead (a shell's interrupt, an
@@ -186,6 +189,12 @@ func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if act, ok := a.global.Lookup(keymap.Of(ev)); ok && act.Name == "prefix" {
 		a.pending = true
 		return nil
+	}
+	// A key a shell pane's program takes shows nothing until the program
+	// answers, whose output draws the next frame: the frame tview draws
+	// for the key is skipped, so the echo is not drawn behind it.
+	if p, ok := a.Focused().(pane.Passer); ok && !dismissed && p.PassesKey(ev) {
+		a.skipFrame = true
 	}
 	return ev
 }

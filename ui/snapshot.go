@@ -230,7 +230,7 @@ func (a *App) restoreWindow(ws WindowSnapshot) (*window, []string) {
 				return nil
 			}
 			lf := &leaf{pane: p}
-			framed(lf, *sn.Pane)
+			lf.spec = *sn.Pane
 			lf.node = &node{leaf: lf}
 			if count-1 == ws.Focus {
 				focus = lf

@@ -25,7 +25,11 @@ type fakePane struct {
 	table   *keymap.Table
 	modes   []*keymap.Table
 	waiting bool
+	// passes makes the pane's "program" take every key (pane.Passer).
+	passes bool
 }
+
+func (f *fakePane) PassesKey(*tcell.EventKey) bool { return f.passes }
 
 func (f *fakePane) KeyTables() []*keymap.Table { return append([]*keymap.Table{f.table}, f.modes...) }
 
@@ -57,6 +61,7 @@ func (f *fakePane) Title() string       { return f.name }
 func (f *fakePane) Keys() *keymap.Table { return f.table }
 func (f *fakePane) Close() error        { f.closed = true; return nil }
 func (f *fakePane) Draw(s tcell.Screen) {
+	f.DrawForSubclass(s, f)
 	x, y, w, _ := f.GetInnerRect()
 	tview.Print(s, tview.Escape("<"+f.name+">"), x, y, w, tview.AlignLeft, tcell.ColorDefault)
 }

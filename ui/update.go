@@ -39,8 +39,9 @@ func (a *App) Update(fn func()) {
 		a.scheduled = true
 		// A stream of output draws at most one frame per frameGap: the
 		// updates of the gap run together before it, as tmux paces its
-		// redraws, instead of one full draw per chunk.
-		if wait := frameGap - time.Since(a.lastFlush); wait > 0 {
+		// redraws, instead of one full draw per chunk. What follows a key
+		// (a shell's echo) is drawn at once: typing is never paced.
+		if wait := a.frameGap - time.Since(a.lastFlush); wait > 0 && !a.keySinceFlush {
 			time.AfterFunc(wait, func() { a.tv.QueueUpdateDraw(a.flush) })
 			return
 		}
@@ -48,14 +49,15 @@ func (a *App) Update(fn func()) {
 	}
 }
 
-// frameGap is the shortest time between two frames drawn for updates.
+// frameGap is the shortest time between two frames drawn for updates
+// (App.frameGap, which tests lengthen).
 const frameGap = 10 * time.Millisecond
 
 // flush runs the queued updates on the UI goroutine.
 func (a *App) flush() {
 	a.mu.Lock()
 	q := a.queue
-	a.queue, a.scheduled = nil, false
+	a.queue, a.scheduled, a.keySinceFlush = nil, false, false
 	a.lastFlush = time.Now()
 	a.mu.Unlock()
 	for _, fn := range q {
@@ -82,17 +84,19 @@ func (a *App) Notify(msg string) {
 	a.mu.Unlock()
 }
 
-// dismissNotice clears the notice before its time is up.
-func (a *App) dismissNotice() {
+// dismissNotice clears the notice before its time is up and reports
+// whether there was one.
+func (a *App) dismissNotice() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.notice == "" {
-		return
+		return false
 	}
 	a.notice = ""
 	if a.noticeT != nil {
 		a.noticeT.Stop()
 	}
+	return true
 }
 
 func (a *App) currentNotice() string {

@@ -12,12 +12,11 @@ import (
 
 // leaf is one pane in the layout with the frame drawn around it.
 type leaf struct {
-	node  *node
-	pane  pane.Pane
-	spec  pane.Spec // what pane was built from
-	frame *tview.Box
-	x, y  int
-	w, h  int
+	node *node
+	pane pane.Pane
+	spec pane.Spec // what pane was built from
+	x, y int
+	w, h int
 	// used orders focus: the leaf focused most recently has the highest.
 	used uint64
 }
@@ -50,14 +49,14 @@ func (l *Layout) Draw(screen tcell.Screen) {
 	// its program wants it; every frame starts with it hidden.
 	screen.HideCursor()
 	x, y, w, h := l.GetRect()
-	base := l.theme.Base.TCell()
-	for row := y; row < y+h; row++ {
-		for col := x; col < x+w; col++ {
-			screen.SetContent(col, row, ' ', nil, base)
-		}
-	}
+	// The leaves' frames and panes cover the rectangle, each painting
+	// every cell of its own; only what no leaf covers is filled here.
 	for _, lf := range l.tree.leaves() {
 		lf.w, lf.h = 0, 0
+	}
+	if l.tree.root == nil {
+		l.fill(screen, x, y, w, h)
+		return
 	}
 	if z := l.tree.zoomed; z != nil {
 		l.place(z, x, y, w, h)
@@ -67,6 +66,16 @@ func (l *Layout) Draw(screen tcell.Screen) {
 	l.arrange(l.tree.root, x, y, w, h)
 	for _, lf := range l.tree.leaves() {
 		l.drawLeaf(screen, lf)
+	}
+}
+
+// fill paints a rectangle in the theme's base colours.
+func (l *Layout) fill(screen tcell.Screen, x, y, w, h int) {
+	base := l.theme.Base.TCell()
+	for row := y; row < y+h; row++ {
+		for col := x; col < x+w; col++ {
+			screen.SetContent(col, row, ' ', nil, base)
+		}
 	}
 }
 
@@ -111,6 +120,7 @@ func (l *Layout) place(lf *leaf, x, y, w, h int) {
 // drawLeaf draws the frame (number, title, focus) and the pane inside it.
 func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 	if lf.w < 3 || lf.h < 3 {
+		l.fill(screen, lf.x, lf.y, lf.w, lf.h)
 		return
 	}
 	focused := lf == l.focused
@@ -123,17 +133,32 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 		border = l.theme.StatusAgentWaiting
 		title = l.theme.StatusAgentWaiting
 	}
-	lf.frame.SetRect(lf.x, lf.y, lf.w, lf.h)
-	lf.frame.SetBorderStyle(border.TCell())
-	lf.frame.SetBackgroundColor(l.theme.Base.Bg)
-	lf.frame.SetTitleColor(title.Fg)
+	bg := l.theme.Base.Bg
 	// A title too long for the frame loses whole words, never half of
 	// one (a state "offline" is not shown as "offl…").
-	lf.frame.SetTitle(" " + tview.Escape(pane.FitWords(l.label(lf), lf.w-4)) + " ")
-	lf.frame.Draw(screen)
-	ix, iy, iw, ih := lf.frame.GetInnerRect()
-	lf.pane.SetRect(ix, iy, iw, ih)
+	drawFrame(screen, lf.x, lf.y, lf.w, lf.h, border.TCell().Background(bg),
+		" "+pane.FitWords(l.label(lf), lf.w-4)+" ", tcell.StyleDefault.Foreground(title.Fg).Background(bg))
+	lf.pane.SetRect(lf.x+1, lf.y+1, lf.w-2, lf.h-2)
 	lf.pane.Draw(screen)
+}
+
+// drawFrame draws a single-line border around the w×h rectangle at x, y
+// with title on its top edge, from the left; it paints the border's cells
+// only, the pane inside paints the rest.
+func drawFrame(screen tcell.Screen, x, y, w, h int, border tcell.Style, title string, titleStyle tcell.Style) {
+	for col := x + 1; col < x+w-1; col++ {
+		screen.SetContent(col, y, tview.Borders.Horizontal, nil, border)
+		screen.SetContent(col, y+h-1, tview.Borders.Horizontal, nil, border)
+	}
+	for row := y + 1; row < y+h-1; row++ {
+		screen.SetContent(x, row, tview.Borders.Vertical, nil, border)
+		screen.SetContent(x+w-1, row, tview.Borders.Vertical, nil, border)
+	}
+	screen.SetContent(x, y, tview.Borders.TopLeft, nil, border)
+	screen.SetContent(x+w-1, y, tview.Borders.TopRight, nil, border)
+	screen.SetContent(x, y+h-1, tview.Borders.BottomLeft, nil, border)
+	screen.SetContent(x+w-1, y+h-1, tview.Borders.BottomRight, nil, border)
+	pane.Put(screen, x+1, y, w-2, title, titleStyle)
 }
 
 // needsYou reports whether p waits for the user.

@@ -9,6 +9,7 @@ package pane
 import (
 	"fmt"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/keymap"
@@ -27,7 +28,9 @@ const (
 	KindBoard  Kind = "board"
 )
 
-// Pane is what the layout holds in a leaf.
+// Pane is what the layout holds in a leaf. Its Draw paints every cell of
+// its rectangle: the screen is not cleared between frames, so a cell a
+// pane leaves alone keeps what the last frame drew there.
 type Pane interface {
 	tview.Primitive
 	// Kind is the pane's kind.
@@ -47,6 +50,14 @@ type Pane interface {
 // approval); the layout marks it and next-waiting leads there.
 type Waiter interface {
 	NeedsYou() bool
+}
+
+// Passer is a pane whose program takes keys itself (a shell pane): a key
+// it passes on changes nothing on the screen until the program answers,
+// so the application need not draw a frame for the key alone.
+type Passer interface {
+	// PassesKey reports whether ev goes to the program unseen.
+	PassesKey(ev *tcell.EventKey) bool
 }
 
 // CloseWarner is a pane that would lose work when closed (a shell running
