@@ -12,7 +12,6 @@ import (
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/mcp"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
@@ -54,7 +53,7 @@ type Headless struct {
 	// OpenMemory opens the memory store, or says why memory is off.
 	OpenMemory func() (*memory.Store, error)
 	// StartMCP starts the configuration's MCP servers.
-	StartMCP func(cfg config.Config, ws string) *mcp.Manager
+	StartMCP func(cfg config.Config, ws string) MCPClient
 	// Warn tells the user something that does not stop the run.
 	Warn func(string)
 	// OnEvent hears the agent's loop.
@@ -129,7 +128,6 @@ func RunHeadless(ctx context.Context, h Headless) (run HeadlessRun, err error) {
 	if !isCommand && len(cfg.MCP.Servers) > 0 {
 		servers := h.StartMCP(cfg, ws)
 		defer servers.Close()
-		servers.Started()
 		for _, p := range servers.Problems() {
 			h.Warn(termsafe.OneLine(p))
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/mcp"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/vault"
@@ -33,7 +32,7 @@ func headlessFor(t *testing.T, srv *providertest.Server, task string, warnings *
 		},
 		OpenSidecar: func() (sidecar.Engine, error) { return sidecar.Heuristic{}, sidecar.ErrNoModel },
 		OpenMemory:  func() (*memory.Store, error) { return nil, errors.New("memory is off in this test") },
-		StartMCP:    func(config.Config, string) *mcp.Manager { t.Fatal("no MCP server is configured"); return nil },
+		StartMCP:    func(config.Config, string) MCPClient { t.Fatal("no MCP server is configured"); return nil },
 		Warn:        func(msg string) { *warnings = append(*warnings, msg) },
 		OnEvent:     func(e agent.Event) { *events = append(*events, e) },
 		Command:     func(*Agent, string) error { t.Fatal("not a /command"); return nil },

@@ -14,7 +14,6 @@ import (
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
-	"github.com/kwsdev/kws/mcp"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
@@ -93,7 +92,7 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		OpenVault:   g.openVault,
 		OpenSidecar: func() (sidecar.Engine, error) { return g.openSidecar(stderr) },
 		OpenMemory:  func() (*memory.Store, error) { return g.openMemory(stderr) },
-		StartMCP: func(cfg config.Config, ws string) *mcp.Manager {
+		StartMCP: func(cfg config.Config, ws string) app.MCPClient {
 			return startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(stderr), nil)
 		},
 		Warn:    func(msg string) { fmt.Fprintln(stderr, "kws: "+msg) },
