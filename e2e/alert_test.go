@@ -53,12 +53,7 @@ func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	tm.typeText("y")
 	tm.keys("Enter")
 	tm.waitFor("the answer in the program", func(sc string) bool { return strings.Contains(sc, "fake-agent: got y") })
-	launcher, _ := tm.paneState()
-	pid := childPID(t, launcher)
-	tm.keys("C-b", "Q")
-	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
-	tm.keys("Tab", "Enter")
-	tm.waitExit(pid, status)
+	tm.endSession(status)
 }
 
 // TestAnotherAgentCLIsStateFromItsScreen: an agent CLI in a shell pane
@@ -115,10 +110,5 @@ func TestAnotherAgentCLIsStateFromItsScreen(t *testing.T) {
 	tm.waitFor("the pane marked done", func(sc string) bool {
 		return strings.Contains(sc, "┌ 1 ‼ shell: fake-claude · done") && strings.Contains(sc, "‼ pane 1 needs you")
 	})
-	launcher, _ := tm.paneState()
-	pid := childPID(t, launcher)
-	tm.keys("C-b", "Q")
-	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
-	tm.keys("Tab", "Enter")
-	tm.waitExit(pid, status)
+	tm.endSession(status)
 }

@@ -145,6 +145,19 @@ func (tm *term) waitExit(pid int, statusFile string) (status, screen string) {
 	}
 }
 
+// endSession ends the session tm shows as a user does, C-b Q then End
+// session, and waits for the kws whose exit status goes to statusFile to
+// exit; it returns the status and the last screen.
+func (tm *term) endSession(statusFile string) (status, screen string) {
+	tm.t.Helper()
+	launcher, _ := tm.paneState()
+	pid := childPID(tm.t, launcher)
+	tm.keys("C-b", "Q")
+	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
+	tm.keys("Tab", "Enter")
+	return tm.waitExit(pid, statusFile)
+}
+
 // childPID returns the first child of process pid (kws under its launcher).
 func childPID(t *testing.T, pid int) int {
 	t.Helper()

@@ -20,8 +20,6 @@ func TestMultiLinePromptReachesTheModel(t *testing.T) {
 	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
 	tm := startTerm(t, s.root, s.tmuxConf(), script)
 	tm.waitFor("the first frame", func(sc string) bool { return strings.Contains(sc, "┌ 0 agent-1") })
-	launcher, _ := tm.paneState()
-	pid := childPID(t, launcher)
 	var trace []string
 	for i := range 12 {
 		trace = append(trace, "  File \"app.py\", line "+strings.Repeat("7", i%3+1)+", in step_"+string(rune('a'+i)))
@@ -53,8 +51,5 @@ func TestMultiLinePromptReachesTheModel(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Fatalf("the model got %q, want it to hold %q", got, want)
 	}
-	tm.keys("C-b", "Q")
-	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
-	tm.keys("Tab", "Enter")
-	tm.waitExit(pid, status)
+	tm.endSession(status)
 }

@@ -56,10 +56,5 @@ func TestTmuxVerbsFromAShellPane(t *testing.T) {
 		return strings.Contains(shell, `kws: select-layout: no layout`) && strings.Contains(shell, `"nonsense" (layouts: even-horizontal`) &&
 			strings.Contains(shell, "status=1")
 	})
-	launcher, _ := tm.paneState()
-	pid := childPID(t, launcher)
-	tm.keys("C-b", "Q")
-	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
-	tm.keys("Tab", "Enter")
-	tm.waitExit(pid, status)
+	tm.endSession(status)
 }

@@ -92,10 +92,5 @@ func TestWindowsInARealTerminal(t *testing.T) {
 	tm.waitFor("the build window's shell", func(sc string) bool {
 		return len(frames(sc)) == 1 && strings.Contains(sc, "┌ 0 shell") && strings.Contains(statusLine(sc), "1:build*")
 	})
-	launcher, _ := tm.paneState()
-	pid := childPID(t, launcher)
-	tm.keys("C-b", "Q")
-	tm.waitFor("the quit dialog", func(sc string) bool { return strings.Contains(sc, "End session") })
-	tm.keys("Tab", "Enter")
-	tm.waitExit(pid, status)
+	tm.endSession(status)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
-	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/agent/tokens"
 	"github.com/kwsdev/kws/panes/pane"
@@ -120,19 +119,7 @@ func (a *injectAsk) draw(screen tcell.Screen, x, y, w, h int, th *themes.Theme) 
 	bx, by := x+(w-bw)/2, y+(h-bh)/2
 	body := th.Dialog.TCell()
 	fill(screen, bx, by, bw, bh, body)
-	border := th.BorderFocused.TCell()
-	for col := bx + 1; col < bx+bw-1; col++ {
-		screen.SetContent(col, by, tview.Borders.HorizontalFocus, nil, border)
-		screen.SetContent(col, by+bh-1, tview.Borders.HorizontalFocus, nil, border)
-	}
-	for row := by + 1; row < by+bh-1; row++ {
-		screen.SetContent(bx, row, tview.Borders.VerticalFocus, nil, border)
-		screen.SetContent(bx+bw-1, row, tview.Borders.VerticalFocus, nil, border)
-	}
-	screen.SetContent(bx, by, tview.Borders.TopLeftFocus, nil, border)
-	screen.SetContent(bx+bw-1, by, tview.Borders.TopRightFocus, nil, border)
-	screen.SetContent(bx, by+bh-1, tview.Borders.BottomLeftFocus, nil, border)
-	screen.SetContent(bx+bw-1, by+bh-1, tview.Borders.BottomRightFocus, nil, border)
+	pane.Border(screen, bx, by, bw, bh, th.BorderFocused.TCell(), true)
 	inner := bw - 4
 	for i, l := range lines {
 		if 1+pad+i >= bh-2-pad-1 {

@@ -146,18 +146,7 @@ func (l *Layout) drawLeaf(screen tcell.Screen, lf *leaf) {
 // with title on its top edge, from the left; it paints the border's cells
 // only, the pane inside paints the rest.
 func drawFrame(screen tcell.Screen, x, y, w, h int, border tcell.Style, title string, titleStyle tcell.Style) {
-	for col := x + 1; col < x+w-1; col++ {
-		screen.SetContent(col, y, tview.Borders.Horizontal, nil, border)
-		screen.SetContent(col, y+h-1, tview.Borders.Horizontal, nil, border)
-	}
-	for row := y + 1; row < y+h-1; row++ {
-		screen.SetContent(x, row, tview.Borders.Vertical, nil, border)
-		screen.SetContent(x+w-1, row, tview.Borders.Vertical, nil, border)
-	}
-	screen.SetContent(x, y, tview.Borders.TopLeft, nil, border)
-	screen.SetContent(x+w-1, y, tview.Borders.TopRight, nil, border)
-	screen.SetContent(x, y+h-1, tview.Borders.BottomLeft, nil, border)
-	screen.SetContent(x+w-1, y+h-1, tview.Borders.BottomRight, nil, border)
+	pane.Border(screen, x, y, w, h, border, false)
 	pane.Put(screen, x+1, y, w-2, title, titleStyle)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/panes/keymap"
 	"github.com/kwsdev/kws/themes"
@@ -103,6 +104,29 @@ func (e *Env) KeyTable(scope string, actions ...keymap.Action) *keymap.Table {
 		e.Tell(err.Error())
 	}
 	return t
+}
+
+// Border draws a border around the w×h rectangle at x, y in style st:
+// single lines, or double ones for a dialog that has the focus. It paints
+// the border's cells only.
+func Border(screen tcell.Screen, x, y, w, h int, st tcell.Style, double bool) {
+	b := tview.Borders
+	horizontal, vertical, tl, tr, bl, br := b.Horizontal, b.Vertical, b.TopLeft, b.TopRight, b.BottomLeft, b.BottomRight
+	if double {
+		horizontal, vertical, tl, tr, bl, br = b.HorizontalFocus, b.VerticalFocus, b.TopLeftFocus, b.TopRightFocus, b.BottomLeftFocus, b.BottomRightFocus
+	}
+	for col := x + 1; col < x+w-1; col++ {
+		screen.SetContent(col, y, horizontal, nil, st)
+		screen.SetContent(col, y+h-1, horizontal, nil, st)
+	}
+	for row := y + 1; row < y+h-1; row++ {
+		screen.SetContent(x, row, vertical, nil, st)
+		screen.SetContent(x+w-1, row, vertical, nil, st)
+	}
+	screen.SetContent(x, y, tl, nil, st)
+	screen.SetContent(x+w-1, y, tr, nil, st)
+	screen.SetContent(x, y+h-1, bl, nil, st)
+	screen.SetContent(x+w-1, y+h-1, br, nil, st)
 }
 
 // Put draws s at x, y in style st, clipped to width w, and returns the
