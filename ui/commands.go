@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kwsdev/kws/internal/shellwords"
 	"github.com/kwsdev/kws/panes/pane"
 )
 
@@ -367,45 +368,12 @@ func (a *App) Command(line string) {
 	a.tell(err)
 }
 
-// splitWords splits a command line into words as a shell does: spaces
-// separate them, single and double quotes group, a backslash escapes the
-// next character outside single quotes.
+// splitWords splits a command line into words as a shell does
+// (shellwords.Split); an unclosed quote is an error.
 func splitWords(line string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quote := false, rune(0)
-	escaped := false
-	for _, r := range line {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inWord = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '"' || r == '\'':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unclosed %c in %q", quote, line)
-	}
-	if inWord {
-		words = append(words, cur.String())
+	words, open := shellwords.Split(line)
+	if open != 0 {
+		return nil, fmt.Errorf("unclosed %c in %q", open, line)
 	}
 	if len(words) == 0 {
 		return nil, errors.New("no command")

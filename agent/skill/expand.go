@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kwsdev/kws/internal/shellwords"
 )
 
 // argumentsVar is the placeholder for the whole argument string.
@@ -52,7 +54,8 @@ func (s Skill) Expand(args string) string {
 				n = min(n*10+int(body[j]-'0'), 1<<20)
 			}
 			if !splitDone {
-				split, splitDone = splitArgs(args), true
+				split, _ = shellwords.Split(args)
+				splitDone = true
 			}
 			if n < len(split) {
 				b.WriteString(split[n])
@@ -73,61 +76,6 @@ func (s Skill) Expand(args string) string {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// splitArgs splits s into words like a POSIX shell without expansions:
-// white space separates words; single quotes keep everything literally;
-// double quotes keep everything but a backslash before ", \, $ or `;
-// outside quotes a backslash keeps the next character literally. An
-// unterminated quote runs to the end of s.
-func splitArgs(s string) []string {
-	var (
-		words []string
-		cur   strings.Builder
-		inArg bool
-		quote rune
-	)
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case quote == '"':
-			switch {
-			case r == '"':
-				quote = 0
-			case r == '\\' && i+1 < len(rs) && strings.ContainsRune("\"\\$`", rs[i+1]):
-				i++
-				cur.WriteRune(rs[i])
-			default:
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inArg = r, true
-		case r == '\\' && i+1 < len(rs):
-			i++
-			cur.WriteRune(rs[i])
-			inArg = true
-		case unicode.IsSpace(r):
-			if inArg {
-				words = append(words, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(r)
-			inArg = true
-		}
-	}
-	if inArg {
-		words = append(words, cur.String())
-	}
-	return words
-}
 
 // ParseInvocation parses a "/name args" input line. It reports ok only
 // when the input, with surrounding white space removed, starts with '/'

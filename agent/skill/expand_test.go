@@ -1,34 +1,8 @@
 package skill
 
 import (
-	"reflect"
 	"testing"
 )
-
-func TestSplitArgs(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{"   \t\n ", nil},
-		{"a b  c", []string{"a", "b", "c"}},
-		{`"a b" 'c d'`, []string{"a b", "c d"}},
-		{`pre"mid dle"post x`, []string{"premid dlepost", "x"}},
-		{`"" ''`, []string{"", ""}},
-		{`"say \"hi\" \\ \$HOME \n"`, []string{`say "hi" \ $HOME \n`}},
-		{`'no \"escapes\" here'`, []string{`no \"escapes\" here`}},
-		{`a\ b c\'d`, []string{"a b", "c'd"}},
-		{`trailing\`, []string{`trailing\`}},
-		{`"unterminated one`, []string{"unterminated one"}},
-		{"héllo 'wörld ✓'", []string{"héllo", "wörld ✓"}},
-	}
-	for _, tt := range tests {
-		if got := splitArgs(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("splitArgs(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestExpand(t *testing.T) {
 	tests := []struct {
