@@ -20,21 +20,11 @@ func TestAnotherAgentCLIAsksForYou(t *testing.T) {
 	srv := providertest.New(t)
 	s := newSetup(t, srv.URL())
 	trigger := filepath.Join(s.root, "go-ahead")
-	cli := filepath.Join(s.root, "fake-agent")
 	body := "#!/bin/sh\necho 'fake-agent: working'\n" +
 		"while [ ! -e " + shq(trigger) + " ]; do sleep 0.05; done\n" +
 		"printf '\\033]777;notify;fake-agent;approve rm -rf build?\\007'\n" +
 		"printf 'Allow? (y/n) '; read answer; echo \"fake-agent: got $answer\"\n"
-	if err := os.WriteFile(cli, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
-	tm := startTerm(t, s.root, s.tmuxConf(), script)
-	tm.waitFor("the shell's prompt", func(sc string) bool { return strings.Contains(boxText(sc, "1 shell"), "$") })
-	tm.keys("C-b", "q", "1")
-	tm.typeText(shq(cli))
-	tm.keys("Enter")
-	tm.waitFor("the program at work", func(sc string) bool { return strings.Contains(sc, "fake-agent: working") })
+	tm, status := runInShellPane(t, s, "fake-agent", body, func(sc string) bool { return strings.Contains(sc, "fake-agent: working") })
 	tm.keys("C-b", "q", "0")
 	if err := os.WriteFile(trigger, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -67,23 +57,15 @@ func TestAnotherAgentCLIsStateFromItsScreen(t *testing.T) {
 	srv := providertest.New(t)
 	s := newSetup(t, srv.URL())
 	ask, finish := filepath.Join(s.root, "ask"), filepath.Join(s.root, "finish")
-	cli := filepath.Join(s.root, "fake-claude")
 	body := "#!/bin/sh\nprintf '\\033]0;⠋ Fixing the test\\007'\necho 'fake-claude: reading main.go'\n" +
 		"while [ ! -e " + shq(ask) + " ]; do sleep 0.05; done\n" +
 		"printf '\\033]0;✳ fake-claude\\007'\nprintf ' Do you want to proceed?\\n ❯ 1. Yes\\n   2. No\\n'\n" +
 		"read answer\nprintf '\\033[2J\\033[H\\033]0;⠙ Running the tests\\007'\necho \"fake-claude: got $answer\"\n" +
 		"while [ ! -e " + shq(finish) + " ]; do sleep 0.05; done\n" +
 		"printf '\\033]0;✳ fake-claude\\007'\necho 'fake-claude: all done'\nprintf '> '\nread next\n"
-	if err := os.WriteFile(cli, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
-	tm := startTerm(t, s.root, s.tmuxConf(), script)
-	tm.waitFor("the shell's prompt", func(sc string) bool { return strings.Contains(boxText(sc, "1 shell"), "$") })
-	tm.keys("C-b", "q", "1")
-	tm.typeText(shq(cli))
-	tm.keys("Enter")
-	tm.waitFor("the program at work", func(sc string) bool { return strings.Contains(sc, "┌ 1 shell: fake-claude · working") })
+	tm, status := runInShellPane(t, s, "fake-claude", body, func(sc string) bool {
+		return strings.Contains(sc, "┌ 1 shell: fake-claude · working")
+	})
 	tm.keys("C-b", "q", "0")
 	if err := os.WriteFile(ask, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -111,4 +93,23 @@ func TestAnotherAgentCLIsStateFromItsScreen(t *testing.T) {
 		return strings.Contains(sc, "┌ 1 ‼ shell: fake-claude · done") && strings.Contains(sc, "‼ pane 1 needs you")
 	})
 	tm.endSession(status)
+}
+
+// runInShellPane starts kws in a terminal and runs the script body, saved
+// as the program name, in its shell pane (pane 1), which it leaves focused
+// once working shows the program at work.
+func runInShellPane(t *testing.T, s *setup, name, body string, working func(sc string) bool) (tm *term, status string) {
+	t.Helper()
+	cli := filepath.Join(s.root, name)
+	if err := os.WriteFile(cli, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, status := s.script("--workspace", s.dirs["ws"], "--shell", s.shellScript())
+	tm = startTerm(t, s.root, s.tmuxConf(), script)
+	tm.waitFor("the shell's prompt", func(sc string) bool { return strings.Contains(boxText(sc, "1 shell"), "$") })
+	tm.keys("C-b", "q", "1")
+	tm.typeText(shq(cli))
+	tm.keys("Enter")
+	tm.waitFor("the program at work", working)
+	return tm, status
 }
