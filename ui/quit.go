@@ -78,7 +78,7 @@ func capitalize(s string) string {
 // detach detaches this client from the server's session (C-b d).
 func (a *App) detach() {
 	if a.cfg.Detach == nil {
-		a.Notify("not attached to a kws server: nothing to detach from (C-b q quits)")
+		a.Notify("not attached to a kws server: nothing to detach from (" + a.prefixName() + " " + a.actionKey("quit") + " quits)")
 		return
 	}
 	a.cfg.Detach()
