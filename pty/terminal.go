@@ -75,7 +75,7 @@ type Terminal struct {
 	// (an echo) is notified at once, not paced (see coalesce).
 	typed atomic.Bool
 	// frame is the pacing interval, FrameInterval (tests lengthen it).
-	frame atomic.Int64
+	frame   atomic.Int64
 	stop    chan struct{}
 	done    chan struct{}
 	readEOF chan struct{}
