@@ -185,6 +185,9 @@ type Emulator interface {
 	Cursor() Cursor
 	// AltScreen reports whether the alternate screen is active.
 	AltScreen() bool
+	// Synchronized reports whether the program is drawing a frame inside
+	// synchronized output (mode 2026), which is shown once it ends.
+	Synchronized() bool
 	// Title returns the window title the program last set.
 	Title() string
 	// Modes returns the input modes the program has enabled.

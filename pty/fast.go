@@ -43,8 +43,9 @@ type FastEmulator struct {
 	cur  fcursor
 	sb   fring
 	tabs []bool
-	// autowrap, insert and newline are the modes DECAWM, IRM and LNM.
-	autowrap, insert, newline bool
+	// autowrap, insert and newline are the modes DECAWM, IRM and LNM;
+	// synced is synchronized output (mode 2026).
+	autowrap, insert, newline, synced bool
 	// cursorVisible is DECTCEM; altSavedCursor records that the alternate
 	// screen was entered with mode 1049, which saved the primary cursor.
 	cursorVisible, altSavedCursor bool

@@ -120,6 +120,8 @@ func (e *FastEmulator) setDECMode(n int, on bool) {
 		}
 	case 2004:
 		e.modes.BracketedPaste = on
+	case 2026:
+		e.synced = on
 	}
 }
 
@@ -142,6 +144,8 @@ func (e *FastEmulator) decMode(n int) (on, known bool) {
 		return e.scr == e.alt, true
 	case 2004:
 		return e.modes.BracketedPaste, true
+	case 2026:
+		return e.synced, true
 	}
 	return false, false
 }
@@ -276,3 +280,7 @@ func (e *FastEmulator) switchScreen(mode int, on bool) {
 		}
 	}
 }
+
+// Synchronized reports whether the program is inside synchronized output
+// (mode 2026).
+func (e *FastEmulator) Synchronized() bool { return e.synced }

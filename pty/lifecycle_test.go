@@ -268,3 +268,34 @@ func TestUpdatesAfterInputAreNotPaced(t *testing.T) {
 		t.Fatal("output after a key waited for the next frame")
 	}
 }
+
+// TestSynchronizedOutputIsShownWhole: a frame a program draws inside
+// synchronized output (mode 2026) is held, and shown once the program ends
+// it, whole.
+func TestSynchronizedOutputIsShownWhole(t *testing.T) {
+	for _, name := range []string{EmulatorFast, EmulatorVT} {
+		t.Run(name, func(t *testing.T) {
+			newEmu, err := EmulatorByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := startShell(t, Options{NewEmulator: newEmu})
+			for len(s.Updates()) > 0 {
+				<-s.Updates()
+			}
+			s.output([]byte("\x1b[?2026h\x1b[2J\x1b[Hhalf"))
+			if !s.holding.Load() {
+				t.Fatal("a frame inside synchronized output was not held")
+			}
+			s.output([]byte(" and the rest\x1b[?2026l"))
+			deadline := time.After(waitTimeout)
+			for !strings.Contains(s.Text(), "half and the rest") {
+				select {
+				case <-s.Updates():
+				case <-deadline:
+					t.Fatalf("the frame was not shown whole: %q", s.Text())
+				}
+			}
+		})
+	}
+}

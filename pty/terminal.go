@@ -75,7 +75,10 @@ type Terminal struct {
 	// (an echo) is notified at once, not paced (see coalesce).
 	typed atomic.Bool
 	// frame is the pacing interval, FrameInterval (tests lengthen it).
-	frame   atomic.Int64
+	frame atomic.Int64
+	// holding is set while a frame drawn in synchronized output waits
+	// (holdFrame).
+	holding atomic.Bool
 	stop    chan struct{}
 	done    chan struct{}
 	readEOF chan struct{}

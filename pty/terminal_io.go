@@ -3,6 +3,7 @@ package pty
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/creack/pty"
 )
@@ -31,12 +32,34 @@ func (s *Terminal) readOutput() {
 // bytes, so keys, resizes and snapshots wait for one piece at most while a
 // flood of output is parsed.
 func (s *Terminal) output(p []byte) {
+	synced := false
 	for off := 0; off < len(p); off += outputPiece {
 		s.mu.Lock()
 		_, _ = s.emu.Write(p[off:min(off+outputPiece, len(p))])
+		synced = s.emu.Synchronized()
 		s.mu.Unlock()
 	}
+	if synced {
+		s.holdFrame()
+		return
+	}
 	s.markDirty()
+}
+
+// syncHold is the longest a frame drawn inside synchronized output waits
+// to be shown, as other terminals bound it, should its end never come.
+const syncHold = time.Second
+
+// holdFrame holds the screen's notification while the program draws a
+// frame inside synchronized output (mode 2026): the frame is shown when
+// the program ends it, or after syncHold at the latest.
+func (s *Terminal) holdFrame() {
+	if s.holding.CompareAndSwap(false, true) {
+		time.AfterFunc(syncHold, func() {
+			s.holding.Store(false)
+			s.markDirty()
+		})
+	}
 }
 
 // outputPiece is the most output parsed under one hold of the terminal

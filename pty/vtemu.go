@@ -30,9 +30,11 @@ type VTEmulator struct {
 	title         string
 	cursorVisible bool
 	modes         InputModes
-	colors        dynColors
-	clipboard     func(text string)
-	alert         func(text string)
+	// synced is synchronized output (mode 2026).
+	synced    bool
+	colors    dynColors
+	clipboard func(text string)
+	alert     func(text string)
 }
 
 var _ Emulator = (*VTEmulator)(nil)
@@ -148,9 +150,12 @@ func (e *VTEmulator) DefaultColors() DefaultColors {
 	return e.colors.current()
 }
 
-// setMode records the modes that change input encoding.
+// setMode records the modes that change input encoding, and synchronized
+// output.
 func (e *VTEmulator) setMode(m ansi.Mode, on bool) {
 	switch m {
+	case ansi.ModeSynchronizedOutput:
+		e.synced = on
 	case ansi.ModeCursorKeys:
 		e.modes.AppCursor = on
 	case ansi.ModeBracketedPaste:
@@ -292,3 +297,7 @@ func vtColor(c color.Color) Color {
 	}
 	return RGBColor(uint8(r>>8), uint8(g>>8), uint8(b>>8))
 }
+
+// Synchronized reports whether the program is inside synchronized output
+// (mode 2026).
+func (e *VTEmulator) Synchronized() bool { return e.synced }
