@@ -100,58 +100,49 @@ func (s *Terminal) writeInput() {
 // Write sends raw bytes to the program through the emulator's input pipe,
 // in order with keys, pastes and query replies.
 func (s *Terminal) Write(p []byte) (int, error) {
+	if err := s.toProgram(func(e Emulator) { e.SendText(string(p)) }); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// toProgram hands the program input through the emulator, under the
+// lock, and marks it as input, so that the program's answer is not paced
+// (see coalesce).
+func (s *Terminal) toProgram(send func(e Emulator)) error {
 	if s.closed.Load() {
-		return 0, ErrClosed
+		return ErrClosed
 	}
 	s.typed.Store(true)
 	s.mu.Lock()
-	s.emu.SendText(string(p))
-	s.mu.Unlock()
-	return len(p), nil
+	defer s.mu.Unlock()
+	send(s.emu)
+	return nil
 }
 
 // SendKey encodes k for the program, honouring the modes it has set
 // (application cursor keys), and sends it.
 func (s *Terminal) SendKey(k Key) error {
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	s.typed.Store(true)
-	s.mu.Lock()
-	s.emu.SendKey(k)
-	s.mu.Unlock()
-	return nil
+	return s.toProgram(func(e Emulator) { e.SendKey(k) })
 }
 
 // SendMouse reports a mouse event to the program in the encoding it asked
 // for, through the emulator like every other input, and reports whether
 // the program wanted it.
-func (s *Terminal) SendMouse(ev Mouse) (bool, error) {
-	if s.closed.Load() {
-		return false, ErrClosed
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := EncodeMouse(ev, s.emu.Modes())
-	if b == nil {
-		return false, nil
-	}
-	s.typed.Store(true)
-	s.emu.SendText(string(b))
-	return true, nil
+func (s *Terminal) SendMouse(ev Mouse) (wanted bool, err error) {
+	err = s.toProgram(func(e Emulator) {
+		if b := EncodeMouse(ev, e.Modes()); b != nil {
+			wanted = true
+			e.SendText(string(b))
+		}
+	})
+	return wanted, err
 }
 
 // Paste sends text as a paste: bracketed when the program enabled
 // bracketed paste, so a shell does not run pasted lines on its own.
 func (s *Terminal) Paste(text string) error {
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	s.typed.Store(true)
-	s.mu.Lock()
-	s.emu.Paste(text)
-	s.mu.Unlock()
-	return nil
+	return s.toProgram(func(e Emulator) { e.Paste(text) })
 }
 
 // Resize changes the emulator's size, keeping the cursor line visible

@@ -275,17 +275,8 @@ func (a *App) renameSession(name string) {
 	}()
 }
 
-// KillWindow closes window n and every pane in it, as tmux's kill-window
-// does; killing the last window quits.
-func (a *App) KillWindow(n int) error {
-	w, err := a.windowAt(n)
-	if err != nil {
-		return err
-	}
-	a.killWindow(w)
-	return nil
-}
-
+// killWindow closes w and every pane in it, as tmux's kill-window does;
+// killing the last window quits.
 func (a *App) killWindow(w *window) {
 	for _, lf := range w.tree.leaves() {
 		_ = lf.pane.Close()
