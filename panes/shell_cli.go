@@ -99,15 +99,15 @@ func questionText(rows []string, y int) string {
 func (p *ShellPane) checkCLI(s *pty.Terminal) bool {
 	state, question := cliUnknown, ""
 	if j := p.job.Load(); j != nil && *j != "" {
-		sc := s.Snapshot()
-		rows := strings.Split(sc.Text(), "\n")
+		text, title, cur := s.Glance()
+		rows := strings.Split(text, "\n")
 		// A program that hides the cursor (a full-screen CLI) asks at the
 		// bottom of what it drew.
 		cursor := len(rows) - 1
-		if sc.Cursor.Visible {
-			cursor = min(sc.Cursor.Y, cursor)
+		if cur.Visible {
+			cursor = min(cur.Y, cursor)
 		}
-		state, question = readCLIState(sc.Title, rows, cursor)
+		state, question = readCLIState(title, rows, cursor)
 	}
 	prev := cliState(p.cli.Swap(int32(state)))
 	if prev == state {

@@ -78,6 +78,15 @@ func snapshot(e Emulator) Screen {
 	return sc
 }
 
+// Glance returns what a look at the screen shows, read at one moment: its
+// text (as Text), the title and the cursor. It copies no cells, for a
+// caller that looks often (a shell pane reading an agent CLI's state).
+func (s *Terminal) Glance() (text, title string, cursor Cursor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return screenText(s.emu), s.emu.Title(), s.emu.Cursor()
+}
+
 // Text returns the visible screen as plain text, trailing spaces and
 // trailing empty rows removed.
 func (s *Terminal) Text() string {
