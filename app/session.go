@@ -31,12 +31,14 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	// verbs read $TMUX.
 	id, unregister := st.register(w, spec.Name)
 	w.shell.Env = append(w.shell.Env, wire.SessionEnv+"="+id)
-	w.rename = func(name string) error {
-		if err := spec.Rename(name); err != nil {
-			return err
+	if spec.Rename != nil {
+		w.rename = func(name string) error {
+			if err := spec.Rename(name); err != nil {
+				return err
+			}
+			st.renamed(w, name)
+			return nil
 		}
-		st.renamed(w, name)
-		return nil
 	}
 	unlisten := w.unlisten
 	w.unlisten = func() { unlisten(); unregister() }
