@@ -48,31 +48,21 @@ type AgentPane struct {
 	agents  Agents
 	openRef func(id string) error
 
-	entries []*entry
-	cur     *entry            // the assistant entry being streamed
-	cards   map[string]*entry // tool cards by call id
-	dialog  askQueue
-	input   *tview.TextArea
+	// view is the transcript, cur the assistant entry being streamed in
+	// it and cards its tool cards by call id.
+	view   transcript
+	cur    *entry
+	cards  map[string]*entry
+	dialog askQueue
+	input  *tview.TextArea
 	// pasted holds the texts a long paste put in the prompt, by the
 	// placeholder the prompt shows for each.
 	pasted map[string]string
 	keys   *keymap.Table
 
-	// raw shows answers as the model wrote them, not rendered as Markdown.
-	raw      bool
-	scroll   int // rows scrolled up from the bottom
-	refs     []string
-	selected int // index into refs, -1 when none is selected
-	expanded bool
-	lastW    int
-	// shown holds the rows drawn last, for mouse clicks.
-	shown []line
 	// lastKey is the last key press: with the time the dialog in front
 	// appeared, it arms the dialog's keys.
 	lastKey time.Time
-	// total is the transcript's row count at the last draw; a scrolled
-	// view is shifted by what arrived since, so it stays put.
-	total int
 	// branch is the agent's git branch, diff keeps its worktree's diff
 	// in the vault; both are unset without --worktree.
 	branch string
@@ -102,7 +92,8 @@ type AgentPane struct {
 // live events make.
 func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id string) error) *AgentPane {
 	p := &AgentPane{Box: tview.NewBox(), env: env, name: name, agents: agents, openRef: openRef,
-		cards: map[string]*entry{}, selected: -1}
+		cards: map[string]*entry{}}
+	p.view = transcript{env: env, keyName: p.keyName, selected: -1}
 	th := env.Theme
 	p.input = tview.NewTextArea().SetLabel("› ")
 	p.input.SetTextStyle(th.ChatUser.TCell()).SetLabelStyle(th.HintKey.TCell()).
@@ -110,7 +101,7 @@ func NewAgentPane(env *pane.Env, name string, agents Agents, openRef func(id str
 	p.input.SetBackgroundColor(th.Base.Bg)
 	p.keys = env.KeyTable("agent", agentActions(p)...)
 	if info, err := agents.Info(name); err == nil && info.State == swarm.StateOffline {
-		p.add(&entry{kind: entryError, text: info.Detail})
+		p.view.add(&entry{kind: entryError, text: info.Detail})
 	}
 	if t, err := agents.Transcript(name); err == nil {
 		p.replay(t)
@@ -124,9 +115,9 @@ func agentActions(p *AgentPane) []keymap.Action {
 	return []keymap.Action{
 		keymap.Bind("send", "Enter", "send (or open the selected ref)", true, p.submit),
 		keymap.Bind("next-ref", "Tab", "complete a /command, else select the next vault ref", true, p.tab).Short("select the next vault ref"),
-		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.selectRef(-1) }),
+		keymap.Bind("prev-ref", "Backtab", "select the previous vault ref", false, func() { p.view.selectRef(-1) }),
 		keymap.Bind("open-ref", "Ctrl-o", "open the selected ref's exact block", false, p.openSelected),
-		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, p.toggleCards),
+		keymap.Bind("expand", "Ctrl-e", "expand or collapse tool cards", true, func() { p.view.toggleCards() }),
 		keymap.Bind("raw", "Ctrl-t", "show answers as the model wrote them, or rendered as Markdown", false, p.toggleRaw),
 		keymap.Bind("cancel", "Ctrl-c", "stop the running turn", true, p.cancel),
 		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
@@ -135,8 +126,8 @@ func agentActions(p *AgentPane) []keymap.Action {
 		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh, asking first (new session, same figures)", false, p.askRestart),
 		keymap.Bind("history-prev", "Up", "recall the previous prompt sent (from the prompt's first line)", false, p.historyUp),
 		keymap.Bind("history-next", "Down", "recall the next prompt sent, then the draft (from its last line)", false, p.historyDown),
-		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.scrollBy(p.pageRows()) }),
-		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.scrollBy(-p.pageRows()) }),
+		keymap.Bind("scroll-up", "PgUp", "scroll the transcript up", false, func() { p.view.scrollBy(p.pageRows()) }),
+		keymap.Bind("scroll-down", "PgDn", "scroll the transcript down", false, func() { p.view.scrollBy(-p.pageRows()) }),
 		keymap.Bind("unselect", "Esc", "clear the ref selection, else stop the running turn", false, p.escape),
 	}
 }
@@ -212,7 +203,7 @@ func (p *AgentPane) SendTask(text string) error {
 	if err := p.agents.Send(p.name, text); err != nil {
 		return err
 	}
-	p.scroll = 0
+	p.view.scroll = 0
 	p.queueTurn(text, infoErr == nil && startsNow(info))
 	return nil
 }
@@ -227,7 +218,7 @@ func (p *AgentPane) Pending() []permission.Request {
 
 // submit sends the input line, or opens the selected ref.
 func (p *AgentPane) submit() {
-	if p.selected >= 0 && p.selected < len(p.refs) {
+	if _, ok := p.view.selectedRef(); ok {
 		p.openSelected()
 		return
 	}
@@ -254,8 +245,8 @@ func (p *AgentPane) submit() {
 }
 
 func (p *AgentPane) openSelected() {
-	if p.selected >= 0 && p.selected < len(p.refs) {
-		p.open(p.refs[p.selected])
+	if id, ok := p.view.selectedRef(); ok {
+		p.open(id)
 	}
 }
 
@@ -264,30 +255,15 @@ func (p *AgentPane) openSelected() {
 // typed still reach this input line.
 func (p *AgentPane) open(id string) {
 	if err := p.openRef(id); err != nil {
-		p.cur, p.scroll = nil, 0
-		p.add(&entry{kind: entryError, text: err.Error()})
-	}
-}
-
-func (p *AgentPane) toggleCards() {
-	p.expanded = !p.expanded
-	for _, e := range p.entries {
-		if e.kind == entryTool {
-			e.expanded, e.rendered = p.expanded, nil
-		}
+		p.cur, p.view.scroll = nil, 0
+		p.view.add(&entry{kind: entryError, text: err.Error()})
 	}
 }
 
 // toggleRaw switches the answers between rendered Markdown and the text
 // as the model wrote it.
 func (p *AgentPane) toggleRaw() {
-	p.raw = !p.raw
-	for _, e := range p.entries {
-		if e.kind == entryAssistant {
-			e.rendered = nil
-		}
-	}
-	if p.raw {
+	if p.view.toggleRaw() {
 		p.env.Tell("answers as the model wrote them (" + p.keyName("raw") + " renders them)")
 	}
 }
@@ -373,7 +349,7 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 			return
 		}
 		if ev.Key() == tcell.KeyRune {
-			p.selected = -1
+			p.view.selected = -1
 		}
 		if h := p.input.InputHandler(); h != nil {
 			h(ev, setFocus)
@@ -384,8 +360,8 @@ func (p *AgentPane) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) 
 // escape clears the ref selection, or when there is none stops the
 // running turn, as Esc interrupts in Claude Code and Codex.
 func (p *AgentPane) escape() {
-	if p.selected >= 0 {
-		p.selected = -1
+	if p.view.selected >= 0 {
+		p.view.selected = -1
 		return
 	}
 	if info, err := p.agents.Info(p.name); err == nil && info.Busy() {

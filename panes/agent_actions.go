@@ -73,7 +73,7 @@ func (p *AgentPane) restart() {
 	}
 	p.cur = nil
 	p.dropQueued()
-	p.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
+	p.view.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
 }
 
 // cancel stops the running turn and drops the queued ones, as the swarm

@@ -28,21 +28,21 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 		info.Queued--
 		p.queueTurn(e.Text, startsNow(info))
 	case swarm.EvInjected:
-		p.add(&entry{kind: entrySystem, text: injectedNote(e.Text)})
+		p.view.add(&entry{kind: entrySystem, text: injectedNote(e.Text)})
 	case swarm.EvCommand:
 		p.cur = nil
 		switch {
 		case e.Context != nil:
-			p.add(&entry{kind: entryContext, view: e.Context})
+			p.view.add(&entry{kind: entryContext, view: e.Context})
 		case e.Compact != nil:
-			p.add(&entry{kind: entrySystem, text: e.Compact.String()})
+			p.view.add(&entry{kind: entrySystem, text: e.Compact.String()})
 		case e.Reply != "":
-			p.add(&entry{kind: entrySystem, text: e.Reply})
+			p.view.add(&entry{kind: entrySystem, text: e.Reply})
 		}
 	case swarm.EvFinished:
 		p.cur = nil
-		if e.Err != "" && !p.shownLast(entryError, e.Err) {
-			p.add(&entry{kind: entryError, text: e.Err})
+		if e.Err != "" && !p.view.last(entryError, e.Err) {
+			p.view.add(&entry{kind: entryError, text: e.Err})
 		}
 	}
 }
@@ -56,16 +56,16 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 			}
 			if p.cur == nil {
 				p.cur = &entry{kind: entryAssistant}
-				p.add(p.cur)
+				p.view.add(p.cur)
 			}
 		}
 		p.cur.text += ev.Text
 		p.cur.rendered = nil
 	case agent.EvToolCall:
 		p.cur = nil
-		card := &entry{kind: entryTool, tool: ev.Tool, callID: ev.CallID, args: ev.Args, expanded: p.expanded}
+		card := &entry{kind: entryTool, tool: ev.Tool, callID: ev.CallID, args: ev.Args, expanded: p.view.expanded}
 		p.cards[ev.CallID] = card
-		p.add(card)
+		p.view.add(card)
 	case agent.EvToolResult:
 		if c := p.cards[ev.CallID]; c != nil {
 			c.result, c.isErr, c.done, c.preview, c.rendered = ev.Text, ev.IsError, true, ev.Preview, nil
@@ -89,37 +89,24 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 			if f.Reason != "" {
 				text += " (" + f.Reason + ")"
 			}
-			p.add(&entry{kind: entrySystem, text: text})
+			p.view.add(&entry{kind: entrySystem, text: text})
 		}
 	case agent.EvCompaction:
 		if c := ev.Compaction; c != nil {
-			p.add(&entry{kind: entrySystem, text: c.String()})
+			p.view.add(&entry{kind: entrySystem, text: c.String()})
 		}
 	case agent.EvNotice, agent.EvRetry:
-		p.add(&entry{kind: entrySystem, text: ev.Text})
+		p.view.add(&entry{kind: entrySystem, text: ev.Text})
 	case agent.EvJobs:
 		p.onJobs(ev.Jobs)
 	case agent.EvToolRef:
-		for i := len(p.entries) - 1; i >= 0; i-- {
-			if e := p.entries[i]; e.kind == entryTool && e.callID == ev.CallID {
+		for i := len(p.view.entries) - 1; i >= 0; i-- {
+			if e := p.view.entries[i]; e.kind == entryTool && e.callID == ev.CallID {
 				e.vaultRef, e.rendered = ev.Text, nil
 				break
 			}
 		}
 	case agent.EvError:
-		p.add(&entry{kind: entryError, text: ev.Error})
+		p.view.add(&entry{kind: entryError, text: ev.Error})
 	}
-}
-
-// shownLast reports whether the transcript ends with an entry of kind
-// holding text: the failure that ended a turn was published by the loop
-// (EvError) before the turn's end repeats it (EvFinished), and each
-// failure is shown once.
-func (p *AgentPane) shownLast(kind entryKind, text string) bool {
-	n := len(p.entries)
-	return n > 0 && p.entries[n-1].kind == kind && p.entries[n-1].text == text
-}
-
-func (p *AgentPane) add(e *entry) {
-	p.entries = append(p.entries, e)
 }

@@ -23,7 +23,7 @@ func (p *AgentPane) replay(t swarm.Transcript) {
 	resumed := min(t.Resumed, len(t.Messages))
 	p.replayMessages(t.Messages[:resumed])
 	if resumed > 0 {
-		p.add(&entry{kind: entrySystem, text: "— resumed session " + t.Session + " —"})
+		p.view.add(&entry{kind: entrySystem, text: "— resumed session " + t.Session + " —"})
 	}
 	p.replayMessages(t.Messages[resumed:])
 	for _, e := range t.Events {
@@ -86,10 +86,10 @@ func pageIn(content string) bool {
 func (p *AgentPane) userTurn(text string) {
 	typed, blocks := splitTurn(text)
 	for _, id := range blocks {
-		p.add(&entry{kind: entrySystem, text: injectedNote(id)})
+		p.view.add(&entry{kind: entrySystem, text: injectedNote(id)})
 	}
 	p.cur = nil
-	p.add(&entry{kind: entryUser, text: typed})
+	p.view.add(&entry{kind: entryUser, text: typed})
 }
 
 // injectedNote is the line that says block id rides the next turn.

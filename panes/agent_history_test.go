@@ -72,8 +72,8 @@ func TestAgentPaneReplaysATranscriptAsItShowedLive(t *testing.T) {
 		if got != want {
 			t.Fatalf("expanded %v: the replayed transcript\n%s\ndiffers from the live one\n%s", expand, got, want)
 		}
-		if !reflect.DeepEqual(replayed.refs, shown.refs) || len(replayed.refs) != 3 {
-			t.Fatalf("refs %v, live %v", replayed.refs, shown.refs)
+		if !reflect.DeepEqual(replayed.view.refs, shown.view.refs) || len(replayed.view.refs) != 3 {
+			t.Fatalf("refs %v, live %v", replayed.view.refs, shown.view.refs)
 		}
 	}
 	if text := screenText(render(t, replayed, 100, 40)); strings.Contains(text, "tests need -race") || !strings.Contains(text, "denied: the user said no") {

@@ -93,7 +93,7 @@ func (p *AgentPane) historyDown() {
 // recall puts line in the input line, cursor at its end, and clears the
 // ref selection so that Enter sends the line.
 func (p *AgentPane) recall(line string) {
-	p.selected = -1
+	p.view.selected = -1
 	p.input.SetText(line, true)
 }
 
@@ -107,7 +107,7 @@ func (p *AgentPane) moveCursor(k tcell.Key) {
 // seedHistory fills the history with the user turns the transcript shows,
 // oldest first: those of a restored or resumed agent.
 func (p *AgentPane) seedHistory() {
-	for _, e := range p.entries {
+	for _, e := range p.view.entries {
 		if e.kind == entryUser {
 			p.hist.add(e.text)
 		}

@@ -77,11 +77,11 @@ func TestAgentPaneHistoryKeepsOtherKeys(t *testing.T) {
 	conversation(p)
 	render(t, p, 80, 8)
 	key(p, tcell.KeyPgUp, 0, 0)
-	if p.scroll == 0 {
+	if p.view.scroll == 0 {
 		t.Error("PgUp did not scroll the transcript")
 	}
 	key(p, tcell.KeyTab, 0, 0)
-	if p.selected < 0 {
+	if p.view.selected < 0 {
 		t.Fatal("Tab selected no ref")
 	}
 	key(p, tcell.KeyUp, 0, 0)

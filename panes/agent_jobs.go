@@ -19,13 +19,13 @@ func (p *AgentPane) onJobs(jobs []tools.JobInfo) {
 		old, known := was[j.ID]
 		switch {
 		case !known && j.Running:
-			p.add(&entry{kind: entrySystem, text: fmt.Sprintf("background job %d started: %s (Ctrl-x stops the agent's jobs)", j.ID, termsafe.OneLine(j.Command))})
+			p.view.add(&entry{kind: entrySystem, text: fmt.Sprintf("background job %d started: %s (Ctrl-x stops the agent's jobs)", j.ID, termsafe.OneLine(j.Command))})
 		case (!known || old.Running) && !j.Running:
 			text := termsafe.OneLine(j.String())
 			if j.Kept != "" {
 				text += "; output " + j.Kept
 			}
-			p.add(&entry{kind: entrySystem, text: text})
+			p.view.add(&entry{kind: entrySystem, text: text})
 		}
 	}
 	p.jobs = jobs

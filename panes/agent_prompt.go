@@ -113,7 +113,7 @@ func (p *AgentPane) promptHeight(w int) int { return min(max(1, p.promptLines(w)
 func (p *AgentPane) tab() {
 	text := p.input.GetText()
 	if !strings.HasPrefix(text, "/") || strings.ContainsAny(text, " \n") || p.dialog.waiting() {
-		p.selectRef(1)
+		p.view.selectRef(1)
 		return
 	}
 	var matches []string

@@ -21,7 +21,7 @@ func (p *AgentPane) queueTurn(text string, startsNow bool) {
 	if startsNow {
 		t.entry.kind = entryUser
 		p.cur = nil
-		p.add(t.entry)
+		p.view.add(t.entry)
 	}
 	p.pending = append(p.pending, t)
 }
@@ -50,7 +50,7 @@ func (p *AgentPane) startTurn(text string) {
 		if !t.shown {
 			t.entry.kind, t.entry.rendered = entryUser, nil
 			p.cur = nil
-			p.add(t.entry)
+			p.view.add(t.entry)
 		}
 		return
 	}
@@ -61,7 +61,7 @@ func (p *AgentPane) startTurn(text string) {
 func (p *AgentPane) dropQueued() {
 	for _, t := range p.pending {
 		if !t.shown {
-			p.add(&entry{kind: entrySystem, text: "dropped the queued turn: " + t.text})
+			p.view.add(&entry{kind: entrySystem, text: "dropped the queued turn: " + t.text})
 		}
 	}
 	p.pending = nil
@@ -72,7 +72,7 @@ func (p *AgentPane) queuedLines(w int) []line {
 	var out []line
 	for _, t := range p.pending {
 		if !t.shown {
-			out = append(out, p.render(t.entry, w)...)
+			out = append(out, p.view.render(t.entry, w)...)
 		}
 	}
 	return out

@@ -74,11 +74,11 @@ var refPattern = regexp.MustCompile(`ctx:[0-9a-f]{8,16}`)
 const collapsedResultLines = 3
 
 // render wraps the entry to width w, caching the result.
-func (p *AgentPane) render(e *entry, w int) []line {
+func (t *transcript) render(e *entry, w int) []line {
 	if e.rendered != nil && e.width == w {
 		return e.rendered
 	}
-	th := p.env.Theme
+	th := t.env.Theme
 	var out []line
 	add := func(prefix, text string, st tcell.Style) {
 		out = append(out, wrapText(prefix, text, w, st, th.ChatRef.TCell())...)
@@ -87,7 +87,7 @@ func (p *AgentPane) render(e *entry, w int) []line {
 	case entryUser:
 		add("› ", e.text, th.ChatUser.TCell())
 	case entryAssistant:
-		if p.raw {
+		if t.raw {
 			add("", e.text, th.ChatAssistant.TCell())
 		} else {
 			out = append(out, markdown(e.text, w, th)...)
@@ -117,7 +117,7 @@ func (p *AgentPane) render(e *entry, w int) []line {
 			switch {
 			case e.preview != "":
 				for _, l := range strings.Split(strings.TrimRight(e.preview, "\n"), "\n") {
-					add("  ", l, diffStyle(p.env, l))
+					add("  ", l, diffStyle(t.env, l))
 				}
 			case tools.OtherArgs(e.tool, e.args):
 				add("  ", tools.CompactJSON(e.args), th.ChatSystem.TCell())
@@ -129,10 +129,10 @@ func (p *AgentPane) render(e *entry, w int) []line {
 		case e.done && e.tool == "shell" && parseShellResult(e.result).ok:
 			r := parseShellResult(e.result)
 			if r.stdout != "" || r.stderr == "" {
-				add("  ⎿ ", collapse(r.stdout, e.expanded, p.keyName("expand")), st)
+				add("  ⎿ ", collapse(r.stdout, e.expanded, t.keyName("expand")), st)
 			}
 			if r.stderr != "" {
-				add("  ⎿ ", "stderr: "+collapse(r.stderr, e.expanded, p.keyName("expand")), th.ChatToolError.TCell())
+				add("  ⎿ ", "stderr: "+collapse(r.stderr, e.expanded, t.keyName("expand")), th.ChatToolError.TCell())
 			}
 			if r.exit != 0 {
 				add("  ⎿ ", fmt.Sprintf("exit %d", r.exit), th.ChatToolError.TCell())
@@ -141,10 +141,10 @@ func (p *AgentPane) render(e *entry, w int) []line {
 				add("  ⎿ ", r.notes, th.ChatSystem.TCell())
 			}
 		case e.done:
-			add("  ⎿ ", collapse(e.result, e.expanded, p.keyName("expand")), st)
+			add("  ⎿ ", collapse(e.result, e.expanded, t.keyName("expand")), st)
 		}
 		if e.vaultRef != "" {
-			add("  ⎿ ", "exact output in the vault: "+e.vaultRef+" ("+p.keyName("next-ref")+" selects, "+p.keyName("send")+" opens)", th.ChatSystem.TCell())
+			add("  ⎿ ", "exact output in the vault: "+e.vaultRef+" ("+t.keyName("next-ref")+" selects, "+t.keyName("send")+" opens)", th.ChatSystem.TCell())
 		}
 	}
 	out = append(out, line{})

@@ -133,8 +133,8 @@ func TestAgentPaneRefsAreSelectableAndOpen(t *testing.T) {
 	p, _, opened := newAgentPane(t)
 	conversation(p)
 	render(t, p, 100, 30)
-	if len(p.refs) != 3 {
-		t.Fatalf("refs %v", p.refs)
+	if len(p.view.refs) != 3 {
+		t.Fatalf("refs %v", p.view.refs)
 	}
 	key(p, tcell.KeyTab, 0, 0) // newest ref first
 	s := render(t, p, 100, 30)
@@ -437,8 +437,8 @@ func TestAgentPaneMouseWheelAndRefClick(t *testing.T) {
 	}
 	render(t, p, 100, 30)
 	p.MouseHandler()(tview.MouseScrollUp, tcell.NewEventMouse(5, 5, tcell.WheelUp, 0), func(tview.Primitive) {})
-	if p.scroll != 3 {
-		t.Fatalf("wheel scrolled to %d", p.scroll)
+	if p.view.scroll != 3 {
+		t.Fatalf("wheel scrolled to %d", p.view.scroll)
 	}
 }
 
