@@ -31,8 +31,8 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 			id, err := Keep(w.st.vault, kind, "user", text)
 			if err == nil {
 				// Called on the UI goroutine: the vault pane shows it at once.
-				w.vaultAt = time.Time{}
-				w.refreshVault()
+				w.feed.vaultAt = time.Time{}
+				w.feed.refreshVault()
 			}
 			return id, err
 		})
@@ -62,13 +62,13 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 // openBlock shows vault block id in the vault pane, which takes the focus.
 // A block the vault does not hold is an error and moves nothing
 // (ui.Config.HasBlock): the pane that asked keeps the focus and shows why.
-func (w *Workstation) openBlock(id string) error { return w.app.OpenBlock(id) }
+func (w *Workstation) openBlock(id string) error { return w.feed.app.OpenBlock(id) }
 
 // openBlockOrTell opens block id for the memory pane, or says in the
 // status bar why not.
 func (w *Workstation) openBlockOrTell(id string) {
-	if err := w.app.OpenBlock(id); err != nil {
-		w.app.Notify(err.Error())
+	if err := w.feed.app.OpenBlock(id); err != nil {
+		w.feed.app.Notify(err.Error())
 	}
 }
 
@@ -81,7 +81,7 @@ func (w *Workstation) hasBlock(id string) error {
 // injectTarget names the agent a vault block goes to: the one whose pane
 // had the focus last.
 func (w *Workstation) injectTarget() (string, error) {
-	p, ok := w.app.Last(pane.KindAgent).(*panes.AgentPane)
+	p, ok := w.feed.app.Last(pane.KindAgent).(*panes.AgentPane)
 	if !ok {
 		return "", errors.New("no agent pane to give the block to (C-b a opens one)")
 	}

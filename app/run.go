@@ -17,7 +17,7 @@ func (st *Stores) SessionFor(ws string) *Workstation {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for w := range st.open {
-		if w.ws == ws && w.app != nil {
+		if w.ws == ws && w.feed.app != nil {
 			return w
 		}
 	}
@@ -66,8 +66,8 @@ func (w *Workstation) RunTask(ctx context.Context, t Task) (string, error) {
 		err  error
 	}
 	named := make(chan started, 1)
-	w.app.Update(func() {
-		p, err := w.app.OpenAgent("")
+	w.feed.app.Update(func() {
+		p, err := w.feed.app.OpenAgent("")
 		if n, ok := p.(interface{ Name() string }); err == nil && ok {
 			if tk, ok := p.(pane.Tasker); ok {
 				err = tk.SendTask(t.Text)

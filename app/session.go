@@ -42,7 +42,7 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	}
 	unlisten := w.unlisten
 	w.unlisten = func() { unlisten(); unregister() }
-	w.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
+	w.feed.onAsk = func(agent string) { spec.Notify("kws: " + agent + " waits for approval") }
 	s := &serverSession{w: w}
 	s.app, err = w.Start(ui.New, func(cfg *ui.Config) {
 		cfg.Screen, cfg.Detach = spec.Screen, spec.Detach
@@ -60,7 +60,7 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 			idle = func() bool { return spec.Clients() == 0 }
 		}
 		s.journal = newJournaler(a, idle, w.agentStats, spec.Save, st.log)
-		w.onChange = s.journal.changed
+		w.feed.onChange = s.journal.changed
 	})
 	if err != nil {
 		w.Close()

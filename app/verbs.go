@@ -48,7 +48,7 @@ func (w *Workstation) SessionName() string { return w.sessionName() }
 // OnUI runs fn with the application on its UI goroutine and waits for it,
 // so that a verb reads and changes the layout between draws.
 func (w *Workstation) OnUI(fn func(*ui.App)) error {
-	a := w.appP.Load()
+	a := w.feed.appP.Load()
 	if a == nil {
 		return errors.New("the session's screen is not up yet")
 	}

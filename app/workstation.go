@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
@@ -51,26 +49,15 @@ type Workstation struct {
 	// session brings back, by name.
 	seedStats map[string]swarm.Stats
 	// events is the panes' subscription to the swarm, taken before any
-	// agent starts; the pump delivers it.
+	// agent starts; feed delivers it.
 	events <-chan swarm.Event
-	app    *ui.App
-	appP   atomic.Pointer[ui.App]
-	// memPending counts the memory candidates waiting for approval, for
-	// the status bar; the memory store's events keep it current.
-	memPending atomic.Int64
-	// reembed is the memory's background re-embedding, for the status
-	// bar; the same events keep it current.
-	reembed atomic.Pointer[ui.Reembed]
-	env     *pane.Env
-	shell   pty.Options
+	feed   *feed
+	env    *pane.Env
+	shell  pty.Options
 
 	mu        sync.Mutex
 	sessions  []agentSession
 	closeOnce sync.Once
-	// vaultAt is the last vault pane refresh; vaultLater is set while a
-	// trailing refresh is scheduled.
-	vaultAt    time.Time
-	vaultLater bool
 	// early holds notices from before the application existed.
 	early []string
 
@@ -78,15 +65,9 @@ type Workstation struct {
 	limiter *swarm.Limiter
 	// board is the swarm's shared task board.
 	board *swarm.Board
-	// onAsk, when set, hears that an agent waits for approval (the
-	// server notifies the attached terminals).
-	onAsk func(agent string)
 	// rename renames the server session the workstation runs as; nil
 	// outside a server.
 	rename func(name string) error
-	// onChange, when set, hears that the swarm changed (the server
-	// journals the session).
-	onChange func()
 	// useWorktrees gives each agent its own git worktree (--worktree);
 	// worktrees holds them by agent name, under mu.
 	useWorktrees bool
@@ -136,7 +117,7 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	if o.Socket != "" {
 		env = append(env, wire.SocketEnv+"="+o.Socket)
 	}
-	w := &Workstation{st: st, ws: ws, useWorktrees: f.Worktree,
+	w := &Workstation{st: st, ws: ws, useWorktrees: f.Worktree, feed: &feed{memory: st.memory, log: st.log},
 		shell: pty.Options{Dir: ws, Shell: f.Shell, NewEmulator: newEmu, Env: env}}
 	w.early = append(w.early, st.notes...)
 	setup, cfgErr := LoadSetup(ws, o.ConfigHome, o.getenv, "", nil)
@@ -154,11 +135,11 @@ func openSession(st *Stores, ws string, f Flags) (*Workstation, error) {
 	if w.theme, err = themes.Load(cmp.Or(f.Theme, os.Getenv("KWS_THEME"), w.cfg.Theme, themes.DefaultName), userDir); err != nil {
 		return nil, fmt.Errorf("%w (skins: %v)", err, themes.List(userDir))
 	}
-	unlisten, unwatch := st.listen(w.notify), st.watch(w.storesChanged)
+	unlisten, unwatch := st.listen(w.notify), st.watch(w.feed.storesChanged)
 	w.unlisten = func() { unlisten(); unwatch() }
 	if st.memory != nil {
-		unwatchMem := st.memory.Watch(w.memoryChanged)
-		w.countMemory()
+		unwatchMem := st.memory.Watch(w.feed.memoryChanged)
+		w.feed.countMemory()
 		w.unlisten = func() { unlisten(); unwatch(); unwatchMem() }
 	}
 	return w, nil
@@ -213,11 +194,7 @@ func (w *Workstation) appConfig() ui.Config {
 	// Panes built while ui.New lays out the first screen may ask for a
 	// redraw before the application exists; the first frame draws them.
 	w.env = &pane.Env{Theme: w.theme, Bindings: w.cfg.Keys,
-		Update: func(fn func()) {
-			if a := w.appP.Load(); a != nil {
-				a.Update(fn)
-			}
-		},
+		Update: w.feed.update,
 		Notify: w.notify, Prefix: prefixName(w.cfg.Keys), WaitingKey: waitingKey(w.cfg.Keys), Clipboard: w.cfg.Clipboard}
 	var roles []string
 	for _, r := range skill.Roles(w.skills) {
@@ -231,8 +208,6 @@ func (w *Workstation) appConfig() ui.Config {
 // made from appConfig, and shows what panes reported and the memory
 // told before it existed.
 func (w *Workstation) attach(app *ui.App) {
-	w.app = app
-	w.appP.Store(app)
 	w.mu.Lock()
 	early := w.early
 	w.early = nil
@@ -240,16 +215,13 @@ func (w *Workstation) attach(app *ui.App) {
 	if len(early) > 0 {
 		app.Notify(strings.Join(early, "; "))
 	}
-	// The memory's events before the application existed were dropped
-	// (a re-embedding's progress, say): read what they told.
-	app.Update(w.refreshMemory)
-	go w.pump()
+	w.feed.start(app, w.events)
 }
 
 // notify shows msg in the status bar; messages from panes built before the
 // application exists (a bad key binding) wait for it.
 func (w *Workstation) notify(msg string) {
-	if a := w.appP.Load(); a != nil {
+	if a := w.feed.appP.Load(); a != nil {
 		a.Notify(msg)
 		return
 	}

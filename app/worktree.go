@@ -67,8 +67,8 @@ func (w *Workstation) wireWorktree(p *panes.AgentPane) {
 			return "", err
 		}
 		w.env.Update(func() {
-			w.vaultAt = time.Time{}
-			w.refreshVault()
+			w.feed.vaultAt = time.Time{}
+			w.feed.refreshVault()
 		})
 		return id, nil
 	})
