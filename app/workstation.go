@@ -208,6 +208,7 @@ func (w *Workstation) appConfig() ui.Config {
 // made from appConfig, and shows what panes reported and the memory
 // told before it existed.
 func (w *Workstation) attach(app *ui.App) {
+	w.env.Commands = app
 	w.mu.Lock()
 	early := w.early
 	w.early = nil

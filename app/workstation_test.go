@@ -319,3 +319,42 @@ func TestWorkstationSpawnsAnAgentWithARole(t *testing.T) {
 		t.Fatalf("the planner's system prompt lacks its role: %q", sys[max(0, len(sys)-600):])
 	}
 }
+
+// TestWorkstationAgentPaneRunsWorkstationCommands checks that an agent
+// pane's /NAME runs the command language's NAME on the screen, shows what
+// it prints in the transcript, and sends the model nothing; /help and a
+// /line naming nothing still go where they went.
+func TestWorkstationAgentPaneRunsWorkstationCommands(t *testing.T) {
+	r := newWSRig(t, 160, 48, true)
+	r.srv.Push(providertest.TextStep("heard you"))
+	r.typeText("/rename-window build")
+	r.press("Enter")
+	r.typeText("/list-windows")
+	r.press("Enter")
+	r.waitFor("0: build*")
+	r.typeText("/new-window -n logs")
+	r.press("Enter")
+	r.waitFor("0:build- 1:logs*")
+	if f := r.d.App.Focused(); f == nil || f.Kind() != pane.KindShell {
+		t.Fatalf("new-window from the agent pane did not show the new window's shell")
+	}
+	r.press("Ctrl-b", "0")
+	r.typeText("/select-layout nosuch")
+	r.press("Enter")
+	r.waitFor("/select-layout: ")
+	r.typeText("/nosuchthing")
+	r.press("Enter")
+	r.waitFor("/nosuchthing")
+	if n := len(r.srv.Requests()); n != 0 {
+		t.Fatalf("the workstation's commands reached the model: %d requests", n)
+	}
+	// "//" still sends the line as text.
+	r.typeText("//list-windows please")
+	r.press("Enter")
+	r.waitFor("heard you")
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1].Content; !strings.Contains(got, "/list-windows please") {
+		t.Fatalf("the model was sent %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package panes
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -236,12 +237,42 @@ func (p *AgentPane) submit() {
 		p.env.Tell("malformed .ctx_get: write .ctx_get id=ctx:<8 to 16 hex digits>")
 		return
 	}
+	if p.runCommand(text) {
+		p.hist.add(text)
+		p.setPrompt("")
+		return
+	}
 	if err := p.SendTask(text); err != nil {
 		p.env.Tell(err.Error())
 		return
 	}
 	p.hist.add(text)
 	p.setPrompt("")
+}
+
+// runCommand runs "/NAME ARGS…" as a line of the workstation's command
+// language (/split-window -h, /spawn 2 tester "run the suite") when NAME
+// is one of its commands and no agent command or skill has that name,
+// and reports whether it did. What the command prints, or its error, is
+// shown in the transcript; nothing reaches the agent.
+func (p *AgentPane) runCommand(text string) bool {
+	line, ok := strings.CutPrefix(strings.TrimSpace(text), "/")
+	if !ok || strings.HasPrefix(line, "/") || p.env.Commands == nil {
+		return false
+	}
+	name, _, _ := strings.Cut(line, " ")
+	if slices.Contains(p.agents.Commands(), "/"+name) || !slices.Contains(p.env.Commands.CommandNames(), name) {
+		return false
+	}
+	out, err := p.env.Commands.RunLine(line)
+	p.cur, p.view.scroll = nil, 0
+	switch {
+	case err != nil:
+		p.view.add(&entry{kind: entryError, text: "/" + name + ": " + err.Error()})
+	case out != "":
+		p.view.add(&entry{kind: entrySystem, text: strings.TrimRight(out, "\n")})
+	}
+	return true
 }
 
 func (p *AgentPane) openSelected() {

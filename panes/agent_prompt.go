@@ -2,6 +2,7 @@ package panes
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -107,6 +108,21 @@ func (p *AgentPane) promptLines(w int) int {
 // at most promptRows.
 func (p *AgentPane) promptHeight(w int) int { return min(max(1, p.promptLines(w)), promptRows) }
 
+// slashCommands are the /commands the prompt takes: the agent's own
+// commands and skills, then the workstation's commands (see runCommand).
+func (p *AgentPane) slashCommands() []string {
+	out := p.agents.Commands()
+	if p.env.Commands == nil {
+		return out
+	}
+	for _, name := range p.env.Commands.CommandNames() {
+		if !slices.Contains(out, "/"+name) {
+			out = append(out, "/"+name)
+		}
+	}
+	return out
+}
+
 // tab completes the /command being typed, or selects the next vault ref.
 // One match completes it; several complete their common prefix and are
 // named in the status bar.
@@ -117,7 +133,7 @@ func (p *AgentPane) tab() {
 		return
 	}
 	var matches []string
-	for _, c := range p.agents.Commands() {
+	for _, c := range p.slashCommands() {
 		if strings.HasPrefix(c, text) {
 			matches = append(matches, c)
 		}

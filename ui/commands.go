@@ -358,14 +358,23 @@ func (a *App) Exec(args []string) (string, error) {
 // the suite\""), an error is said in the status bar and what the command
 // prints is shown in a dialog.
 func (a *App) Command(line string) {
-	words, err := splitWords(line)
-	if err == nil {
-		var out string
-		if out, err = a.Exec(words); err == nil && out != "" {
-			a.textDialog(pageOutput, " "+words[0]+" (Esc closes) ", strings.TrimRight(out, "\n"))
-		}
+	out, err := a.RunLine(line)
+	if err == nil && out != "" {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		a.textDialog(pageOutput, " "+name+" (Esc closes) ", strings.TrimRight(out, "\n"))
 	}
 	a.tell(err)
+}
+
+// RunLine runs a command line, split into words as a shell splits them,
+// and returns what the command prints. Panes run the command language
+// through it (an agent pane's /split-window). Call it on the UI goroutine.
+func (a *App) RunLine(line string) (string, error) {
+	words, err := splitWords(line)
+	if err != nil {
+		return "", err
+	}
+	return a.Exec(words)
 }
 
 // splitWords splits a command line into words as a shell does

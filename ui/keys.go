@@ -141,8 +141,8 @@ func (a *App) bindCommand(full, line string) error {
 	scope, name, _ := strings.Cut(full, ".")
 	k, _ := keymap.Parse(name)
 	cmd, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if !slices.Contains(a.commandNames(), cmd) {
-		return fmt.Errorf("config.toml [keys] %q = %q: no command %q (commands: %s)", full, line, cmd, strings.Join(a.commandNames(), ", "))
+	if !slices.Contains(a.CommandNames(), cmd) {
+		return fmt.Errorf("config.toml [keys] %q = %q: no command %q (commands: %s)", full, line, cmd, strings.Join(a.CommandNames(), ", "))
 	}
 	t := a.prefix
 	if scope == a.global.Scope {

@@ -39,8 +39,9 @@ func (a *App) commands() []string {
 	return out
 }
 
-// commandNames are the names Command runs, sorted.
-func (a *App) commandNames() []string {
+// CommandNames are the names of the commands RunLine and Command run,
+// sorted: the command table's and the prefix keys' actions.
+func (a *App) CommandNames() []string {
 	var out []string
 	for _, c := range a.commands() {
 		out = append(out, strings.TrimSuffix(c, " "))

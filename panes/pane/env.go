@@ -39,6 +39,19 @@ type Env struct {
 	// even copy mode, and anything else ("" or "external") lets copy mode
 	// only.
 	Clipboard string
+	// Commands runs the workstation's command language for a pane (an
+	// agent pane's /split-window); nil where there is none.
+	Commands Commands
+}
+
+// Commands is the workstation's command language as a pane may use it:
+// the commands of the palette, the prefix keys and kws NAME.
+type Commands interface {
+	// CommandNames are the names of the commands, sorted.
+	CommandNames() []string
+	// RunLine runs a command line, split as a shell splits it, on the UI
+	// goroutine and returns what the command prints.
+	RunLine(line string) (string, error)
 }
 
 // The Clipboard values that differ from the default, as config.toml
