@@ -240,16 +240,19 @@ func writeScript(t *testing.T, path, body string) string {
 // shq quotes s for sh.
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// buildKws builds cmd/kws into dir and returns the binary's path.
+// buildKws builds kws into dir as make build does, kws-core (cmd/kws)
+// beside the thin client kws (cmd/kws-client), and returns the thin
+// client's path: the program users run.
 func buildKws(t *testing.T, dir string) string {
 	t.Helper()
-	bin := filepath.Join(dir, "kws")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kws")
-	cmd.Dir = ".." // the module root; go test runs in the package directory
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	for pkg, name := range map[string]string{"./cmd/kws": "kws-core", "./cmd/kws-client": "kws"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
+		cmd.Dir = ".." // the module root; go test runs in the package directory
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
 	}
-	return bin
+	return filepath.Join(dir, "kws")
 }
 
 func withoutTMUX(env []string) []string {

@@ -20,17 +20,8 @@ import (
 // answer as kws-core does; kws bench memory times all three ways.
 func TestThinClient(t *testing.T) {
 	bin := t.TempDir()
-	core := buildKws(t, bin)
-	if err := os.Rename(core, filepath.Join(bin, "kws-core")); err != nil {
-		t.Fatal(err)
-	}
-	core = filepath.Join(bin, "kws-core")
-	thin := filepath.Join(bin, "kws")
-	build := exec.Command("go", "build", "-o", thin, "./cmd/kws-client")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	thin := buildKws(t, bin)
+	core := filepath.Join(bin, "kws-core")
 	run, err := os.MkdirTemp("", "kwsthin")
 	if err != nil {
 		t.Fatal(err)

@@ -177,7 +177,7 @@ func TestAttachOverAPty(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		e, err := Attach(c, wire.Hello{Mode: "new", Session: "tty", Workspace: "/w/t"}, pts, pts)
+		e, err := wire.Attach(c, wire.Hello{Mode: "new", Session: "tty", Workspace: "/w/t"}, pts, pts)
 		done <- result{e, err}
 	}()
 	f := h.session()

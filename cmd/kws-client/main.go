@@ -1,8 +1,9 @@
 // Command kws-client is the kws that make build installs as bin/kws: a
 // thin client that starts in a few milliseconds. When a kws server runs
-// for the data dir and runs the command for its clients (kws memory
-// search, kws vault get and the other vault, memory, sessions and run
-// commands), the command runs there over the server's socket. Everything
+// for the data dir, kws and kws attach [-t NAME] attach the terminal to
+// its session from here, and a command the server runs for its clients
+// (kws memory search, kws vault get and the other vault, memory, sessions
+// and run commands) runs there over the server's socket. Everything
 // else, and every command while no server runs, is the whole kws: the
 // program kws-core beside this one (cmd/kws), which it replaces itself
 // with. Process start is most of a short command's time: the whole kws
@@ -57,6 +58,8 @@ func main() {
 		if _, err := corePath(); err != nil {
 			os.Exit(printVersion(os.Stdout, args, err))
 		}
+	} else if code, err := attach(args, os.Stdout, os.Stderr); err == nil {
+		os.Exit(code)
 	} else if code, err := run(args, os.Stdin, os.Stdout, os.Stderr); err == nil {
 		os.Exit(code)
 	}

@@ -16,11 +16,13 @@ import (
 const benchPoll = 10 * time.Millisecond
 
 // benchEnv is a benchmark's temporary world in tmp: a private tmux
-// server, this kws binary, a plain shell for tmux's own panes and a
-// launcher that runs kws with no model and an empty config.
+// server, this kws binary (exe), a plain shell for tmux's own panes and a
+// launcher that runs kws with no model and an empty config: the thin
+// client (client) when one is beside this binary, as make build installs
+// them and users run them, else this binary.
 type benchEnv struct {
-	tmp, exe, shell, launch string
-	srv                     *tmuxServer
+	tmp, exe, client, shell, launch string
+	srv                             *tmuxServer
 }
 
 // newBenchEnv makes a benchmark's world; args makes the launcher's kws
@@ -32,6 +34,7 @@ func newBenchEnv(args func(tmp string) string) (*benchEnv, error) {
 	}
 	e := &benchEnv{tmp: tmp, shell: filepath.Join(tmp, "shell.sh"), launch: filepath.Join(tmp, "kws.sh")}
 	if e.exe, err = os.Executable(); err == nil {
+		e.client = thinClient(e.exe)
 		e.srv, err = newTmuxServer(tmp)
 	}
 	if err == nil {
@@ -41,7 +44,7 @@ func newBenchEnv(args func(tmp string) string) (*benchEnv, error) {
 		e.shell: "export PS1='$ ' HISTFILE=/dev/null\nexec /bin/bash --norc --noprofile -i\n",
 		e.launch: "unset KWS_BASE_URL KWS_MODEL KWS_API_KEY OPENAI_BASE_URL OPENAI_API_KEY KWS_THEME\n" +
 			"export XDG_CONFIG_HOME=" + shq(filepath.Join(tmp, "config")) + "\n" +
-			"exec " + shq(e.exe) + " " + args(tmp) + "\n",
+			"exec " + shq(e.client) + " " + args(tmp) + "\n",
 	}
 	for path, body := range scripts {
 		if err == nil {
@@ -53,6 +56,19 @@ func newBenchEnv(args func(tmp string) string) (*benchEnv, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// thinClient is the thin client beside core when core is kws-core (as
+// make build leaves them in bin/), else core itself.
+func thinClient(core string) string {
+	if filepath.Base(core) != "kws-core" {
+		return core
+	}
+	client := filepath.Join(filepath.Dir(core), "kws")
+	if _, err := os.Stat(client); err != nil {
+		return core
+	}
+	return client
 }
 
 // close ends the world: every kws server started on a data dir in tmp,
@@ -152,9 +168,15 @@ func (s *tmuxServer) screen(name string) (string, bool, error) {
 	return out[:i+1], out[i+1:] == "1", nil
 }
 
-// waitFor polls a session's screen until cond holds and returns that
-// screen, or fails after timeout with what was on it.
+// waitFor polls a session's screen every benchPoll until cond holds and
+// returns that screen, or fails after timeout with what was on it.
 func (s *tmuxServer) waitFor(name, what string, timeout time.Duration, cond func(string) bool) (string, error) {
+	return s.waitEvery(name, what, benchPoll, timeout, cond)
+}
+
+// waitEvery is waitFor polling every poll (plus a tmux call's time): a
+// short poll times a quick event finely, at the cost of a busier machine.
+func (s *tmuxServer) waitEvery(name, what string, poll, timeout time.Duration, cond func(string) bool) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		scr, dead, err := s.screen(name)
@@ -170,7 +192,7 @@ func (s *tmuxServer) waitFor(name, what string, timeout time.Duration, cond func
 		if time.Now().After(deadline) {
 			return "", fmt.Errorf("%s: timed out after %v waiting for %s; the screen:\n%s", name, timeout, what, scr)
 		}
-		time.Sleep(benchPoll)
+		time.Sleep(poll)
 	}
 }
 

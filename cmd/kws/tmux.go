@@ -135,7 +135,7 @@ func attachTo(cmd *cobra.Command, g *globals, h wire.Hello, start bool) error {
 		return err
 	}
 	h.Term = os.Getenv("TERM")
-	e, err := server.Attach(c, h, os.Stdin, os.Stdout)
+	e, err := wire.Attach(c, h, os.Stdin, os.Stdout)
 	if err != nil {
 		return err
 	}
