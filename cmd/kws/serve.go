@@ -13,6 +13,7 @@ import (
 
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/server"
 	"github.com/kwsdev/kws/server/wire"
 )
@@ -34,6 +35,11 @@ func newServeCmd(g *globals) *cobra.Command {
 // ends. Another server already serving it is not an error: the client
 // that started this one attaches to that one.
 func runServer(g *globals) error {
+	// The secret detector (gitleaks' rules: some 250 regexps) is built on
+	// its first use, which the log and every agent's diet make. Built
+	// here on the other core, it is ready before the first client's
+	// session needs it, and nothing on the way to the first frame waits.
+	go secrets.Load()
 	sock, err := wire.SocketPath(g.dataDir)
 	if err != nil {
 		return err
@@ -60,7 +66,9 @@ func runServer(g *globals) error {
 	}
 	defer st.Close()
 	d.SetLog(st.Log())
-	st.Log().Info("server started", "pid", os.Getpid(), "socket", sock)
+	// Logged aside: the log redacts secrets, and the detector may still be
+	// building.
+	go st.Log().Info("server started", "pid", os.Getpid(), "socket", sock)
 	st.LoadSidecar()
 	// A hangup is what a closed terminal sends: the server outlives it.
 	// SIGTERM (a shutdown) stops the sessions so the next server restores
