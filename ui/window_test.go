@@ -206,3 +206,14 @@ func TestRenameSession(t *testing.T) {
 		t.Fatalf("renamed to %q", got)
 	}
 }
+
+// TestLastPaneAfterSplit: as in tmux, C-b ; after a split goes back to the
+// pane that was split.
+func TestLastPaneAfterSplit(t *testing.T) {
+	d, _ := newTestDriver(t, 120, 40)
+	s := d.Script(t)
+	s.Press("Ctrl-b", "q", "1").Focused("shell-1")
+	s.Press("Ctrl-b", "%").Focused("shell-2")
+	s.Press("Ctrl-b", ";").Focused("shell-1")
+	s.Press("Ctrl-b", ";").Focused("shell-2")
+}

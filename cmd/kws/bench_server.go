@@ -27,7 +27,7 @@ func newBenchServerCmd(g *globals) *cobra.Command {
 	f := &benchServerFlags{}
 	cmd := &cobra.Command{
 		Use:   "server",
-		Short: "Time the server in tmux: attach to first frame, keystroke echo vs plain tmux, idle CPU detached, vault put through it",
+		Short: "Time the server in tmux: attach to first frame, keystroke echo vs plain tmux (quiet, and while another pane floods), idle CPU detached, vault put through it",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return benchServer(cmd, g, f) },
 	}
@@ -56,6 +56,10 @@ type benchServerResult struct {
 	AttachFloorMs float64 `json:"attach_floor_ms"`
 	KeyKwsMs      float64 `json:"key_kws_ms"`
 	KeyTmuxMs     float64 `json:"key_tmux_ms"`
+	// FloodKwsMs and FloodTmuxMs are the same echo while another pane of
+	// the window prints as fast as it can.
+	FloodKwsMs    float64 `json:"flood_kws_ms"`
+	FloodTmuxMs   float64 `json:"flood_tmux_ms"`
 	IdleCPUMs     float64 `json:"idle_cpu_ms"`
 	IdleCPUPct    float64 `json:"idle_cpu_pct"`
 	IdleSeconds   float64 `json:"idle_seconds"`
@@ -223,6 +227,10 @@ func benchServer(cmd *cobra.Command, g *globals, f *benchServerFlags) error {
 			res.PutDirectMs = median(times)
 		}
 	}
+	fmt.Fprintf(log, "kws bench server: %d keystrokes in each terminal while another pane floods…\n", f.keys)
+	if res.FloodKwsMs, res.FloodTmuxMs, err = floodEcho(srv, f.keys); err != nil {
+		return err
+	}
 	if g.json {
 		return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
 	}
@@ -294,6 +302,49 @@ func keyEcho(srv *tmuxServer, target string, rows func(string) []string, n int) 
 	return median(times), srv.keys(target, "C-u")
 }
 
+// floodEcho splits the window of each terminal keyEcho timed, runs yes in
+// the new pane and times the echo again in the first one: kws's session
+// "keys" (its shell pane focused) and tmux's "plain".
+func floodEcho(srv *tmuxServer, n int) (kwsMs, tmuxMs float64, err error) {
+	if err := srv.keys("keys", "C-b", "%"); err != nil {
+		return 0, 0, err
+	}
+	if _, err := srv.waitFor("keys", "the new shell pane", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "┌ 2 shell") && strings.HasPrefix(lastLine(frameRowsOf(s, "2 shell")), "$")
+	}); err != nil {
+		return 0, 0, err
+	}
+	if err := srv.typeText("keys", "yes kws-flood"); err != nil {
+		return 0, 0, err
+	}
+	if err := srv.keys("keys", "Enter"); err != nil {
+		return 0, 0, err
+	}
+	if _, err := srv.waitFor("keys", "the flood", 10*time.Second, func(s string) bool {
+		return strings.Count(strings.Join(frameRowsOf(s, "2 shell"), "\n"), "kws-flood") > 3
+	}); err != nil {
+		return 0, 0, err
+	}
+	if err := srv.keys("keys", "C-b", "q", "1"); err != nil {
+		return 0, 0, err
+	}
+	if kwsMs, err = keyEcho(srv, "keys", func(s string) []string { return shellRows("kws", s) }, n); err != nil {
+		return 0, 0, err
+	}
+	if _, err := srv.run("split-window", "-d", "-t", "plain", "exec yes plain-flood"); err != nil {
+		return 0, 0, err
+	}
+	tmuxMs, err = keyEcho(srv, "plain", func(s string) []string { return shellRows("plain", s) }, n)
+	return kwsMs, tmuxMs, err
+}
+
+// frameRowsOf is the rows of the frame titled title, none when the screen
+// has no such frame.
+func frameRowsOf(screen, title string) []string {
+	rows, _ := frameRows(screen, title)
+	return rows
+}
+
 // lastLine returns the last non-blank row.
 func lastLine(rows []string) string {
 	for i := len(rows) - 1; i >= 0; i-- {
@@ -322,6 +373,7 @@ func printBenchServer(cmd *cobra.Command, r benchServerResult) error {
 	fmt.Fprintf(tw, "start the server and a session, to the first frame\t%.0f ms\t\t\n", r.ServerStartMs)
 	fmt.Fprintf(tw, "kws attach to a running session, to the first frame (median of %d; max %.0f) vs tmux printing that frame\t%.0f ms\t%.0f ms\t%+.0f ms\n", r.Attaches, r.AttachMaxMs, r.AttachMs, r.AttachFloorMs, r.AttachMs-r.AttachFloorMs)
 	fmt.Fprintf(tw, "keystroke to echo in a shell pane vs a plain tmux shell (median of %d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", r.Keys, r.KeyKwsMs, r.KeyTmuxMs, r.KeyKwsMs-r.KeyTmuxMs)
+	fmt.Fprintf(tw, "the same while another pane of the window runs yes (÷ quiet: kws %.1f×, tmux %.1f×)\t%.1f ms\t%.1f ms\t%+.1f ms\n", r.FloodKwsMs/r.KeyKwsMs, r.FloodTmuxMs/r.KeyTmuxMs, r.FloodKwsMs, r.FloodTmuxMs, r.FloodKwsMs-r.FloodTmuxMs)
 	fmt.Fprintf(tw, "server CPU over %.0f s with no client attached (%% of one core)\t%.2f %% (%.0f ms)\t\t\n", r.IdleSeconds, r.IdleCPUPct, r.IdleCPUMs)
 	fmt.Fprintf(tw, "kws vault put of 1 MiB through the server vs opening the vault (median of %d)\t%.0f ms\t%.0f ms\t%+.0f ms\n", r.Puts, r.PutServerMs, r.PutDirectMs, r.PutServerMs-r.PutDirectMs)
 	return tw.Flush()
