@@ -31,6 +31,11 @@ func (st *Stores) NewSession(spec server.SessionSpec, f Flags) (server.Session, 
 	// verbs read $TMUX.
 	id, unregister := st.register(w, spec.Name)
 	w.shell.Env = append(w.shell.Env, wire.SessionEnv+"="+id)
+	if env, err := st.tmuxEnv(); err != nil {
+		w.early = append(w.early, err.Error())
+	} else {
+		w.shell.Env = append(w.shell.Env, env...)
+	}
 	if spec.Rename != nil {
 		w.rename = func(name string) error {
 			if err := spec.Rename(name); err != nil {

@@ -2,6 +2,8 @@ package panes
 
 import (
 	"os"
+	"slices"
+	"strconv"
 
 	"github.com/kwsdev/kws/panes/pane"
 	"github.com/kwsdev/kws/pty"
@@ -25,11 +27,23 @@ func (p *ShellPane) PersistState() map[string]string {
 const restartNotice = "[kws restarted this shell; the old screen is gone]"
 
 // ShellOptions returns the options of the shell that the pane spec s
-// names. For a pane restored after kws restarted (s carries the saved
+// names: its id as $TMUX_PANE, its directory, and the command it runs
+// with sh -c instead of the shell when it has one. For a pane restored after kws restarted (s carries the saved
 // working directory, pane.StateDir) the shell starts in that directory
 // when it still is one, else in opts.Dir, and its screen opens with a
 // notice that the old screen is gone. For a new pane it returns opts.
 func ShellOptions(opts pty.Options, s pane.Spec) pty.Options {
+	if s.ID > 0 {
+		// tmux's $TMUX_PANE: the tmux kws puts on the PATH targets this
+		// pane by default, as tmux does.
+		opts.Env = append(slices.Clip(opts.Env), "TMUX_PANE=%"+strconv.Itoa(s.ID))
+	}
+	if s.Dir != "" {
+		opts.Dir = s.Dir
+	}
+	if s.Command != "" {
+		opts.Shell, opts.Args = "/bin/sh", []string{"-c", s.Command}
+	}
 	saved := s.State[pane.StateDir]
 	if saved == "" {
 		return opts

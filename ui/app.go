@@ -83,6 +83,8 @@ type App struct {
 
 	lastOf   map[pane.Kind]pane.Pane // last focused pane of each kind
 	focusSeq uint64
+	// paneSeq is the last pane id given (see build).
+	paneSeq int
 
 	mu      sync.Mutex
 	notice  string
@@ -171,12 +173,12 @@ func New(cfg Config) (*App, error) {
 func (a *App) defaultLayout() error {
 	var errs []error
 	open := func(kind pane.Kind, at *leaf, d Dir) *leaf {
-		p, err := a.cfg.Panes.New(pane.Spec{Kind: kind})
+		p, s, err := a.build(pane.Spec{Kind: kind})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s pane: %w", kind, err))
 			return at
 		}
-		return a.insert(at, d, pane.Spec{Kind: kind}, p)
+		return a.insert(at, d, s, p)
 	}
 	agentL := open(pane.KindAgent, nil, LeftRight)
 	vaultL := open(pane.KindVault, agentL, TopBottom)
@@ -262,7 +264,7 @@ func (a *App) Open(kind pane.Kind, d Dir) error {
 
 // open builds the pane s names and splits the focused pane for it.
 func (a *App) open(s pane.Spec, d Dir) error {
-	p, err := a.cfg.Panes.New(s)
+	p, s, err := a.build(s)
 	if err != nil {
 		a.Notify(fmt.Sprintf("cannot open a %s pane: %v", s, err))
 		return err

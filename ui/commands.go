@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwsdev/kws/internal/shellwords"
 	"github.com/kwsdev/kws/panes/pane"
+	"github.com/kwsdev/kws/termsafe"
 )
 
 // Command is one command of kws's command language, as tmux's cmd_entry
@@ -110,7 +111,7 @@ var commandTable = []Command{
 			}
 			return "", a.OpenBlock(strings.TrimPrefix(c.Args[0], "id="))
 		}},
-	{Name: "select-layout", Usage: "NAME", Doc: "arrange the window's panes as a preset layout", Complete: completeFirst(presetNames),
+	{Name: "select-layout", Usage: "[-t TARGET] NAME", Flags: "t:", Doc: "arrange a window's panes (the one shown by default) as a preset layout", Complete: completeFirst(presetNames),
 		Run: func(a *App, c Call) (string, error) {
 			if len(c.Args) != 1 {
 				return "", fmt.Errorf("select-layout NAME (layouts: %s)", strings.Join(presetNames(nil), ", "))
@@ -119,22 +120,45 @@ var commandTable = []Command{
 			if err != nil {
 				return "", err
 			}
+			w, err := a.windowTarget(c.Flags['t'])
+			if err != nil {
+				return "", err
+			}
+			if w != a.layout.window {
+				w.tree.arrangePreset(p)
+				w.preset = p
+				return "", nil
+			}
 			a.selectLayout(p)
 			return "", nil
 		}},
-	{Name: "select-pane", Usage: "[-t] N|AGENT", Flags: "t:", Doc: "focus pane N of the window, or the pane of the agent so named",
+	{Name: "select-pane", Usage: "[-T TITLE] [-t] TARGET|AGENT", Flags: "t:T:P:", Doc: "focus a pane (a number, %ID or another tmux target, or the pane of the agent so named); -T titles it instead",
 		Complete: completeFirst((*App).agentNames),
 		Run: func(a *App, c Call) (string, error) {
 			target, ok := c.Flags['t']
 			if !ok && len(c.Args) == 1 {
-				target = c.Args[0]
+				target, ok = c.Args[0], true
 			}
-			if target == "" {
-				return "", errors.New("select-pane -t N: give a pane's number or an agent's name")
+			title, titled := c.Flags['T']
+			if titled || c.Has('P') {
+				lf, err := a.paneTarget(target)
+				if err == nil && titled {
+					lf.spec.Title = termsafe.OneLine(title)
+					a.changed()
+				}
+				return "", err // -P styles: kws draws its skin
+			}
+			if !ok || target == "" {
+				return "", errors.New("select-pane -t TARGET: give a pane's number, its %ID or an agent's name")
+			}
+			if lf, err := a.paneTarget(target); err == nil {
+				a.focusLeaf(lf)
+				return "", nil
 			}
 			return "", a.selectPaneNamed(target)
 		}},
-	{Name: "split-window", Usage: "[-h|-v]", Flags: "hv", Doc: "split the focused pane: -h side by side, -v (the default) one above the other",
+	{Name: "split-window", Usage: "[-h|-v] [-d] [-P [-F FORMAT]] [-t TARGET] [-c DIR] [-l SIZE] [COMMAND]", Flags: "hvdPF:t:c:l:e:b",
+		Doc: "split a pane (the focused one by default): -h side by side, -v (the default) one above the other; the new pane runs COMMAND, else a shell; -d keeps the focus, -P prints the new pane (FORMAT, e.g. '#{pane_id}')",
 		Run: func(a *App, c Call) (string, error) {
 			if c.Has('h') && c.Has('v') {
 				return "", errors.New("split-window: -h or -v, not both")
@@ -143,22 +167,82 @@ var commandTable = []Command{
 			if c.Has('h') {
 				d = LeftRight
 			}
-			a.splitFocused(d)
-			return "", nil
-		}},
-	{Name: "new-window", Usage: "[-n NAME] [KIND]", Flags: "n:", Doc: "open a window with a pane of the kind (a shell by default) and show it",
-		Complete: func(a *App, _ int) []string { return a.kindNames() },
-		Run: func(a *App, c Call) (string, error) {
-			kind := pane.KindShell
-			if len(c.Args) > 0 {
-				kind = pane.Kind(c.Args[0])
-				if !slices.Contains(a.paneKinds(), kind) {
-					return "", fmt.Errorf("new-window: no kind %q (kinds: %v)", kind, a.paneKinds())
+			lf, err := a.splitWindow(c.Flags['t'], d, splitSpec(c), c.Has('d'))
+			if err != nil {
+				return "", err
+			}
+			if size, ok := c.Flags['l']; ok {
+				if err := a.resizeTo(lf, size, d == LeftRight); err != nil {
+					return "", err
 				}
 			}
-			_, err := a.NewWindow(pane.Spec{Kind: kind}, c.Flags['n'])
+			if c.Has('P') {
+				return a.printPane(lf, c.Flags['F']), nil
+			}
+			return "", nil
+		}},
+	{Name: "kill-pane", Usage: "[-t TARGET]", Flags: "t:", Doc: "close a pane (the focused one by default) without asking; the last pane closes its window",
+		Run: func(a *App, c Call) (string, error) {
+			lf, err := a.paneTarget(c.Flags['t'])
+			if err == nil {
+				a.closeLeaf(lf)
+			}
 			return "", err
 		}},
+	{Name: "respawn-pane", Usage: "-k [-t TARGET] [-c DIR] [COMMAND]", Flags: "kt:c:e:", Doc: "end what runs in a pane and run COMMAND there instead (a shell when none); -k is required, as in tmux, for a pane still running",
+		Run: func(a *App, c Call) (string, error) {
+			lf, err := a.paneTarget(c.Flags['t'])
+			if err != nil {
+				return "", err
+			}
+			if !c.Has('k') {
+				return "", errors.New("respawn-pane: pane still active (give -k to end what runs there)")
+			}
+			if lf.pane.Kind() != pane.KindShell {
+				return "", fmt.Errorf("respawn-pane: pane %%%d is a %s pane, not a shell", lf.spec.ID, lf.pane.Kind())
+			}
+			return "", a.respawn(lf, strings.Join(c.Args, " "), c.Flags['c'])
+		}},
+	{Name: "resize-pane", Usage: "[-t TARGET] [-x SIZE] [-y SIZE] [-Z]", Flags: "t:x:y:Z", Doc: "give a pane SIZE cells or SIZE% of the window across (-x) or down (-y); -Z zooms it",
+		Run: func(a *App, c Call) (string, error) {
+			lf, err := a.paneTarget(c.Flags['t'])
+			if err != nil {
+				return "", err
+			}
+			if c.Has('Z') {
+				a.focusLeaf(lf)
+				a.zoom()
+			}
+			for _, f := range []byte{'x', 'y'} {
+				if v, ok := c.Flags[f]; ok {
+					if err := a.resizeTo(lf, v, f == 'x'); err != nil {
+						return "", err
+					}
+				}
+			}
+			return "", nil
+		}},
+	{Name: "set-option", Usage: "[-p|-w|-g] [-t TARGET] OPTION VALUE", Flags: "pwgsqout:", Doc: "accept tmux's styling options (borders, status), which kws draws in its skin; any other is refused by name",
+		Run: func(a *App, c Call) (string, error) { return "", setOption(c) }},
+	{Name: "has-session", Usage: "[-t NAME]", Flags: "t:", Doc: "succeed when the session is this one, or a window so named (new-session made it)",
+		Run: func(a *App, c Call) (string, error) { return "", a.hasSession(c.Flags['t']) }},
+	{Name: "new-session", Usage: "-d -s NAME [-c DIR] [COMMAND]", Flags: "ds:c:x:y:n:e:PF:", Doc: "from inside kws: open a window NAME running COMMAND (a shell by default), which has-session, kill-session and -t NAME then find",
+		Run: func(a *App, c Call) (string, error) {
+			name := c.Flags['s']
+			if name == "" {
+				return "", errors.New("new-session: give -s NAME")
+			}
+			if a.hasSession(name) == nil {
+				return "", fmt.Errorf("duplicate session: %s", name)
+			}
+			return a.newWindowFor(c, name, true)
+		}},
+	{Name: "kill-session", Usage: "-t NAME", Flags: "t:", Doc: "close the window new-session made; kws's own session ends from outside it",
+		Run: func(a *App, c Call) (string, error) { return "", a.killSession(c.Flags['t']) }},
+	{Name: "new-window", Usage: "[-d] [-n NAME] [-P [-F FORMAT]] [-c DIR] [KIND|COMMAND]", Flags: "dn:PF:c:t:e:",
+		Doc:      "open a window with a pane of the kind, or a shell running COMMAND (a shell by default), and show it (-d: stay here)",
+		Complete: func(a *App, _ int) []string { return a.kindNames() },
+		Run:      func(a *App, c Call) (string, error) { return a.newWindowFor(c, c.Flags['n'], c.Has('d')) }},
 	{Name: "select-window", Usage: "[-t] N|NAME", Flags: "t:", Doc: "show window N, or the window so named", Complete: completeFirst((*App).windowNames),
 		Run: func(a *App, c Call) (string, error) {
 			w, err := a.windowOfCall(c, false)
@@ -195,43 +279,37 @@ var commandTable = []Command{
 			a.renameSession(c.Args[0])
 			return "", nil
 		}},
-	{Name: "list-panes", Usage: "[-s]", Flags: "s", Doc: "list the window's panes (number, title, size, id, the focused one marked); -s every window's",
-		Run: func(a *App, c Call) (string, error) { return a.listPanes(c.Has('s')), nil }},
-	{Name: "list-windows", Doc: "list the windows: number, name (* on the one shown, ‼ when a pane waits for you), panes",
-		Run: func(a *App, c Call) (string, error) { return a.listWindows(), nil }},
-	{Name: "send-keys", Usage: "[-t N] KEY…", Flags: "t:", Doc: "send keys to a pane: a key name (Enter, C-c, M-x, Up, Escape) is that key, other words are typed",
+	{Name: "list-panes", Usage: "[-s|-a] [-t TARGET] [-F FORMAT]", Flags: "sat:F:", Doc: "list a window's panes (the one shown by default): number, title, size, id, the focused one marked; -s or -a every window's; -F prints FORMAT for each",
 		Run: func(a *App, c Call) (string, error) {
-			n, err := c.Int('t', -1)
+			w, err := a.windowTarget(c.Flags['t'])
 			if err != nil {
 				return "", err
 			}
-			if len(c.Args) == 0 {
-				return "", errors.New("send-keys [-t N] KEY…: give the keys")
-			}
-			return "", a.SendKeys(n, c.Args)
+			return a.listPanes(w, c.Has('s') || c.Has('a'), c.Flags['F']), nil
 		}},
-	{Name: "capture-pane", Usage: "-p [-t N]", Flags: "pt:", Doc: "print the text a pane shows",
+	{Name: "list-windows", Doc: "list the windows: number, name (* on the one shown, ‼ when a pane waits for you), panes",
+		Run: func(a *App, c Call) (string, error) { return a.listWindows(), nil }},
+	{Name: "send-keys", Usage: "[-l] [-t TARGET] KEY…", Flags: "lt:H", Doc: "send keys to a pane: a key name (Enter, C-c, M-x, Up, Escape) is that key, other words are typed; -l types every word",
+		Run: func(a *App, c Call) (string, error) {
+			if len(c.Args) == 0 {
+				return "", errors.New("send-keys [-t TARGET] KEY…: give the keys")
+			}
+			return "", a.SendKeys(c.Flags['t'], c.Args, c.Has('l'))
+		}},
+	{Name: "capture-pane", Usage: "-p [-t TARGET]", Flags: "pt:eJNS:E:", Doc: "print the text a pane shows",
 		Run: func(a *App, c Call) (string, error) {
 			if !c.Has('p') {
 				return "", errors.New("kws has no paste buffers for capture-pane to fill: give -p to print")
 			}
-			n, err := c.Int('t', -1)
-			if err != nil {
-				return "", err
-			}
-			return a.CapturePane(n)
+			return a.CapturePane(c.Flags['t'])
 		}},
-	{Name: "display-message", Usage: "-p [-t N] FORMAT", Flags: "pt:",
-		Doc: "print FORMAT with #{session_name}, #{window_index}, #{window_name}, #{pane_index}, #{pane_id}, #{pane_title}, #{pane_width}, #{pane_height}, #{window_width}, #{window_height} filled in",
+	{Name: "display-message", Usage: "-p [-t TARGET] FORMAT", Flags: "pt:",
+		Doc: "print FORMAT with #{session_name}, #{window_index}, #{window_id}, #{window_name}, #{pane_index}, #{pane_id}, #{pane_title}, #{pane_width}, #{pane_height}, #{pane_active}, #{window_width}, #{window_height} filled in",
 		Run: func(a *App, c Call) (string, error) {
 			if len(c.Args) != 1 {
 				return "", errors.New("display-message -p FORMAT: give one format")
 			}
-			n, err := c.Int('t', -1)
-			if err != nil {
-				return "", err
-			}
-			text, err := a.DisplayMessage(n, c.Args[0])
+			text, err := a.DisplayMessage(c.Flags['t'], c.Args[0])
 			if err != nil {
 				return "", err
 			}

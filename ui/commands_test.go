@@ -84,7 +84,7 @@ func TestExecRunsTheTableAndTheKeysActions(t *testing.T) {
 		t.Fatalf("list-panes of window 0: %q", out)
 	}
 	out, _ = exec("list-panes", "-s")
-	if !strings.Contains(out, "1.0: shell-2 [0x0] %0") {
+	if !strings.Contains(out, "1.0: shell-2 [0x0] %5") {
 		t.Fatalf("list-panes -s: %q", out)
 	}
 	if _, err := exec("next-window"); err != nil {

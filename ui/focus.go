@@ -8,6 +8,17 @@ import (
 )
 
 // insert puts p, built from s, beside at in direction d.
+// build builds the pane s names, first giving s its id when it has none:
+// the next of the session, as tmux numbers its panes.
+func (a *App) build(s pane.Spec) (pane.Pane, pane.Spec, error) {
+	if s.ID == 0 {
+		a.paneSeq++
+		s.ID = a.paneSeq
+	}
+	p, err := a.cfg.Panes.New(s)
+	return p, s, err
+}
+
 func (a *App) insert(at *leaf, d Dir, s pane.Spec, p pane.Pane) *leaf {
 	lf := a.layout.tree.split(at, d, p)
 	lf.spec = s

@@ -68,6 +68,21 @@ type SnapshotNode struct {
 	Weights  []float64      `json:"weights,omitempty"`
 }
 
+// maxID is the largest pane id in the tree, 0 in none (or a nil tree).
+func (n *SnapshotNode) maxID() int {
+	if n == nil {
+		return 0
+	}
+	m := 0
+	if n.Pane != nil {
+		m = n.Pane.ID
+	}
+	for i := range n.Children {
+		m = max(m, n.Children[i].maxID())
+	}
+	return m
+}
+
 // MarshalText names the direction: "left-right" or "top-bottom".
 func (d Dir) MarshalText() ([]byte, error) {
 	switch d {
@@ -177,6 +192,9 @@ func (a *App) restore(s Snapshot) bool {
 			return false
 		}
 	}
+	for _, ws := range s.Windows {
+		a.paneSeq = max(a.paneSeq, ws.Root.maxID())
+	}
 	var failed []string
 	var windows []*window
 	show := -1
@@ -224,13 +242,14 @@ func (a *App) restoreWindow(ws WindowSnapshot) (*window, []string) {
 	build = func(sn *SnapshotNode) *node {
 		if sn.Pane != nil {
 			count++
-			p, err := a.cfg.Panes.New(*sn.Pane)
+			// A journal from before pane ids gets them now.
+			p, spec, err := a.build(*sn.Pane)
 			if err != nil {
 				failed = append(failed, fmt.Sprintf("%s pane: %v", sn.Pane, err))
 				return nil
 			}
 			lf := &leaf{pane: p}
-			lf.spec = *sn.Pane
+			lf.spec = spec
 			lf.node = &node{leaf: lf}
 			if count-1 == ws.Focus {
 				focus = lf

@@ -76,8 +76,8 @@ func TestSnapshotJSONNamesDirectionsAndStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"windows":[{"root":{"children":[{"pane":{"kind":"shell","state":{"name":"shell-1"}}},` +
-		`{"pane":{"kind":"agent","state":{"agent":"agent-1","name":"agent-1"}}}],"weights":[1,1]},"focus":0}]}`
+	want := `{"windows":[{"root":{"children":[{"pane":{"kind":"shell","state":{"name":"shell-1"},"id":1}},` +
+		`{"pane":{"kind":"agent","state":{"agent":"agent-1","name":"agent-1"},"id":2}}],"weights":[1,1]},"focus":0}]}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}

@@ -75,7 +75,7 @@ func (a *App) openTiled(s pane.Spec) (pane.Pane, error) {
 	if !a.roomToTile(len(leaves) + 1) {
 		return nil, errNoRoom
 	}
-	p, err := a.cfg.Panes.New(s)
+	p, s, err := a.build(s)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open a %s pane: %w", s, err)
 	}

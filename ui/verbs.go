@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,9 +16,9 @@ import (
 
 // The tmux verbs a program in a shell pane runs through the kws command
 // (kws list-panes, kws send-keys …): each works on the application as
-// tmux's verb works on a window, with a pane named by its number (-t N)
-// or, when none is given (N < 0), the focused pane. Call them on the UI
-// goroutine.
+// tmux's verb works on a window, with a pane named by a target (-t, see
+// paneTarget) or, when none is given, the focused pane. Call them on the
+// UI goroutine.
 
 // PaneInfo is one pane as list-panes tells it.
 type PaneInfo struct {
@@ -49,7 +50,7 @@ func (a *App) Panes(all bool) []PaneInfo {
 			continue
 		}
 		for i, lf := range w.tree.leaves() {
-			out = append(out, PaneInfo{Window: wi, Index: i, Title: lf.pane.Title(), Kind: lf.pane.Kind(), Width: lf.w, Height: lf.h,
+			out = append(out, PaneInfo{Window: wi, Index: i, Title: lf.title(), Kind: lf.pane.Kind(), Width: lf.w, Height: lf.h,
 				Active: lf == a.layout.focused, Waiting: needsYou(lf.pane)})
 		}
 	}
@@ -71,16 +72,16 @@ func (a *App) target(n int) (*leaf, error) {
 	return leaves[n], nil
 }
 
-// CapturePane returns the text pane n shows inside its frame, one line
-// per row, trailing spaces removed; a pane not on the screen (another is
-// zoomed) shows nothing.
-func (a *App) CapturePane(n int) (string, error) {
-	lf, err := a.target(n)
+// CapturePane returns the text the pane target names shows inside its
+// frame, one line per row, trailing spaces removed; a pane not on the
+// screen (another is zoomed, or its window is not shown) shows nothing.
+func (a *App) CapturePane(target string) (string, error) {
+	lf, err := a.paneTarget(target)
 	if err != nil {
 		return "", err
 	}
 	s := a.layout.screen
-	if s == nil || lf.w == 0 {
+	if s == nil || lf.w == 0 || a.windowOf(lf) != a.layout.window {
 		return "", nil
 	}
 	x, y, w, h := lf.pane.GetRect()
@@ -103,21 +104,22 @@ func (a *App) CapturePane(n int) (string, error) {
 	return b.String(), nil
 }
 
-// SendKeys sends keys to pane n as tmux's send-keys does: an argument
-// that names a key ("Enter", "C-c", "M-x", "Up", "Escape", "Tab",
-// "Space") is that key, any other is typed as text.
-func (a *App) SendKeys(n int, keys []string) error {
-	lf, err := a.target(n)
+// SendKeys sends keys to the pane target names as tmux's send-keys does:
+// an argument that names a key ("Enter", "C-c", "M-x", "Up", "Escape",
+// "Tab", "Space") is that key, any other is typed as text; with literal
+// (-l) every argument is text.
+func (a *App) SendKeys(target string, keys []string, literal bool) error {
+	lf, err := a.paneTarget(target)
 	if err != nil {
 		return err
 	}
 	handle := lf.pane.InputHandler()
 	if handle == nil {
-		return fmt.Errorf("pane %d takes no keys", a.layout.number(lf))
+		return fmt.Errorf("pane %%%d takes no keys", lf.spec.ID)
 	}
 	send := func(ev *tcell.EventKey) { handle(ev, func(p tview.Primitive) {}) }
 	for _, arg := range keys {
-		if k, ok := tmuxKey(arg); ok {
+		if k, ok := tmuxKey(arg); ok && !literal {
 			send(keyEvent(k))
 			continue
 		}
@@ -161,48 +163,68 @@ func tmuxKey(arg string) (keymap.Key, bool) {
 // formatVar matches one #{name} of a display-message format.
 var formatVar = regexp.MustCompile(`#\{([a-z_]+)\}`)
 
-// DisplayMessage expands the #{…} variables of format for pane n, as
-// tmux's display-message -p does: session_name, pane_index,
-// pane_id (%N), pane_title, pane_width, pane_height, window_index,
-// window_name, window_width and window_height; an unknown variable expands
+// DisplayMessage expands the #{…} variables of format for the pane
+// target names, as tmux's display-message -p does (see expand).
+func (a *App) DisplayMessage(target, format string) (string, error) {
+	lf, err := a.paneTarget(target)
+	if err != nil {
+		return "", err
+	}
+	return a.expand(lf, format), nil
+}
+
+// expand fills format's #{…} variables in for pane lf as tmux does:
+// session_name, window_index, window_id (@N), window_name,
+// window_width, window_height, pane_index, pane_id (%N), pane_title,
+// pane_width, pane_height and pane_active; an unknown variable expands
 // to nothing.
-func (a *App) DisplayMessage(n int, format string) (string, error) {
+func (a *App) expand(lf *leaf, format string) string {
 	session := ""
 	if a.cfg.SessionName != nil {
 		session = a.cfg.SessionName()
 	}
-	lf, err := a.target(n)
-	if err != nil {
-		return "", err
-	}
+	w := a.windowOf(lf)
+	wi := a.windowIndex(w)
 	_, _, ww, wh := a.layout.GetRect()
-	i := a.layout.number(lf)
+	active := "0"
+	if lf == w.focused {
+		active = "1"
+	}
 	vars := map[string]string{
-		"session_name": session, "pane_index": strconv.Itoa(i), "pane_id": "%" + strconv.Itoa(i),
-		"window_index": strconv.Itoa(a.windowIndex(a.layout.window)), "window_name": a.layout.window.displayName(),
-		"pane_title": lf.pane.Title(), "pane_width": strconv.Itoa(lf.w), "pane_height": strconv.Itoa(lf.h),
+		"session_name": session, "pane_index": strconv.Itoa(slices.Index(w.tree.leaves(), lf)), "pane_id": "%" + strconv.Itoa(lf.spec.ID),
+		"window_index": strconv.Itoa(wi), "window_id": "@" + strconv.Itoa(wi), "window_name": w.displayName(),
+		"pane_title": lf.title(), "pane_width": strconv.Itoa(lf.w), "pane_height": strconv.Itoa(lf.h), "pane_active": active,
 		"window_width": strconv.Itoa(ww), "window_height": strconv.Itoa(wh),
 	}
 	return formatVar.ReplaceAllStringFunc(format, func(m string) string {
 		return vars[formatVar.FindStringSubmatch(m)[1]]
-	}), nil
+	})
 }
 
-// listPanes is list-panes's output: each pane of the window shown, or
-// with all every window's, by number, title, size and id, the focused
-// one marked.
-func (a *App) listPanes(all bool) string {
+// listPanes is list-panes's output: each pane of w, or with all every
+// window's, a line each: format (-F) expanded for it, else its number,
+// title, size and id, the focused one marked.
+func (a *App) listPanes(w *window, all bool, format string) string {
 	var b strings.Builder
-	for _, p := range a.Panes(all) {
-		active := ""
-		if p.Active {
-			active = " (active)"
+	for wi, win := range a.windows {
+		if !all && win != w {
+			continue
 		}
-		n := strconv.Itoa(p.Index)
-		if all {
-			n = strconv.Itoa(p.Window) + "." + n
+		for i, lf := range win.tree.leaves() {
+			if format != "" {
+				b.WriteString(a.expand(lf, format) + "\n")
+				continue
+			}
+			n := strconv.Itoa(i)
+			if all {
+				n = strconv.Itoa(wi) + "." + n
+			}
+			active := ""
+			if lf == a.layout.focused {
+				active = " (active)"
+			}
+			fmt.Fprintf(&b, "%s: %s [%dx%d] %%%d%s\n", n, lf.title(), lf.w, lf.h, lf.spec.ID, active)
 		}
-		fmt.Fprintf(&b, "%s: %s [%dx%d] %%%d%s\n", n, p.Title, p.Width, p.Height, p.Index, active)
 	}
 	return b.String()
 }

@@ -21,6 +21,15 @@ type leaf struct {
 	used uint64
 }
 
+// title is the pane's title: the one select-pane -T gave it, else the
+// pane's own.
+func (lf *leaf) title() string {
+	if lf.spec.Title != "" {
+		return lf.spec.Title
+	}
+	return lf.pane.Title()
+}
+
 // Layout is the primitive that draws the tree: every visible pane inside
 // its frame, numbered, the focused one in the theme's focused border.
 type Layout struct {
@@ -159,9 +168,9 @@ func needsYou(p pane.Pane) bool {
 // label is the frame title: the pane number, a mark when it waits for the
 // user, its title, and a zoom mark.
 func (l *Layout) label(lf *leaf) string {
-	s := strconv.Itoa(l.number(lf)) + " " + lf.pane.Title()
+	s := strconv.Itoa(l.number(lf)) + " " + lf.title()
 	if needsYou(lf.pane) {
-		s = strconv.Itoa(l.number(lf)) + " ‼ " + lf.pane.Title()
+		s = strconv.Itoa(l.number(lf)) + " ‼ " + lf.title()
 	}
 	if l.tree.zoomed == lf {
 		s += " [Z]"

@@ -45,7 +45,7 @@ func (w *window) displayName() string {
 	if lf == nil {
 		return ""
 	}
-	return shortTitle(lf.pane.Title())
+	return shortTitle(lf.title())
 }
 
 // shortTitle is the first part of a pane's title: "agent-1" of "agent-1
@@ -180,7 +180,7 @@ func (a *App) windowNamed(arg string) (*window, error) {
 // name ("" names it after its pane), and shows it, as tmux's new-window
 // does; call it on the UI goroutine.
 func (a *App) NewWindow(s pane.Spec, name string) (pane.Pane, error) {
-	p, err := a.cfg.Panes.New(s)
+	p, s, err := a.build(s)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open a %s pane: %w", s, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kwsdev/kws/panes/pane"
 )
 
 // statusRow is the screen's last row: the status bar.
@@ -157,13 +159,21 @@ func TestWindowsSurviveASnapshot(t *testing.T) {
 // TestWindowCommands: the palette's new-window, select-window,
 // rename-window and kill-window, and spawn -w.
 func TestWindowCommands(t *testing.T) {
-	d, _ := newTestDriver(t, 120, 40)
+	d, ff := newTestDriver(t, 120, 40)
 	s := d.Script(t)
 	run := func(line string) { s.Do(func() { d.App.Command(line) }).Sync() }
 	run("new-window -n mem memory")
 	s.Focused("memory-1")
-	run("new-window bogus")
-	s.WaitFor(`new-window: no kind "bogus"`)
+	// A word that is no kind of pane is a command, as in tmux: a shell
+	// pane runs it.
+	run("new-window -d 'make test'")
+	s.Focused("memory-1")
+	s.Do(func() {
+		if p := ff.made[len(ff.made)-1]; p.spec.Kind != pane.KindShell || p.spec.Command != "make test" {
+			t.Errorf("new-window COMMAND built %+v", p.spec)
+		}
+	})
+	run("kill-window -t 2")
 	run("select-window 0")
 	s.Focused("agent-1")
 	run("select-window mem")

@@ -65,6 +65,8 @@ type keySession struct {
 	spec  server.SessionSpec
 	ended chan struct{}
 	once  sync.Once
+	// ready is closed once the screen is up: a client may attach before.
+	ready chan struct{}
 }
 
 func (k *keySession) Run() error {
@@ -73,6 +75,7 @@ func (k *keySession) Run() error {
 		return err
 	}
 	defer s.Fini()
+	close(k.ready)
 	for i, r := range "#ready" {
 		s.SetContent(i, 0, r, nil, tcell.StyleDefault)
 	}
@@ -111,8 +114,14 @@ func (k *keySession) Run() error {
 	}
 }
 
-func (k *keySession) End()                             { k.once.Do(func() { close(k.ended) }) }
-func (k *keySession) Attached()                        { k.spec.Screen.Sync() }
+func (k *keySession) End() { k.once.Do(func() { close(k.ended) }) }
+func (k *keySession) Attached() {
+	select {
+	case <-k.ready:
+		k.spec.Screen.Sync()
+	default: // Run draws the first frame
+	}
+}
 func (k *keySession) Agents() []server.AgentState      { return nil }
 func (k *keySession) WaitingPanes() []server.PaneState { return nil }
 
@@ -204,7 +213,7 @@ func TestAttachesWithoutTheCore(t *testing.T) {
 	}
 	d, err := server.Start(server.Config{DataDir: data, Socket: sock,
 		NewSession: func(spec server.SessionSpec) (server.Session, error) {
-			return &keySession{spec: spec, ended: make(chan struct{})}, nil
+			return &keySession{spec: spec, ended: make(chan struct{}), ready: make(chan struct{})}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "kws: warning: cannot protect the API keys in the environment:", err)
 	}
 	args := os.Args[1:]
+	if filepath.Base(os.Args[0]) == "tmux" {
+		os.Exit(tmux(args, os.Stdin, os.Stdout, os.Stderr))
+	}
 	if buildinfo.IsVersionArgs(args) {
 		// kws-core, when it is here, tells both programs' builds.
 		if _, err := corePath(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -37,6 +38,9 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	prepare()
+	if filepath.Base(os.Args[0]) == "tmux" {
+		os.Exit(runAsTmux(os.Args[1:]))
+	}
 	root := newRoot()
 	root.g.argv = os.Args[1:]
 	if err := root.Execute(); err != nil {

@@ -120,6 +120,19 @@ type Spec struct {
 	Kind  Kind              `json:"kind"`
 	Role  string            `json:"role,omitempty"`
 	State map[string]string `json:"state,omitempty"`
+	// ID is the pane's id, tmux's %N: given when the pane first opens,
+	// unique in its session and kept for its life, across restores too.
+	ID int `json:"id,omitempty"`
+	// Title is the title select-pane -T gave the pane, shown in place of
+	// its own.
+	Title string `json:"title,omitempty"`
+	// Dir is the directory a new shell pane starts in (split-window -c);
+	// empty is the workspace.
+	Dir string `json:"-"`
+	// Command is what a shell pane runs with sh -c in place of the
+	// interactive shell, as tmux's split-window COMMAND; empty runs the
+	// shell. A restored pane runs the shell.
+	Command string `json:"-"`
 }
 
 // The keys of Spec.State that the workstation's panes use.
