@@ -226,7 +226,7 @@ var commandTable = []Command{
 		Run: func(a *App, c Call) (string, error) { return "", setOption(c) }},
 	{Name: "has-session", Usage: "[-t NAME]", Flags: "t:", Doc: "succeed when the session is this one, or a window so named (new-session made it)",
 		Run: func(a *App, c Call) (string, error) { return "", a.hasSession(c.Flags['t']) }},
-	{Name: "new-session", Usage: "-d -s NAME [-c DIR] [COMMAND]", Flags: "ds:c:x:y:n:e:PF:", Doc: "from inside kws: open a window NAME running COMMAND (a shell by default), which has-session, kill-session and -t NAME then find",
+	{Name: "new-session", Usage: "-d -s NAME [-c DIR] [COMMAND]", Flags: "ds:c:x:y:n:e:PF:", Doc: "from inside kws: open a window NAME running COMMAND (a shell by default), which has-session, kill-window (tmux's kill-session) and -t NAME then find",
 		Run: func(a *App, c Call) (string, error) {
 			name := c.Flags['s']
 			if name == "" {
@@ -237,8 +237,6 @@ var commandTable = []Command{
 			}
 			return a.newWindowFor(c, name, true)
 		}},
-	{Name: "kill-session", Usage: "-t NAME", Flags: "t:", Doc: "close the window new-session made; kws's own session ends from outside it",
-		Run: func(a *App, c Call) (string, error) { return "", a.killSession(c.Flags['t']) }},
 	{Name: "new-window", Usage: "[-d] [-n NAME] [-P [-F FORMAT]] [-c DIR] [KIND|COMMAND]", Flags: "dn:PF:c:t:e:",
 		Doc:      "open a window with a pane of the kind, or a shell running COMMAND (a shell by default), and show it (-d: stay here)",
 		Complete: func(a *App, _ int) []string { return a.kindNames() },

@@ -287,23 +287,6 @@ func (a *App) hasSession(t string) error {
 	return fmt.Errorf("can't find session: %s", t)
 }
 
-// killSession is tmux's kill-session for a session a launcher made with
-// new-session, which is a window here; the kws session itself is not
-// ended this way.
-func (a *App) killSession(t string) error {
-	t = strings.TrimPrefix(t, "=")
-	if t == "" || a.isSession(t) {
-		return errors.New("kill-session: kws does not end its own session from a pane (kws kill-session -t NAME does, from outside)")
-	}
-	for _, w := range a.windows {
-		if w.displayName() == t {
-			a.killWindow(w)
-			return nil
-		}
-	}
-	return fmt.Errorf("can't find session: %s", t)
-}
-
 // newWindowFor opens the window new-window and new-session ask for: a
 // pane of the kind their argument names, else a shell running the
 // arguments as a command, in a window called name; detached keeps the

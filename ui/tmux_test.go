@@ -101,8 +101,7 @@ func TestTmuxVerbsAsLaunchersSendThem(t *testing.T) {
 	exec("has-session", "-t=squad-1")
 	fails("duplicate session", "new-session", "-d", "-s", "squad-1")
 	exec("send-keys", "-t", "squad-1", "hi", "Enter")
-	exec("kill-session", "-t", "squad-1")
+	exec("kill-window", "-t=squad-1")
 	fails("can't find session: squad-2", "has-session", "-t", "squad-2")
-	fails("kws does not end its own session", "kill-session", "-t", "")
 	fails("set-option status-left: kws has no such option", "set-option", "status-left", "x")
 }

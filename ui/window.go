@@ -158,8 +158,10 @@ func (a *App) windowAt(n int) (*window, error) {
 	return a.windows[n], nil
 }
 
-// windowNamed finds a window by number or by name.
+// windowNamed finds a window by number or by name; a leading "=" (tmux's
+// exact match) is ignored.
 func (a *App) windowNamed(arg string) (*window, error) {
+	arg = strings.TrimPrefix(arg, "=")
 	var n int
 	if _, err := fmt.Sscanf(arg, "%d", &n); err == nil && fmt.Sprint(n) == arg {
 		return a.windowAt(n)

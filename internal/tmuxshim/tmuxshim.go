@@ -33,7 +33,7 @@ var aliases = map[string]string{
 var commands = map[string]bool{
 	"split-window": true, "select-pane": true, "kill-pane": true, "respawn-pane": true, "resize-pane": true,
 	"list-panes": true, "send-keys": true, "capture-pane": true, "display-message": true, "select-layout": true,
-	"set-option": false, "has-session": false, "new-session": false, "kill-session": false, "new-window": false,
+	"set-option": false, "has-session": false, "new-session": false, "new-window": false,
 	"select-window": false, "rename-window": false, "kill-window": false, "list-windows": false,
 }
 
@@ -100,8 +100,13 @@ func command(words []string, pane string) ([]string, error) {
 		name = full
 	}
 	args := slices.Clone(words[1:])
-	if name == "set-window-option" {
+	switch name {
+	case "set-window-option":
 		name, args = "set-option", append([]string{"-w"}, args...)
+	case "kill-session":
+		// A session a launcher made with new-session is a window of the
+		// kws session; kws kill-session would end a whole kws session.
+		name = "kill-window"
 	}
 	defaultTarget, ok := commands[name]
 	if !ok {

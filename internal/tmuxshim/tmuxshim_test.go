@@ -23,6 +23,7 @@ func TestParse(t *testing.T) {
 		// claude-squad's sessions.
 		{[]string{"has-session", "-t=squad-1"}, [][]string{{"has-session", "-t=squad-1"}}},
 		{[]string{"new-session", "-d", "-s", "squad-1", "-c", "/w", "claude"}, [][]string{{"new-session", "-d", "-s", "squad-1", "-c", "/w", "claude"}}},
+		{[]string{"kill-session", "-t=squad-1"}, [][]string{{"kill-window", "-t=squad-1"}}},
 	} {
 		p, err := Parse(c.args, "%3")
 		if err != nil || p.Version || !reflect.DeepEqual(p.Commands, c.want) {
