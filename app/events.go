@@ -22,7 +22,7 @@ func (w *Workstation) status() ui.Status {
 	if w.mcp != nil {
 		st.MCPFailed, st.MCPServers = w.mcp.Failed()
 	}
-	if w.st.sandbox.Policy == nil {
+	if sbx, known := w.st.sandboxKnown(); known && sbx.Policy == nil {
 		st.Warning = "unsandboxed"
 	}
 	if w.cfgErr != nil && w.st.sidecarFile() != "" {

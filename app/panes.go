@@ -101,8 +101,8 @@ func (w *Workstation) newAgent(name string, onEvent func(agent.Event)) (swarm.Ru
 	}
 	spec := AgentSpec{Name: name, DataDir: w.st.opts.DataDir, Workspace: w.ws, Dir: dir, Config: w.cfg,
 		Overrides: w.overrides, Local: local, WrapClient: w.limiter.Client, Role: w.swarm.Role(name), Skills: w.skills,
-		Params: w.params, Vault: w.st.vault, Broker: w.broker, Sandbox: w.st.sandbox.forWorktree(w.ws, dir),
-		Hidden: w.st.sandbox.Hidden,
+		Params: w.params, Vault: w.st.vault, Broker: w.broker, Sandbox: w.st.Sandbox().forWorktree(w.ws, dir),
+		Hidden: w.st.Sandbox().Hidden,
 		Router: w.st.sidecar, Critic: w.st.sidecar, Summarizer: w.st.sidecar, OnEvent: onEvent,
 		Board: w.board.For(name), Mailbox: w.swarm.Mailbox(name), Notices: w.swarm.Notices(name)}
 	if w.mcp != nil {

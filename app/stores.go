@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kwsdev/kws/internal/pubsub"
 	"github.com/kwsdev/kws/memory"
@@ -30,7 +33,11 @@ type Stores struct {
 	memErr  error // why memory is off
 	sidecar *sidecar.Switch
 	tel     *sidecar.Telemetry
-	sandbox Sandbox
+	// sandbox is the probe of what confines shell commands, which runs
+	// in the background from OpenStores: it starts a process and takes
+	// longer than everything else before the first frame. Sandbox waits
+	// for it.
+	sandbox func() Sandbox
 	log     *slog.Logger
 	logF    *os.File
 	// notes are what opening reported (a damaged memory file), shown in
@@ -55,6 +62,32 @@ type Stores struct {
 	ids  map[*Workstation]string
 	// bg counts blocks being described in the background.
 	bg sync.WaitGroup
+	// sandboxDone holds the sandbox once its probe has ended.
+	sandboxDone atomic.Pointer[Sandbox]
+}
+
+// redrawAll redraws every workstation open on the stores.
+func (st *Stores) redrawAll() {
+	st.mu.Lock()
+	open := slices.Collect(maps.Keys(st.open))
+	st.mu.Unlock()
+	for _, w := range open {
+		w.feed.update(func() {})
+	}
+}
+
+// Sandbox is what confines the agents' shell commands, once its probe
+// has ended (it waits for it).
+func (st *Stores) Sandbox() Sandbox { return st.sandbox() }
+
+// sandboxKnown is the sandbox when its probe has ended; false while it
+// runs, for what must not wait (the status bar, which the probe's end
+// redraws).
+func (st *Stores) sandboxKnown() (Sandbox, bool) {
+	if s := st.sandboxDone.Load(); s != nil {
+		return *s, true
+	}
+	return Sandbox{}, false
 }
 
 // OpenStores opens the data dir's shared stores. Memory that cannot open
@@ -76,9 +109,16 @@ func OpenStores(o Options) (*Stores, error) {
 		st.Close()
 		return nil, err
 	}
-	if st.sandbox = OpenSandbox(o.DataDir, o.ConfigHome, o.Config.Sandbox); st.sandbox.Err != nil {
-		st.log.Warn("shell commands run unconfined", "error", st.sandbox.Err)
-	}
+	st.sandbox = sync.OnceValue(func() Sandbox {
+		s := OpenSandbox(o.DataDir, o.ConfigHome, o.Config.Sandbox)
+		if s.Err != nil {
+			st.log.Warn("shell commands run unconfined", "error", s.Err)
+		}
+		st.sandboxDone.Store(&s)
+		st.redrawAll()
+		return s
+	})
+	go st.sandbox()
 	st.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
 	st.sidecarPath, st.sidecarErr = sidecar.Locate(cmp.Or(o.SidecarModel, o.Config.SidecarModel), o.DataDir)
 	// Memory is a hint store: when it cannot open, kws works without it.

@@ -75,4 +75,4 @@ func (w *Workstation) wireWorktree(p *panes.AgentPane) {
 }
 
 // git runs kws's own git on the workspace confined as agent commands are.
-func (w *Workstation) git() swarm.Git { return swarm.Git{Policy: w.st.sandbox.Policy} }
+func (w *Workstation) git() swarm.Git { return swarm.Git{Policy: w.st.Sandbox().Policy} }
