@@ -9,10 +9,11 @@ BIN      := bin/kws
 CORE     := bin/kws-core
 # Programs the tests drive: tmux and vim for the end-to-end test (e2e) and
 # `kws bench ui`, git and python3 for the sandbox's attack tests (planted
-# git hooks; sockets bash cannot open), which skip without them. setup
-# installs the missing ones with apt-get when it can (Debian, as root),
-# else names them.
-TOOLS    := tmux vim git python3
+# git hooks; sockets bash cannot open), which skip without them, and jq for
+# the hooks' tests (Claude Code's documented hook scripts read their input
+# with it). setup installs the missing ones with apt-get when it can
+# (Debian, as root), else names them.
+TOOLS    := tmux vim git python3 jq
 # sidecar/llamacpp builds llama.cpp (the llama package of github.com/ollama/ollama)
 # with cgo. Its Go module lacks three vendored headers: two come from Debian
 # packages (header:package, installed by setup like TOOLS), miniaudio.h is copied

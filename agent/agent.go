@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/hooks"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
@@ -145,6 +147,9 @@ type Config struct {
 	// CompactGist, when set, adds its gist of the covered turns to each
 	// compaction's extractive summary (compact_model = "sidecar").
 	CompactGist Summarizer
+	// Hooks, when set, runs the user's lifecycle hooks as the agent's
+	// events happen (see package hooks and lifecycle.go); nil runs none.
+	Hooks *hooks.Runner
 }
 
 // Totals are the agent's running counters for the run record.
@@ -208,6 +213,15 @@ type Agent struct {
 	prevNaive   float64
 	lastPrompt  int // the provider's prompt tokens on the last call
 	compactGate int // no proactive compaction before the summary can end here
+
+	// sessionStarted is set once SessionStart has fired; startContext is
+	// what its hooks added for the model, until a user turn carries it.
+	sessionStarted bool
+	startContext   string
+	// stored are the vault blocks VaultBlockStored announced; blocks are
+	// also stored from background jobs' goroutines.
+	storedMu sync.Mutex
+	stored   map[string]bool
 }
 
 // New builds an agent. The workspace's AGENTS.md and KWS.md are pinned.
@@ -236,15 +250,16 @@ func New(cfg Config) (*Agent, error) {
 	if b := int(cfg.CompactAt * float64(max(cfg.Profile.ContextWindow-cfg.Profile.CompletionReserve, 0))); b > 0 {
 		cfg.Diet.TriggerTokens = min(cfg.Diet.TriggerTokens, b*triggerShare/100)
 	}
-	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace}
 	if cfg.Tools == nil {
 		cfg.Tools = tools.All()
 		if t, ok := tools.Skill(cfg.Skills); ok {
 			cfg.Tools = append(cfg.Tools, t)
 		}
 	}
-	a := &Agent{cfg: cfg, tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...),
+	a := &Agent{tools: map[string]tools.Tool{}, history: append([]provider.Message(nil), cfg.History...),
 		argRefs: map[[32]byte]argsRef{}, specTok: map[string]int{}}
+	cfg.Vault = scopedVault{Vault: cfg.Vault, workspace: cfg.Workspace, stored: a.blockStored}
+	a.cfg = cfg
 	for _, t := range cfg.Tools {
 		a.tools[t.Name()] = t
 	}
@@ -261,7 +276,7 @@ func New(cfg Config) (*Agent, error) {
 		a.env.Memory = cfg.Memory
 	}
 	if cfg.Board != nil {
-		a.env.Board = cfg.Board
+		a.env.Board = hookedBoard{Board: cfg.Board, a: a}
 	}
 	if cfg.Mailbox != nil {
 		a.env.Mailbox = cfg.Mailbox
@@ -341,10 +356,6 @@ func (a *Agent) Jobs() *tools.Jobs { return a.env.Jobs }
 // StopJobs stops the agent's running background jobs (the user asked)
 // and returns how many; the agent may start others.
 func (a *Agent) StopJobs() int { return a.env.Jobs.StopRunning() }
-
-// EndJobs stops every background job of the agent, which starts no new
-// one: call it when the agent stops. It waits until their output is kept.
-func (a *Agent) EndJobs() { a.env.Jobs.Close() }
 
 func (a *Agent) emit(e Event) {
 	if a.cfg.OnEvent != nil {

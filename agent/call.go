@@ -38,9 +38,9 @@ func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error
 		return provider.Response{}, err
 	}
 	if b := a.budget(); b > 0 && w.sent > b {
-		w, err = a.compact("proactive", w)
+		w, err = a.compact(ctx, "proactive", w)
 	} else if a.usageOver() {
-		w, err = a.compact("usage", w)
+		w, err = a.compact(ctx, "usage", w)
 	}
 	if b := a.budget(); err == nil && b > 0 && w.sent > b {
 		w, err = a.squeeze(w)
@@ -50,7 +50,7 @@ func (a *Agent) call(ctx context.Context, direct bool) (provider.Response, error
 	}
 	resp, err := a.send(ctx, w)
 	if errors.Is(err, provider.ErrContextOverflow) {
-		if w, err = a.compact("overflow", w); err != nil {
+		if w, err = a.compact(ctx, "overflow", w); err != nil {
 			return provider.Response{}, err
 		}
 		resp, err = a.send(ctx, w)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kwsdev/kws/agent/diet"
@@ -45,6 +46,9 @@ func (a *Agent) Compact() (CompactReport, error) {
 		rep.Reason = fmt.Sprintf("nothing old enough to summarize (the newest %d messages stay whole)", compactKeep)
 		return rep, nil
 	}
+	// A manual compaction runs between turns: no turn's context bounds
+	// its hooks, their own timeouts do.
+	a.precompact(context.Background(), "manual")
 	undo := a.saved()
 	after, err := a.summarizeBefore(end)
 	if err == nil {

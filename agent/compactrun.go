@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/provider"
 )
@@ -15,7 +17,7 @@ import (
 // only a request over the window or a provider's overflow error compacts
 // again: each compaction breaks the prompt cache, so one that gains a few
 // tokens on every call costs more than it saves.
-func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
+func (a *Agent) compact(ctx context.Context, reason string, before wirePrompt) (wirePrompt, error) {
 	info := CompactionInfo{Reason: reason, BeforeTokens: before.sent}
 	end := a.compactEnd()
 	// Until compactKeep more messages can join the summary, only a
@@ -27,6 +29,7 @@ func (a *Agent) compact(reason string, before wirePrompt) (wirePrompt, error) {
 		}
 		return before, nil
 	}
+	a.precompact(ctx, "auto")
 	saved := a.saved()
 	ids, err := vaultIDs(a.cfg.Vault, a.history[:end], a.cfg.Diet.MinBlockChars, a.cfg.Name)
 	if err != nil {

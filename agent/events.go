@@ -32,6 +32,10 @@ const (
 	// EvJobs: a background job started or ended; Jobs lists them all.
 	// It may come from any goroutine, between a turn's events.
 	EvJobs = "jobs"
+	// EvHook: a hook said something for the user (Text, safe for a
+	// terminal), or failed, timed out or did not run (IsError). A hook
+	// fired in the background reports from any goroutine.
+	EvHook = "hook"
 )
 
 // Event is one thing that happened in a turn.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/hooks"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/tools"
@@ -27,7 +28,13 @@ func (a *Agent) Run(ctx context.Context, userText string) (string, error) {
 		return "", err
 	}
 	a.turnStart = len(a.history)
-	content := userText
+	a.sessionStart(ctx)
+	added, err := a.promptSubmit(ctx, userText)
+	if err != nil {
+		a.emit(Event{Type: EvError, Error: err.Error()})
+		return "", err
+	}
+	content := joinText(userText, added)
 	if m := a.cfg.Memory; m != nil {
 		// The hint rides after the turn's own text, recorded as sent.
 		if hint, err := m.Recall(ctx, userText); err != nil {
@@ -87,6 +94,7 @@ func (a *Agent) Resume(ctx context.Context) (string, bool, error) {
 	if err := a.repairToolResults(); err != nil {
 		return "", true, err
 	}
+	a.sessionStart(ctx)
 	answer, err := a.loop(ctx, false)
 	return answer, true, err
 }
@@ -149,8 +157,10 @@ func (a *Agent) failCalls(calls []provider.ToolCall, cause error) error {
 	return cause
 }
 
-// loop calls the model until it answers without tool calls or faults.
+// loop calls the model until it answers without tool calls or faults,
+// and no Stop hook makes it go on.
 func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
+	stopHookActive := false
 	for step := 0; step < a.cfg.MaxSteps; step++ {
 		if err := a.deliverNotices(); err != nil {
 			return "", err
@@ -167,6 +177,9 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 		if len(resp.ToolCalls) > 0 {
 			for i, tc := range resp.ToolCalls {
 				if err := a.runTool(ctx, tc); err != nil {
+					if errors.Is(err, errHookStopped) {
+						return "", a.stopByHook(resp.ToolCalls[i+1:], err)
+					}
 					a.fail(ctx, err)
 					return "", a.failCalls(resp.ToolCalls[i:], err)
 				}
@@ -189,6 +202,14 @@ func (a *Agent) loop(ctx context.Context, direct bool) (string, error) {
 				a.emit(Event{Type: EvError, Error: ErrFaultLimit.Error()})
 				return "", ErrFaultLimit
 			}
+			continue
+		}
+		goOn, err := a.stopHook(ctx, resp.Content, stopHookActive)
+		if err != nil {
+			return "", err
+		}
+		if goOn {
+			stopHookActive = true
 			continue
 		}
 		a.emit(Event{Type: EvDone, Text: resp.Content})
@@ -269,12 +290,24 @@ func (a *Agent) expand(names []string) []string {
 	return ok
 }
 
-// runTool executes one tool call behind the permission policy and records
-// its result message.
+// runTool executes one tool call behind its PreToolUse hooks and the
+// permission policy, runs its PostToolUse hooks and records its result
+// message. A hook that stopped the agent ends the turn with
+// errHookStopped, once the result is recorded.
 func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
 	a.totals.ToolCalls++
 	a.emit(Event{Type: EvToolCall, Tool: tc.Name, CallID: tc.ID, Args: tc.Arguments})
-	res, err := a.execute(ctx, tc)
+	pre := a.preToolUse(ctx, tc)
+	var res tools.Result
+	var err error
+	switch {
+	case pre.Stop:
+		res = tools.Result{Text: "not run: " + hookStop(pre).Error(), IsError: true}
+	case pre.Block:
+		res = tools.Result{Text: "blocked by a PreToolUse hook: " + pre.Reason, IsError: true}
+	default:
+		res, err = a.execute(ctx, tc, pre)
+	}
 	if err != nil {
 		if res.Text != "" {
 			partial := provider.Message{Role: "tool", ToolCallID: tc.ID,
@@ -285,12 +318,25 @@ func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
 		}
 		return err
 	}
+	var post hooks.Outcome
+	if !pre.Stop && !pre.Block {
+		res, post = a.postToolUse(ctx, tc, res)
+	}
 	a.emit(Event{Type: EvToolResult, Tool: tc.Name, CallID: tc.ID, Text: res.Text, IsError: res.IsError, Preview: res.Preview})
-	return a.record(provider.Message{Role: "tool", ToolCallID: tc.ID, Content: res.Text})
+	if err := a.record(provider.Message{Role: "tool", ToolCallID: tc.ID, Content: res.Text}); err != nil {
+		return err
+	}
+	for _, out := range []hooks.Outcome{pre, post} {
+		if out.Stop {
+			return hookStop(out)
+		}
+	}
+	return nil
 }
 
 // execute runs one tool call; the result's Text is what the model reads.
-func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result, error) {
+// pre is what its PreToolUse hooks decided short of blocking it.
+func (a *Agent) execute(ctx context.Context, tc provider.ToolCall, pre hooks.Outcome) (tools.Result, error) {
 	if tc.Name == "ctx_get" || tc.Name == "ctx_search" {
 		var args struct{ ID, Query, Reason string }
 		if err := json.Unmarshal([]byte(tc.Arguments), &args); err != nil {
@@ -317,7 +363,7 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		sort.Strings(names)
 		return tools.Result{Text: fmt.Sprintf("error: unknown tool %q; available: %s", tc.Name, strings.Join(names, ", ")), IsError: true}, nil
 	}
-	if t.Access() != tools.ReadOnly {
+	if t.Access() != tools.ReadOnly || pre.Permission == "ask" {
 		// A call whose preview fails is a mistake in its arguments (a
 		// file:// URL, an edit whose text is not there): refuse it before
 		// asking anyone to approve what cannot run.
@@ -335,6 +381,8 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 		if p, ok := t.(tools.Permissioned); ok {
 			req.Tool = p.Permission([]byte(tc.Arguments))
 		}
+		perm := req.Tool
+		req.Waiting = func() { a.waiting(perm, tc) }
 		policy := a.cfg.Policy
 		if policy == nil {
 			policy = permission.DefaultPolicy()
@@ -345,7 +393,7 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 				req.Note = note
 			}
 		}
-		allowed, reason, err := permission.Check(ctx, a.cfg.Policy, a.cfg.Broker, t.Access(), req)
+		allowed, reason, err := a.permit(ctx, policy, t.Access(), req, pre)
 		decision := "allow"
 		if !allowed {
 			decision = "deny"
@@ -366,6 +414,25 @@ func (a *Agent) execute(ctx context.Context, tc provider.ToolCall) (tools.Result
 	}
 	a.changed = appendUnique(a.changed, res.Changed...)
 	return res, nil
+}
+
+// permit decides a call that may need approval: by the configured
+// policy, or by a PreToolUse hook's "allow" (which the policy's denial
+// still overrides) or "ask" (asked even where the policy allows).
+func (a *Agent) permit(ctx context.Context, policy *permission.Policy, access tools.Access, req permission.Request, pre hooks.Outcome) (bool, string, error) {
+	if pre.Permission == "" || policy.Decide(req.Tool, access, req.Preview) == permission.Deny {
+		return permission.Check(ctx, a.cfg.Policy, a.cfg.Broker, access, req)
+	}
+	why := ""
+	if pre.PermissionReason != "" {
+		why = ": " + pre.PermissionReason
+	}
+	if pre.Permission == "allow" {
+		return true, "allowed by a PreToolUse hook" + why, nil
+	}
+	req.Note = joinText(req.Note, "A PreToolUse hook asks you to decide"+why)
+	ask := &permission.Policy{Tools: map[string]permission.Decision{req.Tool: permission.Ask}}
+	return permission.Check(ctx, ask, a.cfg.Broker, access, req)
 }
 
 func appendUnique(list []string, items ...string) []string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/permission"
+	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/vault"
 )
@@ -18,19 +19,25 @@ import (
 type scopedVault struct {
 	Vault
 	workspace string
+	// stored, when set, hears of every put that succeeded.
+	stored func(blocks []vault.Block, ids []string)
 }
 
 // PutMany stores blocks with the agent's workspace in their metadata.
 func (s scopedVault) PutMany(blocks []vault.Block) ([]string, error) {
-	if s.workspace == "" {
-		return s.Vault.PutMany(blocks)
+	if s.workspace != "" {
+		stamped := make([]vault.Block, len(blocks))
+		for i, b := range blocks {
+			b.Meta.Workspaces = []string{s.workspace}
+			stamped[i] = b
+		}
+		blocks = stamped
 	}
-	stamped := make([]vault.Block, len(blocks))
-	for i, b := range blocks {
-		b.Meta.Workspaces = []string{s.workspace}
-		stamped[i] = b
+	ids, err := s.Vault.PutMany(blocks)
+	if err == nil && s.stored != nil {
+		s.stored(blocks, ids)
 	}
-	return s.Vault.PutMany(stamped)
+	return ids, err
 }
 
 // Search returns the best k hits the workspace may see, asking the vault
@@ -106,6 +113,7 @@ func (a *Agent) sensitiveGate(ctx context.Context, f diet.Fault) string {
 	req := permission.Request{ID: fmt.Sprintf("%s-%d", a.cfg.Name, a.requestSeq), Tool: "ctx_get", Args: string(args),
 		Preview: fmt.Sprintf("send the SENSITIVE block %s (%s, %d chars) to the model; reason: %s\n%s", m.ID, m.Kind, m.Chars, f.Reason, m.Summary),
 		Agent:   a.cfg.Name}
+	req.Waiting = func() { a.waiting("ctx_get", provider.ToolCall{Name: "ctx_get", Arguments: string(args)}) }
 	allowed, reason, err := permission.Check(ctx, policy, a.cfg.Broker, tools.ReadOnly, req)
 	decision := "allow"
 	if !allowed {

@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/diet"
+	"github.com/kwsdev/kws/agent/hooks"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/profile"
 	"github.com/kwsdev/kws/agent/provider"
@@ -13,6 +15,7 @@ import (
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/internal/trust"
 	"github.com/kwsdev/kws/sandbox"
 )
 
@@ -186,6 +189,7 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 	if dietCfg.CompactModel == config.CompactSidecar {
 		cfg.CompactGist = spec.Summarizer
 	}
+	cfg.Hooks = spec.hooks(dir, sess, policy, cfg.HideEnv)
 	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy, mem: mem}
 	if a.Agent, err = agent.New(cfg); err == nil {
 		err = a.Record()
@@ -197,6 +201,19 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// hooks is the agent's hooks runner, or nil without hooks: run in dir
+// (the workspace or the agent's worktree), confined as its shell commands
+// are, with the host's network when the user's own config lets its shell
+// commands have it without asking; the workspace's hooks only once the
+// user approved them in the data dir's trust record.
+func (spec AgentSpec) hooks(dir string, sess *transcript.Transcript, policy *permission.Policy, hideEnv []string) *hooks.Runner {
+	return hooks.New(hooks.Options{Hooks: spec.Config.Hooks, Dir: dir, Workspace: spec.Workspace,
+		Trust: trust.Open(spec.DataDir), SessionID: sess.ID(), Agent: spec.Name, Role: spec.Role,
+		TranscriptPath: filepath.Join(transcript.Dir(spec.DataDir), sess.ID(), transcript.RawFile),
+		Sandbox:        spec.Sandbox, HideEnv: hideEnv,
+		Network: policy.Decide(tools.NetworkPermission, tools.Executes, "") == permission.Allow})
 }
 
 // newSession creates a session for workspace. Its title names the task at

@@ -7,11 +7,13 @@ import (
 	"os"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/hooks"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/skill"
 	"github.com/kwsdev/kws/agent/transcript"
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/internal/trust"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/sidecar"
 	"github.com/kwsdev/kws/termsafe"
@@ -54,6 +56,11 @@ type Headless struct {
 	OpenMemory func() (*memory.Store, error)
 	// StartMCP starts the configuration's MCP servers.
 	StartMCP func(cfg config.Config, ws string) MCPClient
+	// AskHooks, when set, asks the user whether to run the workspace's
+	// hooks, which it describes, when they are not approved yet (kws run
+	// on a terminal); a yes is recorded. Nil leaves them to kws hooks
+	// trust.
+	AskHooks func(what string) bool
 	// Warn tells the user something that does not stop the run.
 	Warn func(string)
 	// OnEvent hears the agent's loop.
@@ -136,6 +143,9 @@ func RunHeadless(ctx context.Context, h Headless) (run HeadlessRun, err error) {
 	if isCommand {
 		return run, runHeadlessCommand(spec, command, h.Resume != "", h.Command)
 	}
+	if err := h.approveHooks(ws, cfg.Hooks); err != nil {
+		h.Warn("hooks: " + termsafe.OneLine(err.Error()))
+	}
 	if store, err := h.OpenMemory(); err == nil {
 		spec.Memory = AgentMemory(store, v, ws, ws, "agent", engine, nil)
 	} else {
@@ -147,12 +157,27 @@ func RunHeadless(ctx context.Context, h Headless) (run HeadlessRun, err error) {
 	}
 	sess = a.Session()
 	defer a.WaitMemory()
-	// A background job ends with the run; its output is kept first.
-	defer a.EndJobs()
+	// A background job ends with the run, its output kept first; then
+	// the SessionEnd hooks run.
+	defer a.End("other")
 	if w := sbx.Warning(a.Policy(), mode == permission.AutoAllow); w != "" {
 		h.Warn(w)
 	}
 	return h.run(ctx, a, prompt)
+}
+
+// approveHooks asks AskHooks about the workspace's hooks in set when the
+// user has not approved them as they are, and records a yes.
+func (h Headless) approveHooks(ws string, set config.Hooks) error {
+	if h.AskHooks == nil {
+		return nil
+	}
+	rec := trust.Open(h.DataDir)
+	ok, _, err := hooks.Approved(rec, ws, ws, set)
+	if err != nil || ok || !h.AskHooks(hooks.Describe(set.Workspace())) {
+		return err
+	}
+	return hooks.Approve(rec, ws, set)
 }
 
 // resumed opens the transcript h resumes, if any: the workspace it ran in

@@ -74,6 +74,10 @@ type Config struct {
 	// Sandbox holds the [sandbox] table: the resource limits of each
 	// agent command. Only the user's own config may set it.
 	Sandbox Sandbox `toml:"sandbox" json:"sandbox,omitzero"`
+	// Hooks holds the [hooks] table: the commands run when an agent's
+	// lifecycle events fire, the user's and then the workspace's (which
+	// run only once the user approves them).
+	Hooks Hooks `toml:"hooks" json:"hooks,omitempty"`
 	// Warnings tell what Load ignored and why: the MCP settings a
 	// workspace's file may not set. Callers show them to the user; they
 	// quote names from the file, so a terminal gets them through termsafe.
@@ -95,7 +99,7 @@ const (
 )
 
 // knownKeys are the top-level keys of config.toml.
-var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet", "mcp", "sandbox"}
+var knownKeys = []string{"base_url", "model", "api_key", "api_key_env", "diet_mode", "yes", "permissions", "shell_allow", "keys", "sidecar_model", "theme", "memory_embedder", "notify", "clipboard", "temperature", "top_p", "diet", "mcp", "sandbox", "hooks"}
 
 // Load reads the configuration for workspace, each layer overriding
 // the one before: $XDG_CONFIG_HOME/kws/config.toml (else
@@ -243,6 +247,9 @@ func (c *Config) applyFile(path string, user bool) (bool, error) {
 		c.Sandbox = f.Sandbox
 	}
 	if err := c.mergeMCP(path, f.MCP, user); err != nil {
+		return false, err
+	}
+	if err := c.mergeHooks(path, f.Hooks, user); err != nil {
 		return false, err
 	}
 	if defined("shell_allow") {

@@ -1,23 +1,13 @@
 package mcp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/kwsdev/kws/config"
+	"github.com/kwsdev/kws/internal/trust"
 )
 
 // Trust is the record of the workspace MCP servers the user approved: a
@@ -25,25 +15,16 @@ import (
 // to it only once the user has approved exactly that for that workspace:
 // the command, its arguments and env, and the contents of the program and
 // of the script files its arguments name when they live in the workspace
-// (which agents write); or the URL and headers of an HTTP server. It lives
-// in one JSON file in the data dir; any change needs a new approval.
+// (which agents write); or the URL and headers of an HTTP server. It keeps
+// its approvals in the data dir's trust record (package trust), beside the
+// workspace hooks' approvals; any change needs a new approval.
 type Trust struct {
-	path string
-	mu   sync.Mutex
-}
-
-// trustEntry is one approval.
-type trustEntry struct {
-	Workspace string    `json:"workspace"`
-	Server    string    `json:"server"`
-	Hash      string    `json:"hash"`
-	Command   string    `json:"command"`
-	Approved  time.Time `json:"approved"`
+	rec *trust.Record
 }
 
 // OpenTrust returns the trust record kept in dataDir.
 func OpenTrust(dataDir string) *Trust {
-	return &Trust{path: filepath.Join(dataDir, "mcp-trust.json")}
+	return &Trust{rec: trust.Open(dataDir)}
 }
 
 // commandHash identifies what server s, started in workspace, runs or
@@ -59,94 +40,25 @@ func commandHash(workspace string, s config.MCPServer) string {
 	}
 	var files [][2]string
 	if s.Command != "" {
-		for _, f := range append([]string{programPath(workspace, s.Command)}, s.Args...) {
+		for _, f := range append([]string{trust.ProgramPath(workspace, s.Command)}, s.Args...) {
 			if f == "" {
 				continue
 			}
 			if !filepath.IsAbs(f) {
 				f = filepath.Join(workspace, f)
 			}
-			if within(f, workspace) {
-				files = append(files, [2]string{f, fileHash(f)})
+			if trust.Within(f, workspace) {
+				files = append(files, [2]string{f, trust.FileHash(f)})
 			}
 		}
 	}
-	b, _ := json.Marshal(struct {
+	return trust.Hash(struct {
 		Command, URL  string
 		Args          []string
 		Env, Headers  [][2]string
 		Files         [][2]string
 		ProgramOnPath string
-	}{s.Command, s.URL, s.Args, sorted(s.Env), sorted(s.Headers), files, programPath(workspace, s.Command)})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// programPath is the file command runs: relative to workspace when it
-// names a path, else found on the PATH; "" when there is none.
-func programPath(workspace, command string) string {
-	if command == "" {
-		return ""
-	}
-	if strings.Contains(command, "/") {
-		if filepath.IsAbs(command) {
-			return command
-		}
-		return filepath.Join(workspace, command)
-	}
-	p, err := exec.LookPath(command)
-	if err != nil {
-		return ""
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return p
-}
-
-// fileHash is the SHA-256 of the regular file at path (symlinks followed,
-// so a link repointed elsewhere changes it), or what stands there instead.
-func fileHash(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return "absent"
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "not a file"
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unreadable"
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// within reports whether path (resolved through its symlinks) lies in dir.
-func within(path, dir string) bool {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-func (t *Trust) load() ([]trustEntry, error) {
-	data, err := os.ReadFile(t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []trustEntry
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.path, err)
-	}
-	return out, nil
+	}{s.Command, s.URL, s.Args, sorted(s.Env), sorted(s.Headers), files, trust.ProgramPath(workspace, s.Command)})
 }
 
 // Trusted reports whether the user approved server s, as it is now, for
@@ -155,47 +67,13 @@ func (t *Trust) Trusted(workspace, server string, s config.MCPServer) (ok, chang
 	if t == nil {
 		return false, false, nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	entries, err := t.load()
-	if err != nil {
-		return false, false, err
-	}
-	h := commandHash(workspace, s)
-	for _, e := range entries {
-		if e.Workspace == workspace && e.Server == server {
-			if e.Hash == h {
-				return true, false, nil
-			}
-			changed = true
-		}
-	}
-	return false, changed, nil
+	return t.rec.Trusted(workspace, server, commandHash(workspace, s))
 }
 
 // Approve records the user's approval of server's command for workspace,
 // replacing an approval of an earlier command of the same server.
 func (t *Trust) Approve(workspace, server string, s config.MCPServer) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	entries, err := t.load()
-	if err != nil {
-		return err
-	}
-	entries = slices.DeleteFunc(entries, func(e trustEntry) bool { return e.Workspace == workspace && e.Server == server })
-	entries = append(entries, trustEntry{Workspace: workspace, Server: server, Hash: commandHash(workspace, s), Command: Describe(s), Approved: time.Now().UTC()})
-	data, err := json.MarshalIndent(entries, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
-		return err
-	}
-	tmp := t.path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, t.path)
+	return t.rec.Approve(workspace, server, commandHash(workspace, s), Describe(s))
 }
 
 // NeedsTrust reports whether server s comes from a workspace config, so

@@ -95,7 +95,7 @@ func (p *AgentPane) onLoop(ev agent.Event) {
 		if c := ev.Compaction; c != nil {
 			p.view.add(&entry{kind: entrySystem, text: c.String()})
 		}
-	case agent.EvNotice, agent.EvRetry:
+	case agent.EvNotice, agent.EvRetry, agent.EvHook:
 		p.view.add(&entry{kind: entrySystem, text: ev.Text})
 	case agent.EvJobs:
 		p.onJobs(ev.Jobs)

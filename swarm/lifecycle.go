@@ -64,8 +64,9 @@ func (s *Swarm) Restart(name string) error {
 	m.state, m.detail, m.err, m.paused = StateIdle, "", nil, false
 	m.stateEventLocked()
 	m.mu.Unlock()
-	// The old session's jobs end with it.
-	endJobs(old)
+	// The old session's jobs end with it, and its hooks hear that a
+	// fresh one replaced it.
+	endRunner(old, "clear")
 	s.startLoop(m)
 	return nil
 }

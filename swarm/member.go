@@ -257,21 +257,22 @@ func (m *member) stop() {
 	m.cancelLocked()
 	r := m.runner
 	m.mu.Unlock()
-	endJobs(r)
+	endRunner(r, "other")
 }
 
-// JobRunner is a runner with background jobs (*agent.Agent is one): the
-// user stops them (StopJobs), and they end with the runner (EndJobs).
+// JobRunner is a runner with background jobs and hooks (*agent.Agent is
+// one): the user stops its jobs (StopJobs), and they end with the runner,
+// whose SessionEnd hooks then run (End, with Claude Code's reason).
 type JobRunner interface {
 	StopJobs() int
-	EndJobs()
+	End(reason string)
 }
 
-// endJobs ends r's background jobs, if it has any. m.mu must not be held:
-// a job's end is an event the member publishes.
-func endJobs(r Runner) {
+// endRunner ends r for reason, if it is a JobRunner. m.mu must not be held: a
+// job's end and a hook's note are events the member publishes.
+func endRunner(r Runner, reason string) {
 	if j, ok := r.(JobRunner); ok {
-		j.EndJobs()
+		j.End(reason)
 	}
 }
 

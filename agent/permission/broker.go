@@ -56,6 +56,10 @@ type Request struct {
 	Agent string `json:"agent"`
 	// Note is the sidecar's risk note on the call, when there is one.
 	Note string `json:"note,omitempty"`
+	// Waiting, when set, is called once if the request starts waiting for
+	// a front end's answer: its agent now waits for the user. It must not
+	// block.
+	Waiting func() `json:"-"`
 }
 
 // Answer is the reply to a Request.
@@ -151,6 +155,9 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Answer, error) {
 	b.order = append(b.order, req.ID)
 	b.requests.Publish(req)
 	b.mu.Unlock()
+	if req.Waiting != nil {
+		req.Waiting()
+	}
 
 	select {
 	case a := <-w.ch:

@@ -137,7 +137,7 @@ func (js *Jobs) start(env *Env, root string, a shellArgs) (JobInfo, error) {
 		js.mu.Lock()
 		j.info.Running, j.info.Ended, j.info.Kept = false, time.Now(), kept
 		if cmd.ProcessState != nil {
-			j.info.Exit = exitCode(cmd.ProcessState)
+			j.info.Exit = ExitCode(cmd.ProcessState)
 		}
 		if keepErr != nil {
 			j.info.KeepErr = keepErr.Error()

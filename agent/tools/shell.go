@@ -147,6 +147,7 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 		return Result{}, fmt.Errorf("shell: start bash: %w", runErr)
 	}
 	var b strings.Builder
+	var views [2]string
 	for i, s := range []struct {
 		name string
 		out  *headTail
@@ -156,13 +157,16 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 		if !kept {
 			view = s.out.String()
 		}
+		views[i] = strings.ToValidUTF8(view, "\uFFFD")
 		writeStream(&b, view)
 	}
-	fmt.Fprintf(&b, "EXIT CODE: %d", exitCode(cmd.ProcessState))
+	code := ExitCode(cmd.ProcessState)
+	fmt.Fprintf(&b, "EXIT CODE: %d", code)
 	if errors.Is(runErr, exec.ErrWaitDelay) {
 		fmt.Fprintf(&b, "\n(background processes kept the output open; stopped reading %s after the command ended)", shellWaitDelay)
 	}
-	res := Result{Preview: a.Command}
+	res := Result{Preview: a.Command, Response: map[string]any{"stdout": views[0], "stderr": views[1], "exit_code": code,
+		"interrupted": ctx.Err() != nil || killed.Load(), "isImage": false}}
 	switch {
 	case ctx.Err() != nil:
 		b.WriteString("\nCANCELLED")
@@ -173,6 +177,17 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	}
 	res.Text = b.String()
 	return res, nil
+}
+
+// Command prepares line to run as the shell tool runs its commands (see
+// shellProcess), for other commands kws runs on an agent's behalf, such as
+// its hooks: bash -c line in root, confined by env.Sandbox when it is set
+// (with the host's network when network is true), in a session and
+// process group of its own that ctx's end kills (killed then reports
+// true), without the API key variables. Call start instead of cmd.Start,
+// and cleanup once it has ended.
+func Command(ctx context.Context, env *Env, root, line string, network bool) (cmd *exec.Cmd, start func() error, cleanup func(), killed *atomic.Bool, err error) {
+	return shellProcess(ctx, env, root, shellArgs{Command: line, Network: network})
 }
 
 // shellProcess returns shellCommand's command ready to start: its
@@ -250,9 +265,9 @@ func writeStream(b *strings.Builder, s string) {
 	}
 }
 
-// exitCode returns the exit status, 128+n for a death by signal n as bash
-// reports it.
-func exitCode(ps *os.ProcessState) int {
+// ExitCode returns a command's exit status, 128+n for a death by signal n
+// as bash reports it.
+func ExitCode(ps *os.ProcessState) int {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal())
 	}

@@ -52,6 +52,10 @@ type Result struct {
 	Preview string
 	// Changed lists workspace-relative files the call wrote.
 	Changed []string
+	// Response holds what a PostToolUse hook reads in tool_response
+	// besides the text, in Claude Code's field names (the shell's stdout,
+	// stderr and exit code); nil when the text is all.
+	Response map[string]any
 }
 
 // Group is a set of tools from one source outside kws, such as the tools

@@ -144,7 +144,7 @@ func newRoot() rootCmd {
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	g.sidecarFlag(root.Flags())
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newTranscriptsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
-	root.AddCommand(newMemoryCmd(g), newMcpCmd(g))
+	root.AddCommand(newMemoryCmd(g), newMcpCmd(g), newHooksCmd(g))
 	root.AddCommand(newServerCmds(g)...)
 	root.AddCommand(newVerbCmds(g)...)
 	// An unknown or malformed flag says where the flags are listed.

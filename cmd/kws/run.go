@@ -95,9 +95,10 @@ func runTask(cmd *cobra.Command, g *globals, f *runFlags, task string, events *e
 		StartMCP: func(cfg config.Config, ws string) app.MCPClient {
 			return startMCP(g, cfg, ws, []string{f.apiKeyEnv}, terminalAsk(stderr), nil)
 		},
-		Warn:    func(msg string) { fmt.Fprintln(stderr, "kws: "+msg) },
-		OnEvent: events.print,
-		Command: func(a *app.Agent, command string) error { return runCommand(cmd.OutOrStdout(), g.json, a, command) },
+		AskHooks: terminalHooksAsk(stderr),
+		Warn:     func(msg string) { fmt.Fprintln(stderr, "kws: "+msg) },
+		OnEvent:  events.print,
+		Command:  func(a *app.Agent, command string) error { return runCommand(cmd.OutOrStdout(), g.json, a, command) },
 	})
 	if run.Transcript != "" {
 		events.finish(run.Transcript, run.Status)

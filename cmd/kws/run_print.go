@@ -68,6 +68,9 @@ func (p *eventPrinter) print(e agent.Event) {
 	case agent.EvRetry:
 		p.endLine()
 		fmt.Fprintf(p.log, "kws: %s\n", oneLine(e.Text, 200))
+	case agent.EvHook:
+		p.endLine()
+		fmt.Fprintf(p.log, "kws: %s\n", oneLine(e.Text, 400))
 	case agent.EvDone:
 		p.text.Reset()
 		p.endLine()

@@ -18,7 +18,7 @@ const module = "github.com/kwsdev/kws/"
 var layers = [][]string{
 	{"vault", "vault/vaulttest", "config", "secrets", "termsafe", "themes", "server/wire", "sidecar/gguf",
 		"internal/lexical", "internal/datadir", "internal/buildinfo", "internal/screentest", "internal/goldentest",
-		"internal/proctest", "internal/human", "internal/pubsub", "internal/shellwords", "internal/tmuxshim", "memory/recallset"},
+		"internal/proctest", "internal/human", "internal/pubsub", "internal/shellwords", "internal/tmuxshim", "internal/trust", "memory/recallset"},
 	{"memory", "sidecar", "sidecar/llamacpp", "sidecar/llamacpp/ggufgen", "pty", "sandbox"},
 	{"agent", "agent/...", "memory/agentmem"},
 	{"swarm", "mcp"},
