@@ -6,24 +6,28 @@ import (
 	"strings"
 )
 
-// DefaultColors are a pane's default foreground and background: the
-// colours cells with ColorDefault are drawn in, and the answers to a
-// program's OSC 10 and OSC 11 queries (vim and others pick a light or a
-// dark scheme from the background). A ColorDefault field means the outer
-// terminal's own colour, which the emulator does not know; queries about
-// it are answered white (foreground) and black (background).
+// DefaultColors are a pane's default foreground, background and cursor
+// colours: the colours cells with ColorDefault are drawn in, and the
+// answers to a program's OSC 10, 11 and 12 queries (vim and others pick a
+// light or a dark scheme from the background). A ColorDefault field means
+// the outer terminal's own colour, which the emulator does not know;
+// queries about it are answered white (foreground) and black
+// (background), and the cursor is taken to be the foreground colour, as
+// in xterm.
 type DefaultColors struct {
 	// Fg is the default foreground colour.
 	Fg Color
 	// Bg is the default background colour.
 	Bg Color
+	// Cursor is the cursor colour.
+	Cursor Color
 }
 
 // fallbackColors answer queries about a default colour nobody set.
 var fallbackColors = DefaultColors{Fg: RGBColor(0xff, 0xff, 0xff), Bg: RGBColor(0, 0, 0)}
 
 // dynColors are an emulator's default colours: the pane's, and those the
-// program set with OSC 10 and 11 over them (ColorDefault while unset).
+// program set with OSC 10, 11 and 12 over them (ColorDefault while unset).
 type dynColors struct {
 	pane, set DefaultColors
 }
@@ -38,40 +42,59 @@ func (d *dynColors) current() DefaultColors {
 	if !d.set.Bg.IsDefault() {
 		c.Bg = d.set.Bg
 	}
+	if !d.set.Cursor.IsDefault() {
+		c.Cursor = d.set.Cursor
+	}
 	return c
 }
 
-// slot returns the colour OSC code cmd (10 or 11) sets, or nil for any
-// other code.
+// slot returns the colour OSC code cmd (10, 11 or 12) sets, or nil for
+// any other code.
 func (d *dynColors) slot(cmd int) *Color {
 	switch cmd {
 	case 10:
 		return &d.set.Fg
 	case 11:
 		return &d.set.Bg
+	case 12:
+		return &d.set.Cursor
 	}
 	return nil
 }
 
-// osc performs OSC 10, 11, 110 or 111 with its text (after the first
-// ";") and returns the replies to queries, ended with BEL or ST as the
-// query was (st). As in xterm, "OSC 10 ; a ; b" sets or queries 10 with a
-// and 11 with b; a colour spec it cannot parse is ignored, and so is any
-// other OSC code.
+// shown returns the colour an OSC 10, 11 or 12 query (cmd) is answered
+// with: the one in force, else the fallback; the cursor falls back to the
+// foreground.
+func (d *dynColors) shown(cmd int) Color {
+	cur := d.current()
+	c, fb := cur.Fg, fallbackColors.Fg
+	switch {
+	case cmd == 11:
+		c, fb = cur.Bg, fallbackColors.Bg
+	case cmd == 12 && !cur.Cursor.IsDefault():
+		c = cur.Cursor
+	}
+	if c.IsDefault() {
+		return fb
+	}
+	return c
+}
+
+// osc performs OSC 10, 11 or 12 or their resets 110, 111 and 112 with its
+// text (after the first ";") and returns the replies to queries, ended
+// with BEL or ST as the query was (st). As in xterm, "OSC 10 ; a ; b"
+// sets or queries 10 with a and 11 with b; a colour spec it cannot parse
+// is ignored, and so is any other OSC code.
 func (d *dynColors) osc(code, text string, st bool) string {
 	cmd, err := strconv.Atoi(code)
 	switch {
 	case err != nil:
 		return ""
-	case cmd == 110 || cmd == 111:
+	case cmd >= 110 && cmd <= 112:
 		*d.slot(cmd - 100) = ColorDefault
 		return ""
-	case cmd != 10 && cmd != 11:
+	case cmd < 10 || cmd > 12:
 		return ""
-	}
-	end := "\x07"
-	if st {
-		end = "\x1b\\"
 	}
 	var out strings.Builder
 	for _, spec := range strings.Split(text, ";") {
@@ -80,14 +103,7 @@ func (d *dynColors) osc(code, text string, st bool) string {
 			break
 		}
 		if spec == "?" {
-			cur, fb := d.current().Fg, fallbackColors.Fg
-			if cmd == 11 {
-				cur, fb = d.current().Bg, fallbackColors.Bg
-			}
-			if cur.IsDefault() {
-				cur = fb
-			}
-			fmt.Fprintf(&out, "\x1b]%d;%s%s", cmd, xrgb(cur), end)
+			fmt.Fprintf(&out, "\x1b]%d;%s%s", cmd, xrgb(d.shown(cmd)), oscEnd(st))
 		} else if c, ok := parseXColor(spec); ok {
 			*slot = c
 		}
@@ -96,9 +112,12 @@ func (d *dynColors) osc(code, text string, st bool) string {
 	return out.String()
 }
 
-// xrgb spells an RGB colour as X11's rgb:rrrr/gggg/bbbb, as xterm
-// answers colour queries.
+// xrgb spells a colour as X11's rgb:rrrr/gggg/bbbb, as xterm answers
+// colour queries; an indexed colour is spelt as xterm's palette has it.
 func xrgb(c Color) string {
+	if n, ok := c.Index(); ok {
+		c = xtermColor(n)
+	}
 	r, g, b, _ := c.RGB()
 	return fmt.Sprintf("rgb:%02x%02x/%02x%02x/%02x%02x", r, r, g, g, b, b)
 }

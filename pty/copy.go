@@ -24,12 +24,24 @@ type Match struct {
 
 // History is a frozen copy of the scrollback followed by the visible
 // screen, the model copy mode works on: output arriving later does not
-// shift its positions.
+// shift its positions. It knows on which lines shell prompts started when
+// the emulator kept OSC 133 marks.
 type History struct {
 	lines      [][]Cell
 	scrollback int
 	text       []string
 	colAt      [][]int
+	// prompt[i] is set when a prompt started on line i.
+	prompt []bool
+}
+
+// promptMarker is an emulator that keeps the OSC 133 prompt marks;
+// FastEmulator is one.
+type promptMarker interface {
+	// promptAt reports whether a prompt started on line i of the
+	// history: the scrollback's lines, oldest first, then the screen's
+	// rows.
+	promptAt(i int) bool
 }
 
 // History copies the scrollback and the visible screen for copy mode.
@@ -50,7 +62,13 @@ func newHistory(e Emulator) *History {
 	for y := range sc.Rows {
 		lines = append(lines, sc.Line(y))
 	}
-	return NewHistory(lines, sb)
+	h := NewHistory(lines, sb)
+	if pm, ok := e.(promptMarker); ok {
+		for i := range h.prompt {
+			h.prompt[i] = pm.promptAt(i)
+		}
+	}
+	return h
 }
 
 // NewHistory builds a History from lines of cells, of which the first
@@ -61,6 +79,7 @@ func NewHistory(lines [][]Cell, scrollback int) *History {
 		scrollback: scrollback,
 		text:       make([]string, len(lines)),
 		colAt:      make([][]int, len(lines)),
+		prompt:     make([]bool, len(lines)),
 	}
 	for i, cells := range lines {
 		var b strings.Builder
@@ -106,6 +125,43 @@ func (h *History) Line(i int) []Cell {
 // LineText returns line i as plain text without trailing spaces.
 func (h *History) LineText(i int) string {
 	return LineText(h.Line(i))
+}
+
+// IsPrompt reports whether a shell prompt started on line i, as the shell
+// marked it with OSC 133;A.
+func (h *History) IsPrompt(i int) bool {
+	return i >= 0 && i < len(h.prompt) && h.prompt[i]
+}
+
+// MarkPrompt records that a shell prompt started on line i, as History
+// does for the marks the terminal saw; it is for histories built with
+// NewHistory. Lines out of range are ignored.
+func (h *History) MarkPrompt(i int) {
+	if i >= 0 && i < len(h.prompt) {
+		h.prompt[i] = true
+	}
+}
+
+// PrevPrompt returns the nearest line before line on which a prompt
+// started (tmux's previous-prompt), and false when there is none.
+func (h *History) PrevPrompt(line int) (int, bool) {
+	for i := min(line, len(h.prompt)) - 1; i >= 0; i-- {
+		if h.prompt[i] {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// NextPrompt returns the nearest line after line on which a prompt
+// started (tmux's next-prompt), and false when there is none.
+func (h *History) NextPrompt(line int) (int, bool) {
+	for i := max(line+1, 0); i < len(h.prompt); i++ {
+		if h.prompt[i] {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // SelectLines returns the whole lines first through last (in either

@@ -128,3 +128,105 @@ func TestHistoryThroughShell(t *testing.T) {
 		t.Errorf("history changed under new output: %q", got)
 	}
 }
+
+// promptMark is the OSC 133 mark of a prompt's start.
+const promptMark = "\x1b]133;A\x07"
+
+func TestHistoryPrompts(t *testing.T) {
+	e := emuKindNamed("fast").start(t, 20, 4, 3)
+	_, _ = e.Write([]byte(promptMark + "$ one\r\nout1\r\n" + promptMark + "$ two\r\nout2\r\nout2b\r\n" +
+		promptMark + "$ three\r\n\x1b]133;C\x07out3\r\n\x1b]133;D;0\x07\x1b]133;A;cl=m\x1b\\$ "))
+	h := newHistory(e.Emulator)
+	want := []string{"out1", "$ two", "out2", "out2b", "$ three", "out3", "$"}
+	if h.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", h.Len(), len(want))
+	}
+	for i, w := range want {
+		if got := h.LineText(i); got != w {
+			t.Errorf("line %d = %q, want %q", i, got, w)
+		}
+		if got := h.IsPrompt(i); got != strings.HasPrefix(w, "$") {
+			t.Errorf("IsPrompt(%d) = %v on %q", i, got, w)
+		}
+	}
+	cases := []struct {
+		name string
+		got  func() (int, bool)
+		line int
+		ok   bool
+	}{
+		{"previous from the last prompt", func() (int, bool) { return h.PrevPrompt(6) }, 4, true},
+		{"previous from output", func() (int, bool) { return h.PrevPrompt(3) }, 1, true},
+		{"none before the first", func() (int, bool) { return h.PrevPrompt(1) }, 0, false},
+		{"previous from past the end", func() (int, bool) { return h.PrevPrompt(99) }, 6, true},
+		{"next from the top", func() (int, bool) { return h.NextPrompt(0) }, 1, true},
+		{"next from a prompt", func() (int, bool) { return h.NextPrompt(4) }, 6, true},
+		{"none after the last", func() (int, bool) { return h.NextPrompt(6) }, 0, false},
+		{"next from before the start", func() (int, bool) { return h.NextPrompt(-5) }, 1, true},
+	}
+	for _, tc := range cases {
+		if line, ok := tc.got(); line != tc.line || ok != tc.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", tc.name, line, ok, tc.line, tc.ok)
+		}
+	}
+}
+
+// TestPromptMarksFollowTheirLines checks that prompt marks stay on their
+// lines as they scroll into the scrollback ring, which wraps many times
+// over, through a clear screen and a redrawn prompt line.
+func TestPromptMarksFollowTheirLines(t *testing.T) {
+	e := emuKindNamed("fast").start(t, 20, 5, 7)
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "%s$ cmd %d\r\n", promptMark, i)
+		for j := range i % 4 {
+			fmt.Fprintf(&b, "out %d.%d\r\n", i, j)
+		}
+		if i%9 == 0 {
+			b.WriteString("\x1b[2J\x1b[H")
+		}
+	}
+	b.WriteString(promptMark + "$ old\r\x1b[2K$ redrawn")
+	_, _ = e.Write([]byte(b.String()))
+	h := newHistory(e.Emulator)
+	prompts := 0
+	for i := range h.Len() {
+		text := h.LineText(i)
+		if got := h.IsPrompt(i); got != strings.HasPrefix(text, "$") {
+			t.Errorf("line %d %q: IsPrompt %v", i, text, got)
+		}
+		prompts += btoi(h.IsPrompt(i))
+	}
+	if prompts < 3 {
+		t.Errorf("only %d prompts in the history", prompts)
+	}
+}
+
+func TestHistoryPromptsElsewhere(t *testing.T) {
+	vt := newTestEmu(t, 20, 4, 3)
+	_, _ = vt.Write([]byte(promptMark + "$ ls\r\n"))
+	if h := newHistory(vt); h.IsPrompt(0) {
+		t.Error("x/vt history has a prompt mark")
+	}
+	h := NewHistory([][]Cell{nil, nil, nil}, 0)
+	h.MarkPrompt(1)
+	h.MarkPrompt(7)
+	if !h.IsPrompt(1) || h.IsPrompt(0) || h.IsPrompt(7) {
+		t.Error("MarkPrompt did not mark line 1 alone")
+	}
+	if line, ok := h.NextPrompt(0); !ok || line != 1 {
+		t.Errorf("NextPrompt(0) = %d, %v", line, ok)
+	}
+}
+
+func TestPromptMarksThroughShell(t *testing.T) {
+	s := startShell(t, Options{Rows: 10})
+	run(t, s, `printf '\e]133;A\a%s\n' '> marked'`)
+	waitLine(t, s, "> marked")
+	h := s.History()
+	for i := range h.Len() {
+		if text := h.LineText(i); h.IsPrompt(i) != (text == "> marked") {
+			t.Errorf("line %d %q: IsPrompt %v", i, text, h.IsPrompt(i))
+		}
+	}
+}

@@ -134,6 +134,11 @@ type Cell struct {
 	Bg Color
 	// Attrs holds bold, italic, underline and the other attributes.
 	Attrs Attr
+	// Link is the URI of the OSC 8 hyperlink the cell belongs to, "" for
+	// none (VTEmulator keeps no links). It is the program's text, kept as
+	// given but for URIs with control characters, which are refused: show
+	// it escaped and open it only when the user asks.
+	Link string
 }
 
 // BlankCell is the cell an emulator reports for an untouched position.
@@ -161,6 +166,13 @@ type InputModes struct {
 	// (mode 1006) reports it in the SGR encoding instead of the legacy one.
 	Mouse    MouseTracking
 	MouseSGR bool
+	// FocusEvents is mode 1004: the program wants to hear the pane gain
+	// and lose focus (Terminal.Focus sends CSI I and CSI O).
+	FocusEvents bool
+	// KittyFlags are the kitty keyboard protocol's progressive
+	// enhancements the program turned on for the active screen; the
+	// FastEmulator grants KittyDisambiguate only.
+	KittyFlags uint8
 }
 
 // Emulator turns a program's output into a grid of cells and turns key

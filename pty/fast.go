@@ -15,8 +15,11 @@ type fcell struct {
 	mark [2]uint16
 	// attrs holds the text attributes.
 	attrs Attr
-	// flags marks the two halves of a wide character.
+	// flags marks the two halves of a wide character and protection.
 	flags uint8
+	// link is the id of the hyperlink the cell belongs to in the
+	// emulator's link table, 0 for none; the cell stays 20 bytes.
+	link uint16
 }
 
 // The fcell flags.
@@ -26,6 +29,9 @@ const (
 	// cellCont marks the right half of a wide character, which shows
 	// nothing of its own.
 	cellCont
+	// cellProtected marks a character DECSCA protected from selective
+	// erase; the pen carries it while protection is on.
+	cellProtected
 )
 
 // FastEmulator is an Emulator written for throughput: rows are slices that
@@ -46,16 +52,28 @@ type FastEmulator struct {
 	// autowrap, insert and newline are the modes DECAWM, IRM and LNM;
 	// synced is synchronized output (mode 2026).
 	autowrap, insert, newline, synced bool
+	// revWrap and revWrapExt are reverse wraparound, modes 45 and 1045,
+	// and lrmm is DECLRMM (mode 69), which lets DECSLRM set margins.
+	revWrap, revWrapExt, lrmm bool
 	// cursorVisible is DECTCEM; altSavedCursor records that the alternate
 	// screen was entered with mode 1049, which saved the primary cursor.
 	cursorVisible, altSavedCursor bool
 	// modes are the input modes the program set.
 	modes InputModes
+	// level is the conformance level DECSCL set, 61 to 65, and
+	// cursorStyle the DECSCUSR style, 0 (the default) to 6.
+	level, cursorStyle uint8
+	// cellW and cellH are the size of a cell in pixels (SetCellSize).
+	cellW, cellH int
 	// title is the window title and titles the stack XTWINOPS saves it on.
 	title  string
 	titles []string
-	// colors are the default colours: the pane's and the program's.
+	// colors are the default colours: the pane's and the program's, and
+	// pal the palette entries the program redefined.
 	colors dynColors
+	pal    palette
+	// links holds the URIs of the OSC 8 hyperlinks cells carry.
+	links linkTable
 	// clipboard receives the text of OSC 52 set requests; nil ignores
 	// them.
 	clipboard func(text string)
@@ -72,6 +90,10 @@ type FastEmulator struct {
 
 var _ Emulator = (*FastEmulator)(nil)
 
+// defaultLevel is the conformance level after a reset: VT220 (62), what
+// DA1 reports.
+const defaultLevel = 62
+
 // NewFastEmulator returns a FastEmulator of cols × rows cells that keeps up
 // to scrollback lines (DefaultScrollback when scrollback ≤ 0). Its Read
 // must be drained from the moment it is created.
@@ -81,11 +103,13 @@ func NewFastEmulator(cols, rows, scrollback int) *FastEmulator {
 	}
 	cols, rows = max(cols, 1), max(rows, 1)
 	e := &FastEmulator{
-		cols: cols,
-		rows: rows,
-		prim: &fscreen{},
-		alt:  &fscreen{},
-		sb:   fring{lines: make([][]fcell, scrollback)},
+		cols:  cols,
+		rows:  rows,
+		prim:  &fscreen{},
+		alt:   &fscreen{},
+		sb:    fring{lines: make([][]fcell, scrollback), flags: make([]uint8, scrollback)},
+		cellW: defaultCellWidth,
+		cellH: defaultCellHeight,
 	}
 	e.in.init()
 	e.reset()
@@ -101,9 +125,12 @@ func (e *FastEmulator) reset() {
 	e.cur = fcursor{}
 	e.tabs = defaultTabs(e.tabs[:0], 0, e.cols)
 	e.autowrap, e.insert, e.newline = true, false, false
+	e.revWrap, e.revWrapExt, e.lrmm = false, false, false
 	e.cursorVisible = true
 	e.altSavedCursor = false
 	e.modes = InputModes{}
+	e.level, e.cursorStyle = defaultLevel, 0
+	e.pal = palette{}
 	e.last, e.single = 0, 0
 	e.state, e.un = stGround, 0
 }
@@ -136,7 +163,8 @@ func (e *FastEmulator) Write(p []byte) (int, error) {
 
 // printASCII prints a run of printable ASCII bytes. Without a graphics
 // character set, single shift or insert mode, each line's share of the run
-// is copied into the row in one loop.
+// (up to the right margin, or the screen's edge from right of it) is
+// copied into the row in one loop.
 func (e *FastEmulator) printASCII(run []byte) {
 	if e.cur.dec[e.cur.gl] || e.single != 0 || e.insert {
 		for _, b := range run {
@@ -148,9 +176,9 @@ func (e *FastEmulator) printASCII(run []byte) {
 		if e.cur.wrap {
 			e.wrapLine()
 		}
-		x, l := e.cur.x, &e.scr.lines[e.cur.y]
+		x, l, end := e.cur.x, &e.scr.lines[e.cur.y], e.lineEnd()
 		row := l.c
-		n := min(len(run), e.cols-x)
+		n := min(len(run), end-x)
 		lastb := run[n-1]
 		if !e.autowrap && n < len(run) {
 			// Without autowrap everything past the margin lands on the
@@ -159,21 +187,25 @@ func (e *FastEmulator) printASCII(run []byte) {
 			run = run[:n]
 		}
 		pen := e.cur.pen
-		seg := row[x : x+n-1]
-		src := run[:len(seg)]
-		for k := range seg {
-			pen.r = rune(src[k])
+		seg := row[x : x+n]
+		src := run[:n-1]
+		for k, c := range src {
+			// Copy the pen whole, then set the character in the cell:
+			// setting it in the pen first makes every copy read back a
+			// value just partly written, which the processor cannot
+			// forward from its store buffer (three times slower).
 			seg[k] = pen
+			seg[k].r = rune(c)
 		}
-		pen.r = rune(lastb)
-		row[x+n-1] = pen
-		l.used = max(l.used, x+n)
+		seg[n-1] = pen
+		seg[n-1].r = rune(lastb)
+		l.extend(x + n)
 		splitWide(row, x)
 		splitWide(row, x+n)
-		e.last = pen.r
+		e.last = rune(lastb)
 		run = run[n:]
-		if x += n; x >= e.cols {
-			x = e.cols - 1
+		if x += n; x >= end {
+			x = end - 1
 			e.cur.wrap = e.autowrap
 		}
 		e.cur.x = x
@@ -182,7 +214,8 @@ func (e *FastEmulator) printASCII(run []byte) {
 
 // printRune prints one character: it maps the DEC graphics set, appends
 // zero-width characters to the previous cell and places wide characters
-// on two cells, wrapping first when they do not fit.
+// on two cells, wrapping first when they do not fit before the right
+// margin.
 func (e *FastEmulator) printRune(r rune) {
 	set := e.cur.gl
 	if e.single != 0 {
@@ -206,29 +239,31 @@ func (e *FastEmulator) printRune(r rune) {
 	if e.cur.wrap {
 		e.wrapLine()
 	}
-	if w == 2 && e.cur.x == e.cols-1 {
-		if e.cols < 2 {
-			return
-		}
-		if e.autowrap {
+	end := e.lineEnd()
+	if w == 2 && e.cur.x+2 > end {
+		switch {
+		case e.autowrap && e.scr.right > e.scr.left:
 			e.cur.wrap = true
 			e.wrapLine()
-		} else {
-			e.cur.x--
+			end = e.lineEnd()
+		case !e.autowrap && end >= 2:
+			e.cur.x = end - 2
+		default:
+			return
 		}
 	}
-	x, l := e.cur.x, &e.scr.lines[e.cur.y]
 	if e.insert {
-		insertCells(l, x, w, e.blank())
+		e.insertChars(w)
 	}
+	x, l := e.cur.x, &e.scr.lines[e.cur.y]
 	row := l.c
-	l.used = max(l.used, x+w)
+	l.extend(x + w)
 	c := e.cur.pen
 	c.r = r
 	if w == 2 {
-		c.flags = cellWide
+		c.flags |= cellWide
 		row[x] = c
-		c.r, c.flags = 0, cellCont
+		c.r, c.flags = 0, c.flags&^cellWide|cellCont
 		row[x+1] = c
 	} else {
 		row[x] = c
@@ -236,8 +271,8 @@ func (e *FastEmulator) printRune(r rune) {
 	splitWide(row, x)
 	splitWide(row, x+w)
 	e.last = r
-	if x += w; x >= e.cols {
-		x = e.cols - 1
+	if x += w; x >= end {
+		x = end - 1
 		e.cur.wrap = e.autowrap
 	}
 	e.cur.x = x
@@ -266,10 +301,11 @@ func (e *FastEmulator) combine(r rune) {
 	}
 }
 
-// wrapLine moves the pending-wrap cursor to the start of the next line,
-// scrolling at the bottom margin.
+// wrapLine moves the pending-wrap cursor to the left margin of the next
+// line, scrolling at the bottom margin, and marks the line it leaves as
+// continued.
 func (e *FastEmulator) wrapLine() {
-	e.cur.wrap = false
-	e.cur.x = 0
+	e.scr.lines[e.cur.y].flags |= lineWrapped
 	e.index()
+	e.cur.x = e.scr.left
 }

@@ -1,24 +1,19 @@
 package pty
 
-import (
-	"strings"
-	"unicode/utf8"
-)
-
 // execute performs a C0 control character.
 func (e *FastEmulator) execute(b byte) {
 	switch b {
 	case '\b':
-		e.moveTo(e.cur.x-1, e.cur.y)
+		e.cursorBack(1)
 	case '\t':
 		e.tab(1)
 	case '\n', '\v', '\f':
 		e.index()
 		if e.newline {
-			e.cur.x = 0
+			e.carriageReturn()
 		}
 	case '\r':
-		e.moveTo(0, e.cur.y)
+		e.carriageReturn()
 	case 0x07:
 		if e.alert != nil {
 			e.alert("")
@@ -47,14 +42,14 @@ func (e *FastEmulator) escDispatch(b byte) {
 	}
 	switch b {
 	case '7':
-		e.scr.saved = e.cur
+		e.scr.save(e.cur)
 	case '8':
 		e.restoreCursor(e.scr.saved)
 	case 'D':
 		e.index()
 	case 'E':
-		e.cur.x = 0
 		e.index()
+		e.carriageReturn()
 	case 'H':
 		e.tabs[e.cur.x] = true
 	case 'M':
@@ -65,6 +60,10 @@ func (e *FastEmulator) escDispatch(b byte) {
 		e.cur.gl = b - 'n' + 2
 	case 'c':
 		e.reset()
+	case '6':
+		e.backIndex()
+	case '9':
+		e.forwardIndex()
 	}
 }
 
@@ -74,6 +73,8 @@ func (e *FastEmulator) csiDispatch(b byte) {
 	switch {
 	case e.priv == 0 && e.inter == 0:
 		e.csi(b)
+	case e.inter == 0 && b == 'u':
+		e.keyboardFlags()
 	case e.priv == '?' && e.inter == 0:
 		switch b {
 		case 'h', 'l':
@@ -81,7 +82,7 @@ func (e *FastEmulator) csiDispatch(b byte) {
 				e.setDECMode(e.param(i, 0), b == 'h')
 			}
 		case 'J', 'K':
-			e.csi(b)
+			e.selectiveErase(b == 'J', e.param(0, 0))
 		case 'n':
 			if e.param(0, 0) == 6 {
 				e.reply("\x1b[?" + e.cursorReport() + "R")
@@ -93,74 +94,20 @@ func (e *FastEmulator) csiDispatch(b byte) {
 		e.reportMode(e.param(0, 0), e.priv == '?')
 	case e.priv == 0 && e.inter == '!' && b == 'p':
 		e.softReset()
-	}
-}
-
-// oscDispatch performs the collected OSC string, which ESC (st) or BEL
-// ended: OSC 0 and 2 set the title, and OSC 10 and 11 set or query the
-// default foreground and background (110 and 111 reset them), answered
-// with the pane's colours, or the ones the program set, and ended as the
-// query was. OSC 52 sets the clipboard through the clipboard handler,
-// when there is one (see decodeOSC52). Every other command (icon names,
-// OSC 8 links, palette changes) is ignored.
-func (e *FastEmulator) oscDispatch(st bool) {
-	cmd, text, ok := strings.Cut(string(e.osc), ";")
-	if ok && (cmd == "0" || cmd == "2") {
-		e.title = sanitizeTitle(text)
-		return
-	}
-	if t, ok := notification(cmd, text); ok {
-		if e.alert != nil {
-			e.alert(t)
+	case e.priv == 0 && e.inter == '"' && b == 'p':
+		e.setConformance(e.param(0, 0))
+	case e.priv == 0 && e.inter == '"' && b == 'q':
+		e.setProtection(e.param(0, 0))
+	case e.priv == 0 && e.inter == ' ' && b == 'q':
+		e.setCursorStyle(e.param(0, 0))
+	case e.priv == 0 && e.inter == '\'' && (b == '}' || b == '~'):
+		// DECIC and DECDC insert and delete columns at the cursor.
+		n := e.count(0)
+		if b == '~' {
+			n = -n
 		}
-		return
+		e.shiftColumns(e.cur.x, n)
 	}
-	if cmd == "52" {
-		if t, ok := decodeOSC52(text); ok && !e.oscLong && e.clipboard != nil {
-			e.clipboard(t)
-		}
-		return
-	}
-	if r := e.colors.osc(cmd, text, st); r != "" {
-		e.reply(r)
-	}
-}
-
-// notification is the text of a desktop notification, OSC 9 (iTerm2's:
-// "9;text") or OSC 777 (rxvt's: "777;notify;title;body"), made safe to
-// show; ok is false for any other OSC and for OSC 9;4, ConEmu's progress
-// report.
-func notification(cmd, text string) (string, bool) {
-	switch cmd {
-	case "9":
-		if strings.HasPrefix(text, "4;") {
-			return "", false
-		}
-		return sanitizeTitle(text), true
-	case "777":
-		kind, rest, _ := strings.Cut(text, ";")
-		if kind != "notify" {
-			return "", false
-		}
-		title, body, _ := strings.Cut(rest, ";")
-		if body == "" {
-			return sanitizeTitle(title), true
-		}
-		return sanitizeTitle(title + ": " + body), true
-	}
-	return "", false
-}
-
-// sanitizeTitle makes a title safe to show: invalid UTF-8 becomes U+FFFD,
-// and C0 and C1 control characters and bidirectional formatting
-// characters are dropped.
-func sanitizeTitle(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r >= 0x7f && r < 0xa0 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // csi performs a CSI sequence without private marker or intermediate.
@@ -172,19 +119,23 @@ func (e *FastEmulator) csi(b byte) {
 	case 'B', 'e':
 		e.moveTo(x, min(y+n, e.bottomLimit()))
 	case 'C', 'a':
-		e.moveTo(x+n, y)
+		e.cursorForward(n)
 	case 'D':
-		e.moveTo(x-n, y)
+		e.cursorBack(n)
 	case 'E':
-		e.moveTo(0, min(y+n, e.bottomLimit()))
+		e.moveTo(x, min(y+n, e.bottomLimit()))
+		e.carriageReturn()
 	case 'F':
-		e.moveTo(0, max(y-n, e.topLimit()))
+		e.moveTo(x, max(y-n, e.topLimit()))
+		e.carriageReturn()
 	case 'G', '`':
-		e.moveTo(n-1, y)
+		_, oy := e.originPos()
+		e.cursorTo(n-1, oy)
 	case 'H', 'f':
 		e.cursorTo(e.count(1)-1, n-1)
 	case 'd':
-		e.cursorTo(x, n-1)
+		ox, _ := e.originPos()
+		e.cursorTo(ox, n-1)
 	case 'I':
 		e.tab(n)
 	case 'Z':
@@ -235,7 +186,11 @@ func (e *FastEmulator) csi(b byte) {
 	case 'r':
 		e.setMargins(e.param(0, 1), e.param(1, e.rows))
 	case 's':
-		e.scr.saved = e.cur
+		if e.lrmm {
+			e.setLRMargins(e.param(0, 1), e.param(1, e.cols))
+		} else {
+			e.scr.save(e.cur)
+		}
 	case 'u':
 		e.restoreCursor(e.scr.saved)
 	case 't':

@@ -185,7 +185,11 @@ func FuzzFastEmulator(f *testing.F) {
 	for _, s := range diffStreams() {
 		f.Add([]byte(strings.Join(s.chunks, "")), uint8(s.cols), uint8(s.rows))
 	}
-	for _, seed := range []string{"a\x1b[2;3r\x1b[?6h\x1b[6n界\u0301", "\x1b[?1049h\x1b[4h界界\x1b[2@\x1b[P", "\xe7\x95\x1b]2;\xff\x07\x1bP\x1b\\"} {
+	for _, seed := range []string{
+		"a\x1b[2;3r\x1b[?6h\x1b[6n界\u0301", "\x1b[?1049h\x1b[4h界界\x1b[2@\x1b[P", "\xe7\x95\x1b]2;\xff\x07\x1bP\x1b\\",
+		"界\x1b[?69h\x1b[2;5s\x1b[?6h界ab\x1b[L\x1b[2'}\x1b6\x1b9\x1b[S\x1b[T\x1bM\n\x1b[3'~\x1b[4h界",
+		"\x1b]8;;http://x\x1b\\界\x1b]8;;\x07\x1bP$qm\x1b\\\x1b]4;1;#fff\x07\x1b[?45h\x1b[?1045h\b\b\x1b[>1u\x1b]133;A\x07\x1b[1\"q界\x1b[?2J",
+	} {
 		f.Add([]byte(seed), uint8(7), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cols, rows uint8) {
@@ -203,8 +207,8 @@ func FuzzFastEmulator(f *testing.F) {
 }
 
 // checkFastInvariants fails t when e's cursor is off the screen, a cell
-// is malformed, a wide character lost a half, or a row holds cells past
-// its used bound.
+// is malformed, a wide character lost a half, a row holds cells past its
+// used bound, or a cell links to a freed link id.
 func checkFastInvariants(t *testing.T, e *FastEmulator) {
 	t.Helper()
 	cols, rows := e.Size()
@@ -215,19 +219,31 @@ func checkFastInvariants(t *testing.T, e *FastEmulator) {
 		if len(s.lines) != rows || s.top < 0 || s.bot >= rows || s.top >= s.bot && rows > 1 {
 			t.Fatalf("screen has %d rows, region %d-%d", len(s.lines), s.top, s.bot)
 		}
+		if s.left < 0 || s.right >= cols || s.left >= s.right && cols > 1 {
+			t.Fatalf("screen has %d columns, margins %d-%d", cols, s.left, s.right)
+		}
 		for y, l := range s.lines {
-			if len(l.c) != cols || l.used > cols {
+			if len(l.c) != cols || int(l.used) > cols {
 				t.Fatalf("row %d: %d cells, used %d", y, len(l.c), l.used)
 			}
 			for x, c := range l.c {
 				wide, cont := c.flags&cellWide != 0, c.flags&cellCont != 0
 				switch {
-				case x >= l.used && c != (fcell{}):
+				case x >= int(l.used) && c != (fcell{}):
 					t.Fatalf("row %d: cell %d past used %d is %+v", y, x, l.used, c)
 				case wide && (x+1 >= cols || l.c[x+1].flags&cellCont == 0):
 					t.Fatalf("row %d: wide cell %d without its right half", y, x)
 				case cont && (x == 0 || l.c[x-1].flags&cellWide == 0):
 					t.Fatalf("row %d: right half %d without its wide cell", y, x)
+				}
+			}
+		}
+	}
+	for _, s := range []*fscreen{e.prim, e.alt} {
+		for y, l := range s.lines {
+			for x, c := range l.c {
+				if c.link != 0 && (int(c.link) > len(e.links.uris) || e.links.uris[c.link-1] == "") {
+					t.Fatalf("row %d: cell %d has the freed link id %d", y, x, c.link)
 				}
 			}
 		}

@@ -79,7 +79,7 @@ func (q *replyQueue) close() {
 // SendKey encodes k with EncodeKey for the current input modes and queues
 // it on Read.
 func (e *FastEmulator) SendKey(k Key) {
-	if b := EncodeKey(k, e.modes); len(b) > 0 {
+	if b := EncodeKey(k, e.Modes()); len(b) > 0 {
 		e.in.push(b)
 	}
 }
@@ -124,7 +124,7 @@ func (e *FastEmulator) Cell(x, y int) Cell {
 	if x < 0 || y < 0 || x >= e.cols || y >= e.rows {
 		return BlankCell
 	}
-	return exportCell(e.scr.lines[y].c[x])
+	return e.exportCell(e.scr.lines[y].c[x])
 }
 
 // Cursor returns the cursor position and visibility.
@@ -165,9 +165,12 @@ func (e *FastEmulator) DefaultColors() DefaultColors {
 	return e.colors.current()
 }
 
-// Modes returns the input modes the program has enabled.
+// Modes returns the input modes the program has enabled, with the kitty
+// keyboard flags of the active screen.
 func (e *FastEmulator) Modes() InputModes {
-	return e.modes
+	m := e.modes
+	m.KittyFlags = e.scr.keys.current()
+	return m
 }
 
 // Scrollback returns the number of scrollback lines.
@@ -181,18 +184,37 @@ func (e *FastEmulator) ScrollbackLine(i int) []Cell {
 	if i < 0 || i >= e.sb.n {
 		return nil
 	}
-	line := e.sb.line(i)
+	line, _ := e.sb.line(i)
 	out := make([]Cell, len(line))
 	for x, c := range line {
-		out[x] = exportCell(c)
+		out[x] = e.exportCell(c)
 	}
 	return out
 }
 
+// promptAt reports whether a shell prompt started (OSC 133;A) on line i
+// of the history: the scrollback's lines, oldest first, then the rows of
+// the active screen.
+func (e *FastEmulator) promptAt(i int) bool {
+	switch {
+	case i < 0:
+		return false
+	case i < e.sb.n:
+		_, flags := e.sb.line(i)
+		return flags&linePrompt != 0
+	case i-e.sb.n < e.rows:
+		return e.scr.lines[i-e.sb.n].flags&linePrompt != 0
+	}
+	return false
+}
+
 // fring is the scrollback: a ring of lines, oldest at start, whose
-// buffers are reused once it is full.
+// buffers are reused once it is full, and the line flags each had on the
+// screen. The flags are kept apart, one byte a line, so the headers the
+// ring walks through stay 24 bytes.
 type fring struct {
 	lines    [][]fcell
+	flags    []uint8
 	start, n int
 }
 
@@ -211,16 +233,19 @@ func (r *fring) push(l *fline) {
 		r.start = (r.start + 1) % len(r.lines)
 	}
 	r.lines[i] = append(r.lines[i][:0], l.c[:t]...)
+	r.flags[i] = l.flags
 }
 
-// line returns line i, 0 being the oldest.
-func (r *fring) line(i int) []fcell {
-	return r.lines[(r.start+i)%len(r.lines)]
+// line returns line i, 0 being the oldest, and its line flags.
+func (r *fring) line(i int) ([]fcell, uint8) {
+	j := (r.start + i) % len(r.lines)
+	return r.lines[j], r.flags[j]
 }
 
-// isBlank reports whether c shows nothing: an unstyled space.
+// isBlank reports whether c shows nothing: an unstyled space outside any
+// link.
 func isBlank(c fcell) bool {
-	return (c.r == 0 || c.r == ' ') && c.mark == [2]uint16{} && c.fg == 0 && c.bg == 0 && c.attrs == 0 && c.flags == 0
+	return (c.r == 0 || c.r == ' ') && c.mark == [2]uint16{} && c.fg == 0 && c.bg == 0 && c.attrs == 0 && c.flags == 0 && c.link == 0
 }
 
 // notBlank reports whether c shows something.
@@ -232,9 +257,10 @@ func notBlank(c fcell) bool {
 // a substring of it instead of a new string.
 const printable = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
 
-// exportCell converts a grid cell into a Cell.
-func exportCell(c fcell) Cell {
-	out := Cell{Content: " ", Width: 1, Fg: c.fg, Bg: c.bg, Attrs: c.attrs}
+// exportCell converts a grid cell into a Cell, with the colours the
+// program's palette gives it and its link's URI.
+func (e *FastEmulator) exportCell(c fcell) Cell {
+	out := Cell{Content: " ", Width: 1, Fg: e.pal.apply(c.fg), Bg: e.pal.apply(c.bg), Attrs: c.attrs, Link: e.links.uri(c.link)}
 	switch {
 	case c.flags&cellCont != 0:
 		out.Content, out.Width = "", 0

@@ -2,59 +2,38 @@ package pty
 
 import "strconv"
 
-// fcursor is the cursor with everything DECSC saves alongside it.
-type fcursor struct {
-	x, y int
-	// wrap is the pending-wrap state: the last column was just written
-	// with autowrap on, and the next character goes to the next line.
-	wrap bool
-	// pen is the template for new cells: colours and attributes.
-	pen fcell
-	// origin is DECOM: row numbers count from the scroll region's top.
-	origin bool
-	// dec holds, for G0 to G3, whether the DEC special graphics set is
-	// designated there instead of ASCII.
-	dec [4]bool
-	// gl is the set invoked into GL by SI, SO, LS2 or LS3.
-	gl uint8
-}
-
 // reply queues an answer to a query for the program.
 func (e *FastEmulator) reply(s string) {
 	e.in.push([]byte(s))
 }
 
-// cursorReport returns "row;col" for a cursor position report, the row
-// counted from the scroll region's top in origin mode.
-func (e *FastEmulator) cursorReport() string {
-	y := e.cur.y
-	if e.cur.origin {
-		y -= e.scr.top
-	}
-	return strconv.Itoa(y+1) + ";" + strconv.Itoa(e.cur.x+1)
-}
-
-// reportMode answers DECRQM for mode n: 1 set, 2 reset, 0 unknown.
+// reportMode answers DECRQM for ANSI mode n, or DEC private mode n when
+// dec is set: 1 set, 2 reset, 4 permanently reset, 0 unknown.
 func (e *FastEmulator) reportMode(n int, dec bool) {
-	state, known := false, true
-	switch {
-	case !dec && n == 4:
-		state = e.insert
-	case !dec && n == 20:
-		state = e.newline
-	case !dec:
-		known = false
-	default:
-		state, known = e.decMode(n)
-	}
-	v, prefix := 0, "\x1b["
-	if known {
-		v = 2 - btoi(state)
-	}
+	v, prefix := e.ansiModeReport(n), "\x1b["
 	if dec {
+		v = 0
+		if on, known := e.decMode(n); known {
+			v = 2 - btoi(on)
+		}
 		prefix += "?"
 	}
 	e.reply(prefix + strconv.Itoa(n) + ";" + strconv.Itoa(v) + "$y")
+}
+
+// ansiModeReport returns the DECRQM answer for ANSI mode n: IRM (4) and
+// LNM (20) are kept; the modes xterm reports as permanently reset (GATM,
+// SRTM, VEM, HEM, PUM, FEAM to EBM) are permanently reset here too.
+func (e *FastEmulator) ansiModeReport(n int) int {
+	switch {
+	case n == 4:
+		return 2 - btoi(e.insert)
+	case n == 20:
+		return 2 - btoi(e.newline)
+	case n == 1 || n == 5 || n == 7 || n == 10 || n == 11 || n >= 13 && n <= 19:
+		return 4
+	}
+	return 0
 }
 
 // btoi returns 1 for true and 0 for false.
@@ -66,12 +45,18 @@ func btoi(b bool) int {
 }
 
 // windowOp performs the XTWINOPS a program can use without a window:
-// saving (22) and restoring (23) the title and reporting the text area
-// size (18).
+// saving (22) and restoring (23) the title, and reporting the text area in
+// pixels (14) and in characters (18), the cell size in pixels (16) and the
+// screen size in characters (19), which is the text area's. The pixel
+// sizes come from the cell size (SetCellSize).
 func (e *FastEmulator) windowOp(op int) {
 	switch op {
-	case 18:
-		e.reply("\x1b[8;" + strconv.Itoa(e.rows) + ";" + strconv.Itoa(e.cols) + "t")
+	case 14:
+		e.reply(sizeReport(4, e.rows*e.cellH, e.cols*e.cellW))
+	case 16:
+		e.reply(sizeReport(6, e.cellH, e.cellW))
+	case 18, 19:
+		e.reply(sizeReport(op-10, e.rows, e.cols))
 	case 22:
 		if len(e.titles) < 16 {
 			e.titles = append(e.titles, e.title)
@@ -80,6 +65,30 @@ func (e *FastEmulator) windowOp(op int) {
 		if n := len(e.titles); n > 0 {
 			e.title, e.titles = e.titles[n-1], e.titles[:n-1]
 		}
+	}
+}
+
+// sizeReport returns the XTWINOPS report CSI kind ; height ; width t.
+func sizeReport(kind, height, width int) string {
+	return "\x1b[" + strconv.Itoa(kind) + ";" + strconv.Itoa(height) + ";" + strconv.Itoa(width) + "t"
+}
+
+// Default cell size in pixels, until the owner sets the real one with
+// SetCellSize: a common monospace cell at the usual font sizes, twice as
+// tall as wide. Programs divide pixel sizes by the cell count to size
+// images, so the proportion matters more than the values.
+const (
+	defaultCellWidth  = 10
+	defaultCellHeight = 20
+)
+
+// SetCellSize sets the size in pixels of one cell of the screen, which
+// XTWINOPS 14 and 16 report; sizes not above zero keep the current one.
+// The emulator cannot know it: its owner may learn it from the outer
+// terminal. Until then a cell is 10 × 20 pixels.
+func (e *FastEmulator) SetCellSize(width, height int) {
+	if width > 0 && height > 0 {
+		e.cellW, e.cellH = width, height
 	}
 }
 
@@ -110,11 +119,19 @@ func (e *FastEmulator) setDECMode(n int, on bool) {
 		e.cur.wrap = e.cur.wrap && on
 	case 25:
 		e.cursorVisible = on
+	case 45:
+		e.revWrap = on
+	case 69:
+		e.setLRMode(on)
+	case 1045:
+		e.revWrapExt = on
 	case 47, 1047, 1049:
 		e.switchScreen(n, on)
+	case 1004:
+		e.modes.FocusEvents = on
 	case 1048:
 		if on {
-			e.scr.saved = e.cur
+			e.scr.save(e.cur)
 		} else {
 			e.restoreCursor(e.scr.saved)
 		}
@@ -140,8 +157,18 @@ func (e *FastEmulator) decMode(n int) (on, known bool) {
 		return e.autowrap, true
 	case 25:
 		return e.cursorVisible, true
+	case 45:
+		return e.revWrap, true
+	case 69:
+		return e.lrmm, true
+	case 1045:
+		return e.revWrapExt, true
 	case 47, 1047, 1049:
 		return e.scr == e.alt, true
+	case 1004:
+		return e.modes.FocusEvents, true
+	case 1048:
+		return e.scr.hasSaved, true
 	case 2004:
 		return e.modes.BracketedPaste, true
 	case 2026:
@@ -150,78 +177,30 @@ func (e *FastEmulator) decMode(n int) (on, known bool) {
 	return false, false
 }
 
-// softReset performs DECSTR: modes, margins, pen and saved cursor return
-// to their defaults while the screen keeps its content.
+// softReset performs DECSTR: modes, margins, pen, saved cursor, cursor
+// style and, as in xterm, the palette return to their defaults while the
+// screen keeps its content.
 func (e *FastEmulator) softReset() {
 	e.insert, e.autowrap, e.cursorVisible = false, true, true
 	e.modes.AppCursor = false
+	e.cursorStyle = 0
+	e.pal = palette{}
 	x, y := e.cur.x, e.cur.y
 	e.cur = fcursor{x: x, y: y}
 	e.scr.top, e.scr.bot = 0, e.rows-1
-	e.scr.saved = fcursor{}
+	e.setLRMode(false)
+	e.scr.saved, e.scr.hasSaved = fcursor{}, false
 }
 
-// moveTo puts the cursor at x, y clamped to the screen and clears the
-// pending wrap.
-func (e *FastEmulator) moveTo(x, y int) {
-	e.cur.x = min(max(x, 0), e.cols-1)
-	e.cur.y = min(max(y, 0), e.rows-1)
-	e.cur.wrap = false
-}
-
-// cursorTo moves to column x and row y, counting rows from the scroll
-// region's top and staying inside it in origin mode (CUP, VPA).
-func (e *FastEmulator) cursorTo(x, y int) {
-	if e.cur.origin {
-		y = min(y+e.scr.top, e.scr.bot)
-	}
-	e.moveTo(x, y)
-}
-
-// topLimit returns the highest row CUU can reach: the top margin from
-// inside the scroll region, else the first row.
-func (e *FastEmulator) topLimit() int {
-	if e.cur.y >= e.scr.top {
-		return e.scr.top
-	}
-	return 0
-}
-
-// bottomLimit returns the lowest row CUD can reach: the bottom margin
-// from inside the scroll region, else the last row.
-func (e *FastEmulator) bottomLimit() int {
-	if e.cur.y <= e.scr.bot {
-		return e.scr.bot
-	}
-	return e.rows - 1
-}
-
-// tab moves the cursor n tab stops forward, or back when n < 0, stopping
-// at the screen edges (HT, CHT, CBT).
-func (e *FastEmulator) tab(n int) {
-	x := e.cur.x
-	for ; n > 0 && x < e.cols-1; n-- {
-		x++
-		for x < e.cols-1 && !e.tabs[x] {
-			x++
-		}
-	}
-	for ; n < 0 && x > 0; n++ {
-		x--
-		for x > 0 && !e.tabs[x] {
-			x--
-		}
-	}
-	e.moveTo(x, e.cur.y)
-}
-
-// clearTabs clears the tab stop at the cursor (0) or all of them (3).
-func (e *FastEmulator) clearTabs(mode int) {
-	switch mode {
-	case 0:
-		e.tabs[e.cur.x] = false
-	case 3:
-		clear(e.tabs)
+// setConformance performs DECSCL: it selects conformance level 61 (VT100)
+// to 65 (VT500) and soft-resets the terminal, as xterm does. The level is
+// only reported (DECRQSS); every feature stays available at every level,
+// so a program that lowers it still gets DECRQM answers. Replies are
+// always 7-bit, so the second parameter, 8-bit controls, is ignored.
+func (e *FastEmulator) setConformance(level int) {
+	if level >= 61 && level <= 65 {
+		e.softReset()
+		e.level = uint8(level)
 	}
 }
 
@@ -238,20 +217,13 @@ func (e *FastEmulator) setMargins(top, bot int) {
 	}
 }
 
-// restoreCursor makes c the cursor, clamped to the screen (DECRC).
-func (e *FastEmulator) restoreCursor(c fcursor) {
-	e.cur = c
-	e.cur.x, e.cur.y = min(c.x, e.cols-1), min(c.y, e.rows-1)
-	e.cur.wrap = c.wrap && c.x == e.cols-1
-}
-
 // alignmentTest fills the screen with E, resets the margins and homes the
 // cursor (DECALN).
 func (e *FastEmulator) alignmentTest() {
 	for i := range e.scr.lines {
 		e.scr.lines[i].fill(0, e.cols, fcell{r: 'E'})
 	}
-	e.scr.top, e.scr.bot = 0, e.rows-1
+	e.scr.top, e.scr.bot, e.scr.left, e.scr.right = 0, e.rows-1, 0, e.cols-1
 	e.moveTo(0, 0)
 }
 
@@ -270,7 +242,7 @@ func (e *FastEmulator) switchScreen(mode int, on bool) {
 		return
 	}
 	if mode == 1049 {
-		e.prim.saved = e.cur
+		e.prim.save(e.cur)
 	}
 	e.altSavedCursor = mode == 1049
 	e.scr = e.alt

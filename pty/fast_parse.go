@@ -2,7 +2,8 @@ package pty
 
 import "unicode/utf8"
 
-// The parser states, after the VT500 state machine of vt100.net.
+// The parser states, after the VT500 state machine of vt100.net. The
+// string states come last, so step tells them apart with one comparison.
 const (
 	stGround = iota
 	stEscape
@@ -11,11 +12,16 @@ const (
 	stCSIInter
 	stCSIIgnore
 	stOSC
+	stDCS
 	stString
 )
 
 // maxParams is the most CSI parameters kept; later ones are dropped.
 const maxParams = 32
+
+// maxDCS is the longest DCS string kept. The only DCS answered, DECRQSS,
+// is a few bytes long; longer ones (sixel images) are passed over.
+const maxDCS = 32
 
 // maxOSC is the longest OSC payload kept but for OSC 52, which may be
 // maxOSC52 long; the rest is dropped, and an OSC 52 that lost bytes is
@@ -37,6 +43,10 @@ type parser struct {
 	osc         []byte
 	// oscLong is set when the OSC string outgrew its limit.
 	oscLong bool
+	// dcs is the DCS string being collected after ESC P, and dcsLong is
+	// set once it outgrew maxDCS.
+	dcs     []byte
+	dcsLong bool
 	// ubuf holds the un bytes of a UTF-8 sequence split across writes.
 	ubuf [4]byte
 	un   int
@@ -44,24 +54,8 @@ type parser struct {
 
 // step advances the parser by one byte that is not printable text.
 func (e *FastEmulator) step(b byte) {
-	switch e.state {
-	case stOSC:
-		switch {
-		case b == 0x07 || b == 0x1b:
-			e.oscDispatch(b == 0x1b)
-			e.enter(b)
-		case b == 0x18 || b == 0x1a:
-			e.state = stGround
-		case b >= 0x20 && len(e.osc) < e.oscLimit():
-			e.osc = append(e.osc, b)
-		case b >= 0x20:
-			e.oscLong = true
-		}
-		return
-	case stString:
-		if b == 0x1b || b == 0x18 || b == 0x1a {
-			e.enter(b)
-		}
+	if e.state >= stOSC {
+		e.stepString(b)
 		return
 	}
 	if b < 0x20 {
@@ -106,6 +100,41 @@ func (e *FastEmulator) step(b byte) {
 	}
 }
 
+// stepString collects a byte of an OSC or DCS string, or passes over one
+// of an SOS, PM or APC string, performing the string when it ends.
+func (e *FastEmulator) stepString(b byte) {
+	switch e.state {
+	case stOSC:
+		switch {
+		case b == 0x07 || b == 0x1b:
+			e.oscDispatch(b == 0x1b)
+			e.enter(b)
+		case b == 0x18 || b == 0x1a:
+			e.state = stGround
+		case b >= 0x20 && len(e.osc) < e.oscLimit():
+			e.osc = append(e.osc, b)
+		case b >= 0x20:
+			e.oscLong = true
+		}
+	case stDCS:
+		switch {
+		case b == 0x1b:
+			e.dcsDispatch()
+			e.enter(b)
+		case b == 0x18 || b == 0x1a:
+			e.state = stGround
+		case len(e.dcs) < maxDCS:
+			e.dcs = append(e.dcs, b)
+		default:
+			e.dcsLong = true
+		}
+	default:
+		if b == 0x1b || b == 0x18 || b == 0x1a {
+			e.enter(b)
+		}
+	}
+}
+
 // oscLimit is the most bytes the OSC string being collected may hold.
 func (e *FastEmulator) oscLimit() int {
 	if len(e.osc) >= 3 && string(e.osc[:3]) == "52;" {
@@ -133,7 +162,9 @@ func (e *FastEmulator) stepEscape(b byte) {
 		e.params[0] = -1
 	case b == ']':
 		e.state, e.osc, e.oscLong = stOSC, e.osc[:0], false
-	case b == 'P' || b == 'X' || b == '^' || b == '_':
+	case b == 'P':
+		e.state, e.dcs, e.dcsLong = stDCS, e.dcs[:0], false
+	case b == 'X' || b == '^' || b == '_':
 		e.state = stString
 	default:
 		e.state = stGround

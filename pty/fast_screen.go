@@ -2,13 +2,30 @@ package pty
 
 import "slices"
 
-// fline is a screen row: its cells and a bound on how many of them, from
-// the left, may differ from the zero cell, so clearing and trimming the
-// row cost what was written to it rather than its width.
+// fline is a screen row: its cells, a bound on how many of them, from the
+// left, may differ from the zero cell, so clearing and trimming the row
+// cost what was written to it rather than its width, and its line flags.
 type fline struct {
-	c    []fcell
-	used int
+	c []fcell
+	// used is an int32 so that the flags fit in the padding: scrolling
+	// moves the row headers of the whole region, so they stay 32 bytes.
+	used  int32
+	flags uint8
 }
+
+// extend records that cells up to column x may now be set.
+func (l *fline) extend(x int) {
+	l.used = max(l.used, int32(x))
+}
+
+// The fline flags, which go with a row into the scrollback.
+const (
+	// lineWrapped marks a row that autowrap continued on the next row;
+	// reverse wraparound (mode 45) goes back onto such rows only.
+	lineWrapped uint8 = 1 << iota
+	// linePrompt marks a row on which a shell prompt started (OSC 133;A).
+	linePrompt
+)
 
 // fill sets columns x0 up to x1 of the row to c.
 func (l *fline) fill(x0, x1 int, c fcell) {
@@ -17,21 +34,32 @@ func (l *fline) fill(x0, x1 int, c fcell) {
 		for i := range l.c[x0:x1] {
 			l.c[x0+i] = c
 		}
-		l.used = max(l.used, x1)
-	case x1 >= l.used:
-		clear(l.c[x0:max(l.used, x0)])
-		l.used = min(l.used, x0)
+		l.extend(x1)
+	case x1 >= int(l.used):
+		clear(l.c[x0:max(int(l.used), x0)])
+		l.used = min(l.used, int32(x0))
 	default:
 		clear(l.c[x0:x1])
 	}
 }
 
 // fscreen is the primary or the alternate screen: its rows, its scroll
-// region (top and bot, inclusive) and the cursor DECSC saved on it.
+// region (top and bot, inclusive), its left and right margins (inclusive;
+// the whole width unless DECLRMM is on), the cursor DECSC saved on it and
+// whether one was saved (DECRQM 1048 reports it), and its stack of kitty
+// keyboard flags, each screen having its own as the protocol asks.
 type fscreen struct {
-	lines    []fline
-	top, bot int
-	saved    fcursor
+	lines       []fline
+	top, bot    int
+	left, right int
+	saved       fcursor
+	hasSaved    bool
+	keys        kittyStack
+}
+
+// save records c as the saved cursor (DECSC).
+func (s *fscreen) save(c fcursor) {
+	s.saved, s.hasSaved = c, true
 }
 
 // reset blanks the screen, forgets its saved cursor and makes the whole
@@ -42,7 +70,8 @@ func (s *fscreen) reset(cols, rows int) {
 	for y := range s.lines {
 		s.lines[y].c = cells[y*cols : (y+1)*cols : (y+1)*cols]
 	}
-	s.top, s.bot, s.saved = 0, rows-1, fcursor{}
+	s.top, s.bot, s.left, s.right = 0, rows-1, 0, cols-1
+	s.saved, s.hasSaved, s.keys = fcursor{}, false, kittyStack{}
 }
 
 // blank returns the cell erase operations fill with: a blank with the
@@ -58,18 +87,29 @@ func splitWide(row []fcell, x int) {
 		return
 	}
 	if x < len(row) && row[x].flags&cellCont != 0 && row[x-1].flags&cellWide == 0 {
-		row[x] = fcell{fg: row[x].fg, bg: row[x].bg, attrs: row[x].attrs}
+		row[x] = orphan(row[x])
 	}
 	if row[x-1].flags&cellWide != 0 && (x == len(row) || row[x].flags&cellCont == 0) {
-		row[x-1] = fcell{fg: row[x-1].fg, bg: row[x-1].bg, attrs: row[x-1].attrs}
+		row[x-1] = orphan(row[x-1])
 	}
 }
 
+// orphan returns the blank that replaces half of a wide character cut in
+// two: it keeps the colours and attributes.
+func orphan(c fcell) fcell {
+	return fcell{fg: c.fg, bg: c.bg, attrs: c.attrs}
+}
+
 // scrollUp moves rows top+n…bot of the active screen up to top and blanks
-// the n rows freed at the bottom. With history set, rows leaving the top
-// of the primary screen go to the scrollback.
+// the n rows freed at the bottom; with left and right margins, only their
+// columns move. With history set, rows leaving the top of the primary
+// screen go to the scrollback, unless margins cut them.
 func (e *FastEmulator) scrollUp(top, bot, n int, history bool) {
 	n = min(n, bot-top+1)
+	if e.hasLRMargins() {
+		e.scrollColumns(top, bot, n)
+		return
+	}
 	lines := e.scr.lines[top : bot+1]
 	if history && top == 0 && e.scr == e.prim {
 		for i := range n {
@@ -77,28 +117,39 @@ func (e *FastEmulator) scrollUp(top, bot, n int, history bool) {
 		}
 	}
 	if n == 1 {
+		// The common case, a line at a time, blanks the row here rather
+		// than through blankLines, which is too big to inline.
 		first := lines[0]
 		copy(lines, lines[1:])
-		lines[len(lines)-1] = first
-	} else {
-		rotate(lines, n)
+		last := &lines[len(lines)-1]
+		*last = first
+		last.fill(0, e.cols, e.blank())
+		last.flags = 0
+		return
 	}
+	rotate(lines, n)
 	e.blankLines(lines[len(lines)-n:])
 }
 
 // scrollDown moves rows top…bot-n of the active screen down to bot and
-// blanks the n rows freed at the top.
+// blanks the n rows freed at the top; with left and right margins, only
+// their columns move.
 func (e *FastEmulator) scrollDown(top, bot, n int) {
 	n = min(n, bot-top+1)
+	if e.hasLRMargins() {
+		e.scrollColumns(top, bot, -n)
+		return
+	}
 	lines := e.scr.lines[top : bot+1]
 	rotate(lines, len(lines)-n)
 	e.blankLines(lines[:n])
 }
 
-// blankLines erases whole rows.
+// blankLines erases whole rows and their line flags.
 func (e *FastEmulator) blankLines(lines []fline) {
 	for i := range lines {
 		lines[i].fill(0, e.cols, e.blank())
+		lines[i].flags = 0
 	}
 }
 
@@ -111,33 +162,40 @@ func rotate(rows []fline, n int) {
 }
 
 // index moves the cursor down a line, scrolling the region at its bottom
-// margin (IND, LF).
+// margin when the cursor is between the left and right margins (IND,
+// LF).
 func (e *FastEmulator) index() {
 	e.cur.wrap = false
 	switch {
 	case e.cur.y == e.scr.bot:
-		e.scrollUp(e.scr.top, e.scr.bot, 1, true)
+		if e.inMargins() {
+			e.scrollUp(e.scr.top, e.scr.bot, 1, true)
+		}
 	case e.cur.y < e.rows-1:
 		e.cur.y++
 	}
 }
 
 // reverseIndex moves the cursor up a line, scrolling the region down at
-// its top margin (RI).
+// its top margin when the cursor is between the left and right margins
+// (RI).
 func (e *FastEmulator) reverseIndex() {
 	e.cur.wrap = false
 	switch {
 	case e.cur.y == e.scr.top:
-		e.scrollDown(e.scr.top, e.scr.bot, 1)
+		if e.inMargins() {
+			e.scrollDown(e.scr.top, e.scr.bot, 1)
+		}
 	case e.cur.y > 0:
 		e.cur.y--
 	}
 }
 
 // insertLines inserts (IL) or deletes (DL, n < 0) lines at the cursor row
-// inside the scroll region; deleted lines do not go to the scrollback.
+// inside the scroll region and margins, then moves the cursor to the left
+// margin; deleted lines do not go to the scrollback.
 func (e *FastEmulator) insertLines(n int) {
-	if e.cur.y < e.scr.top || e.cur.y > e.scr.bot {
+	if e.cur.y < e.scr.top || e.cur.y > e.scr.bot || !e.inMargins() {
 		return
 	}
 	if n > 0 {
@@ -145,35 +203,54 @@ func (e *FastEmulator) insertLines(n int) {
 	} else {
 		e.scrollUp(e.cur.y, e.scr.bot, -n, false)
 	}
-	e.moveTo(0, e.cur.y)
+	e.moveTo(e.scr.left, e.cur.y)
 }
 
-// insertCells shifts the cells of row l from x on right by n, blanking
-// the n cells opened at x with c; cells pushed past the end are lost.
-func insertCells(l *fline, x, n int, c fcell) {
-	n = min(n, len(l.c)-x)
-	copy(l.c[x+n:], l.c[x:])
-	l.used = min(l.used+n, len(l.c))
+// insertCells shifts the cells of row l from x up to end right by n,
+// blanking the n cells opened at x with c; cells pushed past end are
+// lost.
+func insertCells(l *fline, x, end, n int, c fcell) {
+	n = min(n, end-x)
+	copy(l.c[x+n:end], l.c[x:end])
+	if used := int(l.used); used > x {
+		l.extend(min(used+n, end))
+	}
 	l.fill(x, x+n, c)
 	splitWide(l.c, x)
 	splitWide(l.c, x+n)
-	splitWide(l.c, len(l.c))
+	splitWide(l.c, end)
 }
 
-// insertChars inserts (ICH) or deletes (DCH, n < 0) cells at the cursor;
-// deleting shifts the rest of the line left and blanks its end.
+// deleteCells removes n cells of row l at x, shifting the cells up to end
+// left and blanking the n cells freed before end with c.
+func deleteCells(l *fline, x, end, n int, c fcell) {
+	n = min(n, end-x)
+	copy(l.c[x:end], l.c[x+n:end])
+	l.fill(end-n, end, c)
+	if x == 0 && l.c[0].flags&cellCont != 0 {
+		// A right half moved to the start of the row, which splitWide
+		// does not look at.
+		l.c[0] = orphan(l.c[0])
+	}
+	splitWide(l.c, x)
+	splitWide(l.c, end-n)
+	splitWide(l.c, end)
+}
+
+// insertChars inserts (ICH) or deletes (DCH, n < 0) cells at the cursor,
+// up to the right margin; it does nothing while the cursor is outside the
+// margins.
 func (e *FastEmulator) insertChars(n int) {
-	l, x := &e.scr.lines[e.cur.y], e.cur.x
 	e.cur.wrap = false
-	if n > 0 {
-		insertCells(l, x, n, e.blank())
+	if !e.inMargins() {
 		return
 	}
-	n = min(-n, e.cols-x)
-	copy(l.c[x:], l.c[x+n:])
-	l.fill(e.cols-n, e.cols, e.blank())
-	splitWide(l.c, x)
-	splitWide(l.c, e.cols-n)
+	l, x, end := &e.scr.lines[e.cur.y], e.cur.x, e.scr.right+1
+	if n > 0 {
+		insertCells(l, x, end, n, e.blank())
+	} else {
+		deleteCells(l, x, end, -n, e.blank())
+	}
 }
 
 // eraseCells blanks columns x0 up to x1 of row y (ECH and the pieces of
@@ -185,6 +262,10 @@ func (e *FastEmulator) eraseCells(y, x0, x1 int) {
 		l.fill(x0, x1, e.blank())
 		splitWide(l.c, x0)
 		splitWide(l.c, x1)
+		if x1 == e.cols {
+			// With its end erased the row no longer runs on.
+			l.flags &^= lineWrapped
+		}
 	}
 	e.cur.wrap = false
 }
@@ -281,11 +362,11 @@ func (s *fscreen) resize(cols, rows, shift int) {
 		if len(l.c) < cols {
 			clear(l.c[len(l.c):cols])
 		}
-		l.c, l.used = l.c[:cols], min(l.used, cols)
+		l.c, l.used = l.c[:cols], min(l.used, int32(cols))
 		splitWide(l.c, cols)
 		lines[y] = l
 	}
-	s.lines, s.top, s.bot = lines, 0, rows-1
+	s.lines, s.top, s.bot, s.left, s.right = lines, 0, rows-1, 0, cols-1
 	s.saved.x, s.saved.y = min(s.saved.x, cols-1), min(max(s.saved.y-shift, 0), rows-1)
 }
 

@@ -183,9 +183,16 @@ func ctrlByte(r rune) (byte, bool) {
 // the input modes m: Enter is CR, Backspace DEL, Ctrl+letter a control
 // character, Alt+key the key prefixed by ESC, cursor keys CSI or SS3
 // sequences following DECCKM, and modified special keys xterm's
-// CSI 1;mod X or CSI n;mod ~ forms. It returns nil for keys that have no
-// encoding.
+// CSI 1;mod X or CSI n;mod ~ forms. Once the program turned on the kitty
+// keyboard protocol's KittyDisambiguate, the keys that are ambiguous so
+// are sent as kitty does instead (see encodeKitty). It returns nil for
+// keys that have no encoding.
 func EncodeKey(k Key, m InputModes) []byte {
+	if m.KittyFlags&KittyDisambiguate != 0 {
+		if b, ok := encodeKitty(k); ok {
+			return b
+		}
+	}
 	alt := k.Mod&(ModAlt|ModMeta) != 0
 	ctrl := k.Mod&ModCtrl != 0
 	p := modParam(k.Mod)
@@ -248,6 +255,19 @@ func EncodeKey(k Key, m InputModes) []byte {
 		return prefixed("\x7f")
 	}
 	return nil
+}
+
+// EncodeFocus returns what a program in the input modes m hears when its
+// pane gains (focused) or loses focus: CSI I or CSI O once it enabled focus
+// events (mode 1004), else nothing.
+func EncodeFocus(focused bool, m InputModes) string {
+	switch {
+	case !m.FocusEvents:
+		return ""
+	case focused:
+		return esc + "[I"
+	}
+	return esc + "[O"
 }
 
 // pasteEnd ends a bracketed paste.

@@ -64,6 +64,9 @@ type Options struct {
 type Terminal struct {
 	mu  sync.Mutex // guards emu: every write, resize and read of the screen
 	emu Emulator
+	// cellW and cellH are the size of a cell in pixels, zero (unknown)
+	// until SetCellSize; mu guards them.
+	cellW, cellH int
 
 	master *os.File
 	cmd    *exec.Cmd
@@ -122,7 +125,7 @@ func Start(opts Options) (*Terminal, error) {
 	cmd := exec.Command(shell, opts.Args...)
 	cmd.Dir = opts.Dir
 	cmd.Env = append(childEnv(), opts.Env...)
-	tty, err := pty.StartWithSize(cmd, winsize(cols, rows))
+	tty, err := pty.StartWithSize(cmd, winsize(cols, rows, 0, 0))
 	if err != nil {
 		return nil, fmt.Errorf("pty: start %s: %w", shell, err)
 	}
@@ -160,10 +163,12 @@ func Start(opts Options) (*Terminal, error) {
 	return s, nil
 }
 
-// winsize returns the pty window size for cols × rows, clamped to what
-// the kernel structure holds.
-func winsize(cols, rows int) *pty.Winsize {
-	return &pty.Winsize{Cols: uint16(min(cols, math.MaxUint16)), Rows: uint16(min(rows, math.MaxUint16))}
+// winsize returns the pty window size for cols × rows cells of cellW ×
+// cellH pixels (zero when unknown), clamped to what the kernel structure
+// holds.
+func winsize(cols, rows, cellW, cellH int) *pty.Winsize {
+	clamp := func(n int) uint16 { return uint16(min(n, math.MaxUint16)) }
+	return &pty.Winsize{Cols: clamp(cols), Rows: clamp(rows), X: clamp(cols * cellW), Y: clamp(rows * cellH)}
 }
 
 // childEnv returns the inherited environment with TERM and COLORTERM set

@@ -139,6 +139,13 @@ func (s *Terminal) SendMouse(ev Mouse) (wanted bool, err error) {
 	return wanted, err
 }
 
+// Focus tells the program that the pane gained (true) or lost focus, as
+// CSI I or CSI O, when it asked for focus events (mode 1004); otherwise it
+// sends nothing.
+func (s *Terminal) Focus(focused bool) error {
+	return s.toProgram(func(e Emulator) { e.SendText(EncodeFocus(focused, e.Modes())) })
+}
+
 // Paste sends text as a paste: bracketed when the program enabled
 // bracketed paste, so a shell does not run pasted lines on its own.
 func (s *Terminal) Paste(text string) error {
@@ -158,10 +165,41 @@ func (s *Terminal) Resize(cols, rows int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.emu.Resize(cols, rows)
-	if err := pty.Setsize(s.master, winsize(cols, rows)); err != nil {
+	if err := pty.Setsize(s.master, winsize(cols, rows, s.cellW, s.cellH)); err != nil {
 		return fmt.Errorf("pty: set size %d×%d: %w", cols, rows, err)
 	}
 	s.markDirty()
+	return nil
+}
+
+// cellSizer is an emulator that answers pixel size queries (XTWINOPS 14
+// and 16) and so needs the cell size; FastEmulator is one.
+type cellSizer interface {
+	SetCellSize(width, height int)
+}
+
+// SetCellSize tells the terminal the size in pixels of one cell on the
+// user's screen, once the UI knows it: the emulator answers the program's
+// pixel size queries with it (before, it assumes 10 × 20) and the pty's
+// window size carries it (before, its pixel fields are zero, unknown), for
+// programs that draw images. Sizes not above zero are ignored.
+func (s *Terminal) SetCellSize(width, height int) error {
+	if width <= 0 || height <= 0 {
+		return nil
+	}
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cellW, s.cellH = width, height
+	if cs, ok := s.emu.(cellSizer); ok {
+		cs.SetCellSize(width, height)
+	}
+	cols, rows := s.emu.Size()
+	if err := pty.Setsize(s.master, winsize(cols, rows, width, height)); err != nil {
+		return fmt.Errorf("pty: set cell size %d×%d: %w", width, height, err)
+	}
 	return nil
 }
 

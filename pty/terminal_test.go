@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 )
 
 func TestEchoRoundTrip(t *testing.T) {
@@ -258,5 +260,42 @@ func TestVim(t *testing.T) {
 			run(t, s, "echo after-vim")
 			waitLine(t, s, "after-vim")
 		})
+	}
+}
+
+func TestSetCellSize(t *testing.T) {
+	s := startShell(t, Options{Cols: 80, Rows: 24})
+	pixels := func() (int, int) {
+		t.Helper()
+		ws, err := pty.GetsizeFull(s.master)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(ws.X), int(ws.Y)
+	}
+	if x, y := pixels(); x != 0 || y != 0 {
+		t.Errorf("pixels before SetCellSize %d×%d, want unknown (0×0)", x, y)
+	}
+	if err := s.SetCellSize(9, 18); err != nil {
+		t.Fatal(err)
+	}
+	if x, y := pixels(); x != 720 || y != 432 {
+		t.Errorf("pixels %d×%d, want 720×432", x, y)
+	}
+	if err := s.Resize(100, 30); err != nil {
+		t.Fatal(err)
+	}
+	if x, y := pixels(); x != 900 || y != 540 {
+		t.Errorf("pixels after resize %d×%d, want 900×540", x, y)
+	}
+	if err := s.SetCellSize(0, 5); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	fe := s.emu.(*FastEmulator)
+	w, h := fe.cellW, fe.cellH
+	s.mu.Unlock()
+	if w != 9 || h != 18 {
+		t.Errorf("emulator cell %d×%d, want 9×18 (a zero size is ignored)", w, h)
 	}
 }

@@ -70,11 +70,11 @@ func NewVTEmulator(cols, rows, scrollback int) *VTEmulator {
 // fixHandlers registers handlers that run before x/vt's own (later
 // registrations run first): DSR 5 gets the ANSI reply CSI 0 n instead of
 // x/vt's DEC form CSI ? 0 n, OSC 0/2 titles may contain semicolons (x/vt
-// drops such titles), OSC 10/11 answer with the pane's colours as
-// FastEmulator does (ended with BEL: x/vt does not say how the query
-// ended), OSC 52 goes to the clipboard handler (see decodeOSC52), and a
-// switch to the alternate screen first saves the primary screen for
-// altScreenChanged.
+// drops such titles), OSC 10/11/12 (and their resets) answer with the
+// pane's colours as FastEmulator does (ended with BEL: x/vt does not say
+// how the query ended), OSC 52 goes to the clipboard handler (see
+// decodeOSC52), and a switch to the alternate screen first saves the
+// primary screen for altScreenChanged.
 func (e *VTEmulator) fixHandlers() {
 	e.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
 		if n, _, ok := params.Param(0, 0); !ok || n != 5 || len(params) != 1 {
@@ -116,7 +116,7 @@ func (e *VTEmulator) fixHandlers() {
 		}
 		return true
 	})
-	for _, cmd := range []int{10, 11, 110, 111} {
+	for _, cmd := range []int{10, 11, 12, 110, 111, 112} {
 		e.emu.RegisterOscHandler(cmd, func(data []byte) bool {
 			code, text, _ := bytes.Cut(data, []byte{';'})
 			if r := e.colors.osc(string(code), string(text), false); r != "" {
@@ -150,8 +150,8 @@ func (e *VTEmulator) DefaultColors() DefaultColors {
 	return e.colors.current()
 }
 
-// setMode records the modes that change input encoding, and synchronized
-// output.
+// setMode records the modes that change input encoding, focus events and
+// synchronized output.
 func (e *VTEmulator) setMode(m ansi.Mode, on bool) {
 	switch m {
 	case ansi.ModeSynchronizedOutput:
@@ -160,6 +160,8 @@ func (e *VTEmulator) setMode(m ansi.Mode, on bool) {
 		e.modes.AppCursor = on
 	case ansi.ModeBracketedPaste:
 		e.modes.BracketedPaste = on
+	case ansi.ModeFocusEvent:
+		e.modes.FocusEvents = on
 	case ansi.ModeMouseX10, ansi.ModeMouseNormal, ansi.ModeMouseButtonEvent, ansi.ModeMouseAnyEvent, ansi.ModeMouseExtSgr:
 		e.modes.setMouseMode(m.Mode(), on)
 	}
