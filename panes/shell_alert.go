@@ -57,9 +57,26 @@ func (p *ShellPane) markWaiting(text string) {
 // the pane last had the focus.
 func (p *ShellPane) NeedsYou() bool { return p.waiting.Load() }
 
-// Focus clears the waiting mark: the user is here.
+// Focus clears the waiting mark: the user is here. A program that asked
+// for focus events (mode 1004) hears it.
 func (p *ShellPane) Focus(delegate func(tview.Primitive)) {
 	p.waiting.Store(false)
 	p.alert.Store(nil)
+	p.tellFocus(true)
 	p.Box.Focus(delegate)
+}
+
+// Blur tells a program that asked for focus events that the pane lost
+// the focus.
+func (p *ShellPane) Blur() {
+	p.tellFocus(false)
+	p.Box.Blur()
+}
+
+// tellFocus tells the program whether the pane has the focus, when it
+// asked (see pty.Terminal.Focus).
+func (p *ShellPane) tellFocus(focused bool) {
+	if p.sess != nil {
+		_ = p.sess.Focus(focused)
+	}
 }

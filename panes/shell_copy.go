@@ -55,6 +55,8 @@ func copyActions(p *ShellPane) []keymap.Action {
 		keymap.Bind("bottom", "G", "newest line", false, in(func(c *copyMode) { c.goTo(pty.Pos{Line: c.hist.Len() - 1}) })),
 		keymap.Bind("line-start", "0 Home", "line start", false, in(func(c *copyMode) { c.goTo(pty.Pos{Line: c.cur.Line}) })),
 		keymap.Bind("line-end", "$ End", "line end", false, in((*copyMode).lineEnd)),
+		keymap.Bind("previous-prompt", "[", "previous shell prompt (marked with OSC 133)", false, in(func(c *copyMode) { c.toPrompt(c.hist.PrevPrompt) })),
+		keymap.Bind("next-prompt", "]", "next shell prompt (marked with OSC 133)", false, in(func(c *copyMode) { c.toPrompt(c.hist.NextPrompt) })),
 		keymap.Bind("search", "/", "search", true, in(func(c *copyMode) { c.openSearch(false) })),
 		keymap.Bind("search-back", "?", "search back", false, in(func(c *copyMode) { c.openSearch(true) })),
 		keymap.Bind("next-match", "n", "next match", true, in(func(c *copyMode) { p.findNext(c.backward) })),

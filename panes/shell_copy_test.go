@@ -148,3 +148,35 @@ func TestShellCopyDrawWide(t *testing.T) {
 		t.Errorf("the wide character under the cursor has style %v", got)
 	}
 }
+
+// TestShellCopyJumpsBetweenPrompts: [ and ] go to the previous and next
+// line a shell marked as a prompt (OSC 133 A), as tmux's previous-prompt
+// and next-prompt do; with none that way the cursor stays.
+func TestShellCopyJumpsBetweenPrompts(t *testing.T) {
+	p, _ := newCopyPane([]string{"$ make", "ok", "$ ls", "a b", "$ git st", "clean"}, 3)
+	for _, i := range []int{0, 2, 4} {
+		p.copy.hist.MarkPrompt(i)
+	}
+	for _, step := range []struct {
+		keys string
+		line int
+	}{{"[", 4}, {"[", 2}, {"[", 0}, {"[", 0}, {"]", 2}, {"] ]", 4}, {"]", 4}} {
+		pressKeys(p, step.keys)
+		if p.copy.cur.Line != step.line {
+			t.Fatalf("after %q the cursor is on line %d, want %d", step.keys, p.copy.cur.Line, step.line)
+		}
+	}
+}
+
+// TestCellStyleCarriesTheLink: a cell of an OSC 8 link is drawn with its
+// URI, which tcell sends the outer terminal as a link.
+func TestCellStyleCarriesTheLink(t *testing.T) {
+	base := testEnv().Theme.Base
+	plain := pty.BlankCell
+	plain.Content = "x"
+	linked := plain
+	linked.Link = "https://example.com/a"
+	if got := cellStyle(linked, base); got != cellStyle(plain, base).Url(linked.Link) || got == cellStyle(plain, base) {
+		t.Fatalf("the link's cell is drawn as %+v", got)
+	}
+}

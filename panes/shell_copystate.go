@@ -95,6 +95,15 @@ func (c *copyMode) goTo(pos pty.Pos) {
 	c.clamp()
 }
 
+// toPrompt moves the cursor to the start of the line find returns from
+// the cursor's line (History.PrevPrompt or NextPrompt), as tmux's
+// previous-prompt and next-prompt do; without one it stays.
+func (c *copyMode) toPrompt(find func(line int) (int, bool)) {
+	if line, ok := find(c.cur.Line); ok {
+		c.goTo(pty.Pos{Line: line})
+	}
+}
+
 // lineEnd puts the cursor on the last non-blank cell of its line.
 func (c *copyMode) lineEnd() {
 	cells := c.hist.Line(c.cur.Line)

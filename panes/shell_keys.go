@@ -105,10 +105,13 @@ func ptyColor(c tcell.Color) pty.Color {
 }
 
 // cellStyle returns the tcell style of a cell: its own colours, or the
-// theme's base colours where it has the default, and its attributes.
+// theme's base colours where it has the default, its attributes, and its
+// OSC 8 link, which the outer terminal then shows as a link and opens on
+// a click, as under tmux 3.4 (the emulator keeps only URIs without
+// control characters).
 func cellStyle(c pty.Cell, base themes.Style) tcell.Style {
 	a := c.Attrs
-	return tcell.StyleDefault.
+	return tcell.StyleDefault.Url(c.Link).
 		Foreground(tcellColor(c.Fg, base.Fg)).
 		Background(tcellColor(c.Bg, base.Bg)).
 		Bold(a&pty.AttrBold != 0).

@@ -1,10 +1,14 @@
 package panes
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/themes"
@@ -87,4 +91,29 @@ func TestShellDrawsColoursTheProgramSet(t *testing.T) {
 	if _, bg, _ := styleAt(s, 39, 5).Decompose(); bg != tcell.NewRGBColor(0x10, 0x20, 0x30) {
 		t.Errorf("empty cell background %v after OSC 11, want #102030", bg)
 	}
+}
+
+// TestShellTellsFocusToProgramsThatAsk: a program that turned on focus
+// events (mode 1004) reads CSI O when the pane loses the focus and CSI I
+// when it gets it back.
+func TestShellTellsFocusToProgramsThatAsk(t *testing.T) {
+	h := newShellHarness(t)
+	script := filepath.Join(t.TempDir(), "focus.py")
+	if err := os.WriteFile(script, []byte(`import os, sys, tty
+tty.setraw(0)
+sys.stdout.write("\x1b[?1004hready\r\n")
+sys.stdout.flush()
+b = b""
+while len(b) < 6:
+    b += os.read(0, 6)
+sys.stdout.write("got " + b.hex() + "\r\n")
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.typeKeys("python3 " + script)
+	h.press(tcell.KeyEnter, 0, tcell.ModNone)
+	h.wait(t, "the program ready", func(text string) bool { return strings.Contains(text, "ready") })
+	h.p.Blur()
+	h.p.Focus(func(tview.Primitive) {})
+	h.wait(t, "the focus events", func(text string) bool { return strings.Contains(text, "got 1b5b4f1b5b49") })
 }
