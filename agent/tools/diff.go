@@ -214,3 +214,12 @@ func backtrack(a, b []string, trace [][]int, n, m int) []diffOp {
 	}
 	return ops
 }
+
+// UnifiedDiff returns the unified diff turning a into b as the edit tools
+// show it (see unifiedDiff) with the numbers of lines it adds and deletes;
+// "" and zeros when a and b are equal. Checkpoints preview a rewind with it.
+func UnifiedDiff(oldName, newName, a, b string) (diff string, added, deleted int) {
+	diff = unifiedDiff(oldName, newName, a, b)
+	added, deleted = diffStat(diff)
+	return diff, added, deleted
+}

@@ -185,3 +185,27 @@ func (s ignoreStack) ignored(rel string, isDir bool) bool {
 	}
 	return false
 }
+
+// IgnoreFile is one parsed .gitignore (or .git/info/exclude) file.
+type IgnoreFile struct{ f *ignoreFile }
+
+// ParseIgnoreFile compiles the ignore file text data found in directory
+// dir (a slash path relative to the tree's root, "" for the root).
+func ParseIgnoreFile(dir string, data []byte) IgnoreFile {
+	return IgnoreFile{parseIgnore(dir, data)}
+}
+
+// IgnoreRules are the ignore files in force in one directory of a tree,
+// the root's first: what list_files and grep skip there. Checkpoints of a
+// workspace skip the same files. The zero value ignores nothing.
+type IgnoreRules struct{ stack ignoreStack }
+
+// With returns r plus f, which takes precedence as a deeper file does; r
+// itself is unchanged.
+func (r IgnoreRules) With(f IgnoreFile) IgnoreRules {
+	return IgnoreRules{append(r.stack[:len(r.stack):len(r.stack)], f.f)}
+}
+
+// Ignored reports whether rel, a slash path relative to the tree's root,
+// is excluded.
+func (r IgnoreRules) Ignored(rel string, isDir bool) bool { return r.stack.ignored(rel, isDir) }
