@@ -150,6 +150,10 @@ type Config struct {
 	// Hooks, when set, runs the user's lifecycle hooks as the agent's
 	// events happen (see package hooks and lifecycle.go); nil runs none.
 	Hooks *hooks.Runner
+	// Checkpoints, when set, records the workspace's files before each
+	// turn's first change and after each call that may change them, for
+	// a rewind (see package checkpoint); nil records nothing.
+	Checkpoints Checkpointer
 }
 
 // Totals are the agent's running counters for the run record.
@@ -185,12 +189,15 @@ type Agent struct {
 	totals      Totals
 	last        *sentPrompt // the latest prompt sent, for the stats tool
 
-	turnStart  int
-	faults     int
-	overCap    int
-	injected   int
-	expanded   map[string]bool
-	requestSeq int
+	turnStart int
+	// turnCheckpointed is set once the turn's files were recorded before
+	// its first change.
+	turnCheckpointed bool
+	faults           int
+	overCap          int
+	injected         int
+	expanded         map[string]bool
+	requestSeq       int
 
 	// What goes on the wire besides the diet's contents (wire.go), and
 	// the figures of the last call (cost.go).

@@ -23,6 +23,10 @@ const (
 	CommandClear = "/clear"
 	CommandModel = "/model"
 	CommandExit  = "/exit"
+	// CommandRewind lists the agent's turns with the files each changed,
+	// and with a turn previews or rewinds the files, the conversation or
+	// both to just before it (see app's rewind).
+	CommandRewind = "/rewind"
 )
 
 // Builtins are the built-in commands with what each does, in the order
@@ -31,6 +35,7 @@ var Builtins = [][2]string{
 	{CommandHelp, "list the commands and the skills"},
 	{CommandContext, "show what the agent's next prompt holds, in tokens"},
 	{CommandCompact, "compact the conversation now"},
+	{CommandRewind, "list the turns and the files each changed; /rewind N [files|conversation|both] previews going back to before turn N, --yes does it"},
 	{CommandModel, "say which model the agent talks to, and how to change it"},
 	{CommandClear, "start afresh: how, in kws"},
 	{CommandExit, "leave: how, in kws"},
@@ -49,12 +54,16 @@ func Commands(skills []skill.Skill) [][2]string {
 }
 
 // IsCommand returns the command line is, trimmed, and whether it is one.
+// Only /rewind takes arguments; they come back with it.
 func IsCommand(line string) (string, bool) {
 	c := strings.TrimSpace(line)
 	for _, b := range Builtins {
 		if b[0] == c {
 			return c, true
 		}
+	}
+	if rest, ok := strings.CutPrefix(c, CommandRewind+" "); ok && !strings.Contains(rest, "\n") {
+		return c, true
 	}
 	return "", false
 }

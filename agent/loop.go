@@ -27,7 +27,7 @@ func (a *Agent) Run(ctx context.Context, userText string) (string, error) {
 	if err := a.repairToolResults(); err != nil {
 		return "", err
 	}
-	a.turnStart = len(a.history)
+	a.turnStart, a.turnCheckpointed = len(a.history), false
 	a.sessionStart(ctx)
 	added, err := a.promptSubmit(ctx, userText)
 	if err != nil {
@@ -306,7 +306,9 @@ func (a *Agent) runTool(ctx context.Context, tc provider.ToolCall) error {
 	case pre.Block:
 		res = tools.Result{Text: "blocked by a PreToolUse hook: " + pre.Reason, IsError: true}
 	default:
+		a.checkpointBefore(tc)
 		res, err = a.execute(ctx, tc, pre)
+		a.checkpointAfter(tc)
 	}
 	if err != nil {
 		if res.Text != "" {

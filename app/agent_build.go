@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/checkpoint"
 	"github.com/kwsdev/kws/agent/diet"
 	"github.com/kwsdev/kws/agent/hooks"
 	"github.com/kwsdev/kws/agent/permission"
@@ -122,7 +124,10 @@ type External interface {
 // totals in the session's run.json.
 type Agent struct {
 	*agent.Agent
-	sess      *transcript.Transcript
+	sess *transcript.Transcript
+	// rewind works on the agent's checkpoints; its tracker is nil when the
+	// vault keeps none (a vault of the tests').
+	rewind    rewinding
 	workspace string
 	prof      profile.Profile
 	params    diet.Params
@@ -190,7 +195,19 @@ func BuildAgent(spec AgentSpec) (*Agent, error) {
 		cfg.CompactGist = spec.Summarizer
 	}
 	cfg.Hooks = spec.hooks(dir, sess, policy, cfg.HideEnv)
-	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy, mem: mem}
+	a := &Agent{sess: sess, workspace: spec.Workspace, prof: m.Profile, params: params, policy: policy, mem: mem,
+		rewind: rewinding{sess: sess, dataDir: spec.DataDir}}
+	if store, ok := spec.Vault.(checkpoint.Store); ok {
+		// Before each turn's first change and after each call that may
+		// change files, the agent's files go to the vault (see /rewind).
+		if a.rewind.tracker, err = checkpoint.NewTracker(store, dir, spec.Name, sess.ID()); err != nil {
+			if created {
+				err = errors.Join(err, sess.Close())
+			}
+			return nil, err
+		}
+		cfg.Checkpoints = a.rewind.tracker
+	}
 	if a.Agent, err = agent.New(cfg); err == nil {
 		err = a.Record()
 	}
@@ -258,6 +275,20 @@ func (a *Agent) SetStatus(status string, runErr error) error {
 			s.LastError = runErr.Error()
 		}
 	}))
+}
+
+// Rewind answers a /rewind line (see RewindRequest) between the agent's
+// turns; when it rewound the conversation it returns the forked session,
+// which the agent continues once restarted on it.
+func (a *Agent) Rewind(line string) (reply, fork string, err error) {
+	if a.rewind.tracker == nil {
+		return "", "", errors.New("this agent keeps no checkpoints")
+	}
+	r, err := ParseRewind(strings.Fields(strings.TrimPrefix(line, agent.CommandRewind)))
+	if err != nil {
+		return "", "", err
+	}
+	return a.rewind.do(r)
 }
 
 // Session returns the agent's session; the caller closes it once the

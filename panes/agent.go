@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/kwsdev/kws/agent"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/panes/keymap"
@@ -28,6 +29,7 @@ type Agents interface {
 	Pause(name string) error
 	Resume(name string) error
 	Restart(name string) error
+	RestartOn(name, session string) error
 	Transcript(name string) (swarm.Transcript, error)
 	StopJobs(name string) (int, error)
 	Commands() []string
@@ -124,6 +126,7 @@ func agentActions(p *AgentPane) []keymap.Action {
 		keymap.Bind("diff", "Ctrl-g", "show the diff of the agent's git worktree", false, p.showDiff),
 		keymap.Bind("stop-jobs", "Ctrl-x", "stop the agent's background jobs", false, p.stopJobs),
 		keymap.Bind("pause", "Ctrl-p", "pause or resume the agent's queued turns", false, p.togglePause),
+		keymap.Bind("rewind", "Ctrl-z", "list the turns and the files each changed, to rewind one (/rewind)", false, func() { p.command(agent.CommandRewind) }),
 		keymap.Bind("restart", "Ctrl-r", "restart the agent afresh, asking first (new session, same figures)", false, p.askRestart),
 		keymap.Bind("history-prev", "Up", "recall the previous prompt sent (from the prompt's first line)", false, p.historyUp),
 		keymap.Bind("history-next", "Down", "recall the next prompt sent, then the draft (from its last line)", false, p.historyDown),
@@ -215,6 +218,14 @@ func (p *AgentPane) NeedsYou() bool { return p.dialog.waiting() }
 // Pending returns the permission requests the pane is showing.
 func (p *AgentPane) Pending() []permission.Request {
 	return p.dialog.list()
+}
+
+// command sends a /command as if typed, saying in the status bar why not
+// when it cannot go.
+func (p *AgentPane) command(line string) {
+	if err := p.SendTask(line); err != nil {
+		p.env.Tell(err.Error())
+	}
 }
 
 // submit sends the input line, or opens the selected ref.

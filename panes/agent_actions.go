@@ -76,6 +76,16 @@ func (p *AgentPane) restart() {
 	p.view.add(&entry{kind: entrySystem, text: "restarted: a new session with an empty history"})
 }
 
+// continueOn restarts the agent on session, the fork a /rewind of the
+// conversation made: it goes on from before the rewound turn.
+func (p *AgentPane) continueOn(session string) {
+	if err := p.agents.RestartOn(p.name, session); err != nil {
+		p.view.add(&entry{kind: entryError, text: "rewind: " + err.Error()})
+		return
+	}
+	p.dropQueued()
+}
+
 // cancel stops the running turn and drops the queued ones, as the swarm
 // does; on an idle agent it clears the input.
 func (p *AgentPane) cancel() {

@@ -39,6 +39,9 @@ func (p *AgentPane) OnEvent(e swarm.Event) {
 		case e.Reply != "":
 			p.view.add(&entry{kind: entrySystem, text: e.Reply})
 		}
+		if e.Fork != "" {
+			p.continueOn(e.Fork)
+		}
 	case swarm.EvFinished:
 		p.cur = nil
 		if e.Err != "" && !p.view.last(entryError, e.Err) {

@@ -26,8 +26,10 @@ type fakeAgents struct {
 	cancels  int
 	removed  []string
 	restarts int
-	info     swarm.Info
-	sendFail error
+	// restartedOn is the session RestartOn was given last.
+	restartedOn string
+	info        swarm.Info
+	sendFail    error
 	// transcript is what the pane shows when it opens.
 	transcript swarm.Transcript
 	// jobStops receives a value per StopJobs, when set.
@@ -63,6 +65,10 @@ func (f *fakeAgents) Remove(name string)                   { f.removed = append(
 func (f *fakeAgents) Pause(string) error                   { f.info.Paused = true; return nil }
 func (f *fakeAgents) Resume(string) error                  { f.info.Paused = false; return nil }
 func (f *fakeAgents) Restart(string) error                 { f.restarts++; return nil }
+func (f *fakeAgents) RestartOn(_, session string) error {
+	f.restartedOn = session
+	return nil
+}
 func (f *fakeAgents) Transcript(string) (swarm.Transcript, error) {
 	return f.transcript, nil
 }

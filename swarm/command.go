@@ -3,6 +3,7 @@ package swarm
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kwsdev/kws/agent"
 )
@@ -13,6 +14,13 @@ type Controller interface {
 	Context() (agent.ContextView, error)
 	Compact() (agent.CompactReport, error)
 	Explain(command string) string
+}
+
+// Rewinder is a runner that rewinds its files or its conversation
+// (/rewind); app's Agent is one. Rewind answers the command line and,
+// when it forked the conversation, names the session to continue.
+type Rewinder interface {
+	Rewind(line string) (reply, fork string, err error)
 }
 
 // ErrNoCommands is wrapped by Send's error for a /context or /compact
@@ -26,7 +34,11 @@ func (m *member) checkCommand(command string) error {
 	m.mu.Lock()
 	r := m.runner
 	m.mu.Unlock()
-	if _, ok := r.(Controller); r != nil && !ok {
+	_, ok := r.(Controller)
+	if strings.HasPrefix(command, agent.CommandRewind) {
+		_, ok = r.(Rewinder)
+	}
+	if r != nil && !ok {
 		return fmt.Errorf("%w: %s cannot answer %s", ErrNoCommands, m.name, command)
 	}
 	return nil
@@ -36,6 +48,9 @@ func (m *member) checkCommand(command string) error {
 // (its own loop runs it, so it never races a turn), and publishes the
 // answer as EvCommand.
 func (m *member) command(t turn) error {
+	if strings.HasPrefix(t.command, agent.CommandRewind) {
+		return m.rewind(t)
+	}
 	c, ok := t.r.(Controller)
 	if !ok {
 		return fmt.Errorf("%w: %s cannot answer %s", ErrNoCommands, m.name, t.command)
@@ -60,5 +75,23 @@ func (m *member) command(t turn) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.publishLocked(e)
+	return nil
+}
+
+// rewind answers a /rewind line, between the agent's turns, and publishes
+// the answer as EvCommand, with the forked session when the conversation
+// was rewound.
+func (m *member) rewind(t turn) error {
+	rw, ok := t.r.(Rewinder)
+	if !ok {
+		return fmt.Errorf("%w: %s cannot answer %s", ErrNoCommands, m.name, t.command)
+	}
+	reply, fork, err := rw.Rewind(t.command)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.publishLocked(Event{Type: EvCommand, Agent: m.name, Text: agent.CommandRewind, Reply: reply, Fork: fork})
 	return nil
 }

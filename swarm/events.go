@@ -55,6 +55,9 @@ type Event struct {
 	Context *agent.ContextView
 	Compact *agent.CompactReport
 	Reply   string
+	// Fork is the session a /rewind of the conversation forked, which
+	// the agent continues once restarted on it (Swarm.RestartOn).
+	Fork string
 	// Seq numbers the swarm's events from 1 in the order they were
 	// published; Transcript.Seq says which of them a transcript covers.
 	Seq uint64

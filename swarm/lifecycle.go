@@ -38,7 +38,15 @@ func (s *Swarm) setPaused(name string, paused bool) error {
 // its queue dropped, and the factory builds it anew (a new session with an
 // empty history); its figures carry on. An offline agent gets another try
 // at its model.
-func (s *Swarm) Restart(name string) error {
+func (s *Swarm) Restart(name string) error { return s.restart(name, "", "clear") }
+
+// RestartOn restarts the agent as Restart does, on the session given: the
+// fork a /rewind of the conversation made, which it continues.
+func (s *Swarm) RestartOn(name, session string) error { return s.restart(name, session, "other") }
+
+// restart rebuilds the agent on session ("" for a new one); reason is what
+// the old session's SessionEnd hooks hear.
+func (s *Swarm) restart(name, session, reason string) error {
 	m, err := s.member(name)
 	if err != nil {
 		return err
@@ -49,7 +57,7 @@ func (s *Swarm) Restart(name string) error {
 		s.cfg.Broker.Revoke(name)
 	}
 	m.mu.Lock()
-	m.resume, m.resumePending = "", false
+	m.resume, m.resumePending = session, false
 	m.mu.Unlock()
 	r, ferr := s.cfg.Factory(name, m.onEvent)
 	m.mu.Lock()
@@ -66,7 +74,7 @@ func (s *Swarm) Restart(name string) error {
 	m.mu.Unlock()
 	// The old session's jobs end with it, and its hooks hear that a
 	// fresh one replaced it.
-	endRunner(old, "clear")
+	endRunner(old, reason)
 	s.startLoop(m)
 	return nil
 }

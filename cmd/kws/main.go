@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -144,9 +145,16 @@ func newRoot() rootCmd {
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	g.sidecarFlag(root.Flags())
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newTranscriptsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
-	root.AddCommand(newMemoryCmd(g), newMcpCmd(g), newHooksCmd(g))
+	root.AddCommand(newMemoryCmd(g), newMcpCmd(g), newHooksCmd(g), newRewindCmd(g))
 	root.AddCommand(newServerCmds(g)...)
-	root.AddCommand(newVerbCmds(g)...)
+	// A verb of the command language that shares a name with one of kws's
+	// own commands (mcp) stays the palette's: two commands of one name
+	// would leave which one runs to the order cobra sorts them in.
+	for _, v := range newVerbCmds(g) {
+		if !slices.ContainsFunc(root.Commands(), func(c *cobra.Command) bool { return c.Name() == v.Name() }) {
+			root.AddCommand(v)
+		}
+	}
 	// An unknown or malformed flag says where the flags are listed.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (%s --help lists its flags)", err, c.CommandPath())

@@ -105,7 +105,7 @@ func newSession(st *app.Stores, spec server.SessionSpec) (server.Session, error)
 // serverCommands are the commands a running server runs for its clients,
 // on its open vault and memory: these and every tmux verb.
 var serverCommands = func() map[string]bool {
-	m := map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true}
+	m := map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true, "rewind": true}
 	for _, c := range newVerbCmds(&globals{}) {
 		m[c.Name()] = true
 	}
