@@ -5,49 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/kwsdev/kws/agent/hooks"
+	"github.com/kwsdev/kws/agent/hooks/hookstest"
 	"github.com/kwsdev/kws/agent/permission"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/vault"
 )
-
-// claudeBlockRm is Claude Code's documented PreToolUse example (the hooks
-// reference, "Exit code 2 behavior"), unchanged.
-const claudeBlockRm = `#!/bin/bash
-# Reads JSON input from stdin, checks the command
-command=$(jq -r '.tool_input.command' < /dev/stdin)
-
-if [[ "$command" == rm* ]]; then
-  echo "Blocked: rm commands are not allowed" >&2
-  exit 2  # Blocking error: tool call is prevented
-fi
-
-exit 0  # Success: tool call proceeds
-`
-
-// hookScript writes an executable bash script and returns the command
-// line that runs it.
-func hookScript(t *testing.T, body string) string {
-	t.Helper()
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatal("jq is missing: make setup installs it (apt-get install jq)")
-	}
-	path := filepath.Join(t.TempDir(), "hook.sh")
-	if !strings.HasPrefix(body, "#!") {
-		body = "#!/bin/bash\n" + body
-	}
-	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return "'" + path + "'"
-}
 
 // withHooks tunes a rig's agent to run hooks, each {event, matcher,
 // command, timeout}, in its workspace.
@@ -79,7 +48,7 @@ func (r *rig) hookNotes() []string {
 // kws: the command does not run, and the model's next request carries the
 // hook's stderr as the call's result.
 func TestClaudePreToolUseHookBlocksTheShell(t *testing.T) {
-	r := newRig(t, withHooks(t, [4]string{hooks.PreToolUse, "Bash", hookScript(t, claudeBlockRm)}),
+	r := newRig(t, withHooks(t, [4]string{hooks.PreToolUse, "Bash", hookstest.Command(t, hookstest.ClaudeBlockRm)}),
 		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "rm -f go.sum; touch ran"})),
 		providertest.ToolStep(call("c2", "shell", map[string]any{"command": "touch allowed"})),
 		providertest.TextStep("done"))
@@ -103,8 +72,8 @@ func TestClaudePreToolUseHookBlocksTheShell(t *testing.T) {
 // UserPromptSubmit's additionalContext ride with the user's turn.
 func TestHookContextReachesTheModel(t *testing.T) {
 	r := newRig(t, withHooks(t,
-		[4]string{hooks.SessionStart, "startup", hookScript(t, "echo 'the build server is down today'\n")},
-		[4]string{hooks.UserPromptSubmit, "", hookScript(t, `jq -c '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContext: ("prompt was: " + .prompt)}}'`+"\n")}),
+		[4]string{hooks.SessionStart, "startup", hookstest.Command(t, "echo 'the build server is down today'\n")},
+		[4]string{hooks.UserPromptSubmit, "", hookstest.Command(t, `jq -c '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContext: ("prompt was: " + .prompt)}}'`+"\n")}),
 		providertest.TextStep("noted"), providertest.TextStep("again"))
 	r.run("what now?")
 	got := r.lastMessage(0).Content
@@ -123,7 +92,7 @@ func TestHookContextReachesTheModel(t *testing.T) {
 // TestBlockedPromptNeverReachesTheModel: exit code 2 from
 // UserPromptSubmit ends the turn with its stderr, before any request.
 func TestBlockedPromptNeverReachesTheModel(t *testing.T) {
-	r := newRig(t, withHooks(t, [4]string{hooks.UserPromptSubmit, "", hookScript(t, "echo 'no secrets in prompts' >&2\nexit 2\n")}))
+	r := newRig(t, withHooks(t, [4]string{hooks.UserPromptSubmit, "", hookstest.Command(t, "echo 'no secrets in prompts' >&2\nexit 2\n")}))
 	_, err := r.a.Run(context.Background(), "my password is hunter2")
 	if !errors.Is(err, ErrPromptBlocked) || !strings.Contains(err.Error(), "no secrets in prompts") {
 		t.Fatalf("err %v", err)
@@ -139,7 +108,7 @@ func TestPostToolUseSeesTheResponse(t *testing.T) {
 	dir := t.TempDir()
 	seen := filepath.Join(dir, "post.json")
 	r := newRig(t, withHooks(t, [4]string{hooks.PostToolUse, "Bash",
-		hookScript(t, "cat > "+seen+"\necho '{\"decision\":\"block\",\"reason\":\"lint it next\"}'\n")}),
+		hookstest.Command(t, "cat > "+seen+"\necho '{\"decision\":\"block\",\"reason\":\"lint it next\"}'\n")}),
 		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "echo hi; echo oops >&2"})),
 		providertest.TextStep("done"))
 	r.run("say hi")
@@ -171,9 +140,9 @@ func TestPostToolUseSeesTheResponse(t *testing.T) {
 // an error shown; the call runs and the turn ends with its answer.
 func TestBadHooksNeverFailTheTurn(t *testing.T) {
 	r := newRig(t, withHooks(t,
-		[4]string{hooks.PreToolUse, "", hookScript(t, "sleep 300\n"), "1s"},
-		[4]string{hooks.PreToolUse, "", hookScript(t, "printf '\\x00{\"decision\": \\x1b]0;pwned\\x07'\n")},
-		[4]string{hooks.PreToolUse, "", hookScript(t, "echo 'cannot reach the linter' >&2\nexit 1\n")}),
+		[4]string{hooks.PreToolUse, "", hookstest.Command(t, "sleep 300\n"), "1s"},
+		[4]string{hooks.PreToolUse, "", hookstest.Command(t, "printf '\\x00{\"decision\": \\x1b]0;pwned\\x07'\n")},
+		[4]string{hooks.PreToolUse, "", hookstest.Command(t, "echo 'cannot reach the linter' >&2\nexit 1\n")}),
 		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "touch ran"})),
 		providertest.TextStep("all done"))
 	if got := r.run("touch ran"); got != "all done" {
@@ -197,7 +166,7 @@ func TestBadHooksNeverFailTheTurn(t *testing.T) {
 // sends its reason to the model, which answers again; the second stop,
 // with stop_hook_active set, ends the turn.
 func TestStopHookMakesTheAgentGoOn(t *testing.T) {
-	r := newRig(t, withHooks(t, [4]string{hooks.Stop, "", hookScript(t,
+	r := newRig(t, withHooks(t, [4]string{hooks.Stop, "", hookstest.Command(t,
 		"if [ \"$(jq -r .stop_hook_active)\" = false ]; then echo 'run the tests first' >&2; exit 2; fi\n")}),
 		providertest.TextStep("done"), providertest.TextStep("tests pass; done"))
 	if got := r.run("fix it"); got != "tests pass; done" {
@@ -214,8 +183,8 @@ func TestPreToolUseAllowAndAsk(t *testing.T) {
 	allow := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"make is fine"}}`
 	ask := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"reads secrets?"}}`
 	tune := withHooks(t,
-		[4]string{hooks.PreToolUse, "shell", hookScript(t, "cat >/dev/null; echo '"+allow+"'\n")},
-		[4]string{hooks.PreToolUse, "Read", hookScript(t, "cat >/dev/null; echo '"+ask+"'\n")})
+		[4]string{hooks.PreToolUse, "shell", hookstest.Command(t, "cat >/dev/null; echo '"+allow+"'\n")},
+		[4]string{hooks.PreToolUse, "Read", hookstest.Command(t, "cat >/dev/null; echo '"+ask+"'\n")})
 	r := newRig(t, func(c *Config) { tune(c); c.Broker = permission.NewBroker(permission.Unattended) },
 		providertest.ToolStep(call("c1", "shell", map[string]any{"command": "touch ran"})),
 		providertest.ToolStep(call("c2", "read_file", map[string]any{"path": "ran"})),
@@ -249,7 +218,7 @@ func (b fakeBoard) List() ([]vault.Task, error)     { return nil, nil }
 // Notification and AgentWaiting, a claim TaskClaimed, a block the agent
 // keeps VaultBlockStored, /compact PreCompact, the agent's end SessionEnd.
 func TestKwsEventsAndTheRestFire(t *testing.T) {
-	say := hookScript(t, `jq -c '{systemMessage: ("saw " + .hook_event_name + " " + ((.notification_type // .tool_name // .task_id // .kind // .trigger // .reason) | tostring))}'`+"\n")
+	say := hookstest.Command(t, `jq -c '{systemMessage: ("saw " + .hook_event_name + " " + ((.notification_type // .tool_name // .task_id // .kind // .trigger // .reason) | tostring))}'`+"\n")
 	var specs [][4]string
 	for _, e := range []string{hooks.Notification, hooks.AgentWaiting, hooks.TaskClaimed, hooks.VaultBlockStored, hooks.PreCompact, hooks.SessionEnd} {
 		specs = append(specs, [4]string{e, "", say})

@@ -3,43 +3,15 @@ package app
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kwsdev/kws/agent"
+	"github.com/kwsdev/kws/agent/hooks/hookstest"
 	"github.com/kwsdev/kws/agent/provider"
 	"github.com/kwsdev/kws/agent/provider/providertest"
 )
-
-// claudeBlockRm is Claude Code's documented PreToolUse example (the hooks
-// reference, "Exit code 2 behavior"), unchanged.
-const claudeBlockRm = `#!/bin/bash
-# Reads JSON input from stdin, checks the command
-command=$(jq -r '.tool_input.command' < /dev/stdin)
-
-if [[ "$command" == rm* ]]; then
-  echo "Blocked: rm commands are not allowed" >&2
-  exit 2  # Blocking error: tool call is prevented
-fi
-
-exit 0  # Success: tool call proceeds
-`
-
-// writeHook writes an executable hook script outside kws's config and
-// data dirs (which the sandbox hides) and returns its path.
-func writeHook(t *testing.T, body string) string {
-	t.Helper()
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatal("jq is missing: make setup installs it (apt-get install jq)")
-	}
-	path := filepath.Join(t.TempDir(), "hook.sh")
-	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // writeConfig writes a config.toml.
 func writeConfig(t *testing.T, path, text string) {
@@ -78,8 +50,8 @@ func TestHeadlessRunsTheUsersHooks(t *testing.T) {
 	h := headlessFor(t, srv, "clean up", &warnings, &events)
 	h.Yes = true
 	withUserConfig(&h)
-	block := writeHook(t, claudeBlockRm)
-	post := writeHook(t, "#!/bin/bash\njq -r .tool_response.stdout > \"$CLAUDE_PROJECT_DIR/post.txt\"\n")
+	block := hookstest.Script(t, hookstest.ClaudeBlockRm)
+	post := hookstest.Script(t, "#!/bin/bash\njq -r .tool_response.stdout > \"$CLAUDE_PROJECT_DIR/post.txt\"\n")
 	writeConfig(t, filepath.Join(h.ConfigHome, "kws", "config.toml"), `
 [[hooks.PreToolUse]]
 matcher = "Bash"
@@ -179,7 +151,7 @@ command = "touch \"$CLAUDE_PROJECT_DIR/ran\"; echo 'the workspace says hi'"
 // one restarted (Ctrl-r) SessionEnd with reason clear, and what the hooks
 // say shows in its pane.
 func TestWorkstationShowsAgentWaitingHooks(t *testing.T) {
-	say := writeHook(t, "#!/bin/bash\njq -c '{systemMessage: (.hook_event_name + \" for \" + (.tool_name // .notification_type // .reason))}'\n")
+	say := hookstest.Script(t, "#!/bin/bash\njq -c '{systemMessage: (.hook_event_name + \" for \" + (.tool_name // .notification_type // .reason))}'\n")
 	r := newWSRigWith(t, 160, 48, true, func(string, *Flags) {
 		writeConfig(t, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "kws", "config.toml"), `
 [[hooks.Notification]]

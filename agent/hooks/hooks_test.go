@@ -11,24 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kwsdev/kws/agent/hooks/hookstest"
 	"github.com/kwsdev/kws/agent/tools"
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/internal/trust"
 )
-
-// claudeBlockRm is Claude Code's documented PreToolUse example (the hooks
-// reference, "Exit code 2 behavior"), unchanged.
-const claudeBlockRm = `#!/bin/bash
-# Reads JSON input from stdin, checks the command
-command=$(jq -r '.tool_input.command' < /dev/stdin)
-
-if [[ "$command" == rm* ]]; then
-  echo "Blocked: rm commands are not allowed" >&2
-  exit 2  # Blocking error: tool call is prevented
-fi
-
-exit 0  # Success: tool call proceeds
-`
 
 // needJQ fails the test when jq, which Claude Code's hook scripts read
 // their input with, is missing.
@@ -37,21 +24,6 @@ func needJQ(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Fatal("jq is missing: make setup installs it (apt-get install jq)")
 	}
-}
-
-// script writes an executable bash script to a fresh directory and
-// returns the command line that runs it (a subtest's name may hold what
-// bash reads as syntax).
-func script(t *testing.T, body string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "hook.sh")
-	if !strings.HasPrefix(body, "#!") {
-		body = "#!/bin/bash\n" + body
-	}
-	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return "'" + path + "'"
 }
 
 // one is the hooks config of one command for event.
@@ -72,7 +44,7 @@ func shellCall(dir, command string) Call {
 func TestClaudeExampleBlocksARemove(t *testing.T) {
 	needJQ(t)
 	dir := t.TempDir()
-	r := New(Options{Hooks: one(PreToolUse, "Bash", script(t, claudeBlockRm), 0), Dir: dir})
+	r := New(Options{Hooks: one(PreToolUse, "Bash", hookstest.Command(t, hookstest.ClaudeBlockRm), 0), Dir: dir})
 	out := r.Run(context.Background(), shellCall(dir, "rm -rf build"))
 	if !out.Block || out.Reason != "Blocked: rm commands are not allowed" {
 		t.Fatalf("rm: %+v", out)
@@ -103,7 +75,7 @@ func TestBadHooksAreReportedNotFatal(t *testing.T) {
 			if tc.name == "exit 2 where nothing blocks" {
 				event = PreCompact
 			}
-			r := New(Options{Hooks: one(event, "", script(t, tc.body), tc.timeout), Dir: dir})
+			r := New(Options{Hooks: one(event, "", hookstest.Command(t, tc.body), tc.timeout), Dir: dir})
 			out := r.Run(context.Background(), Call{Event: event, Subject: "shell", Tool: event == PostToolUse})
 			if out.Block || out.Stop || len(out.Notes) != 1 || !strings.Contains(out.Notes[0].Text, tc.note) || out.Notes[0].Error != tc.isErr {
 				t.Fatalf("outcome %+v, want one note with %q", out, tc.note)
@@ -169,7 +141,7 @@ func TestJSONAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := "cat > /dev/null\ncat <<'EOF'\n" + tc.out + "\nEOF\n"
-			r := New(Options{Hooks: one(tc.event, "", script(t, body), 0), Dir: dir})
+			r := New(Options{Hooks: one(tc.event, "", hookstest.Command(t, body), 0), Dir: dir})
 			if out := r.Run(context.Background(), Call{Event: tc.event, Subject: "shell", Tool: tc.event == PreToolUse || tc.event == PostToolUse}); !tc.check(out) {
 				t.Fatalf("outcome %+v", out)
 			}
@@ -184,7 +156,7 @@ func TestMatchersAndInput(t *testing.T) {
 	needJQ(t)
 	dir := t.TempDir()
 	seen := filepath.Join(dir, "seen.jsonl")
-	record := script(t, `jq -c --arg dir "$CLAUDE_PROJECT_DIR" '. + {project: $dir}' >> `+seen+"\n")
+	record := hookstest.Command(t, `jq -c --arg dir "$CLAUDE_PROJECT_DIR" '. + {project: $dir}' >> `+seen+"\n")
 	h := config.Hooks{PreToolUse: {
 		{Matcher: "Edit|Write", Hooks: []config.HookCommand{{Type: "command", Command: record}}},
 		{Matcher: "shell", Hooks: []config.HookCommand{{Type: "command", Command: record}}},
@@ -270,7 +242,7 @@ func TestFireRunsInOrderInTheBackground(t *testing.T) {
 	needJQ(t)
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
-	r := New(Options{Hooks: one(TaskClaimed, "", script(t, "jq -r .task_id >> "+log+"\necho '{\"systemMessage\":\"claimed\"}'\n"), 0), Dir: dir})
+	r := New(Options{Hooks: one(TaskClaimed, "", hookstest.Command(t, "jq -r .task_id >> "+log+"\necho '{\"systemMessage\":\"claimed\"}'\n"), 0), Dir: dir})
 	done := make(chan Outcome, 3)
 	for _, id := range []string{"t1", "t2", "t3"} {
 		r.Fire(Call{Event: TaskClaimed, Fields: map[string]any{"task_id": id}}, func(o Outcome) { done <- o })
@@ -328,7 +300,7 @@ func TestEventsAreTheConfigs(t *testing.T) {
 // that has nothing to match does not keep its hook from running.
 func TestEventsWithoutSubjectIgnoreMatchers(t *testing.T) {
 	dir := t.TempDir()
-	r := New(Options{Hooks: one(UserPromptSubmit, "Bash", script(t, "echo context"), 0), Dir: dir})
+	r := New(Options{Hooks: one(UserPromptSubmit, "Bash", hookstest.Command(t, "echo context"), 0), Dir: dir})
 	if out := r.Run(context.Background(), Call{Event: UserPromptSubmit}); len(out.Context) != 1 {
 		t.Fatalf("outcome %+v", out)
 	}

@@ -35,6 +35,7 @@ var layers = [][]string{
 // whose production code may import each.
 var testOnly = map[string][]string{
 	"agent/provider/providertest": nil,
+	"agent/hooks/hookstest":       nil,
 	"vault/vaulttest":             nil,
 	"internal/goldentest":         nil,
 	"internal/proctest":           nil,
