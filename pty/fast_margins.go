@@ -24,12 +24,8 @@ func (e *FastEmulator) setLRMode(on bool) {
 // right margin is the last column; margins that leave fewer than two
 // columns are ignored.
 func (e *FastEmulator) setLRMargins(left, right int) {
-	left = max(left, 1)
-	if right < 1 || right > e.cols {
-		right = e.cols
-	}
-	if left < right {
-		e.scr.left, e.scr.right = left-1, right-1
+	if l, r, ok := margins(left, right, e.cols); ok {
+		e.scr.left, e.scr.right = l, r
 		e.cursorTo(0, 0)
 	}
 }

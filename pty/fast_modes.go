@@ -204,15 +204,23 @@ func (e *FastEmulator) setConformance(level int) {
 	}
 }
 
+// margins reads a pair of margins counted from 1, as DECSTBM and DECSLRM
+// give them, on an axis of n cells, and returns them counted from 0: a
+// second one out of range is the last cell, and a pair that leaves fewer
+// than two cells between them is refused (false).
+func margins(lo, hi, n int) (int, int, bool) {
+	lo = max(lo, 1)
+	if hi < 1 || hi > n {
+		hi = n
+	}
+	return lo - 1, hi - 1, lo < hi
+}
+
 // setMargins sets the scroll region to rows top…bot, counted from 1, and
 // homes the cursor (DECSTBM).
 func (e *FastEmulator) setMargins(top, bot int) {
-	top = max(top, 1)
-	if bot < 1 || bot > e.rows {
-		bot = e.rows
-	}
-	if top < bot {
-		e.scr.top, e.scr.bot = top-1, bot-1
+	if t, b, ok := margins(top, bot, e.rows); ok {
+		e.scr.top, e.scr.bot = t, b
 		e.cursorTo(0, 0)
 	}
 }
