@@ -65,13 +65,9 @@ func attach(args []string, stdout, stderr io.Writer) (int, error) {
 	if !ok || !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		return 0, errLocal
 	}
-	sock, err := wire.SocketPath(dataDir(args))
+	c, err := dialServer(args)
 	if err != nil {
-		return 0, errLocal
-	}
-	c, err := wire.Dial(sock)
-	if err != nil {
-		return 0, errLocal
+		return 0, err
 	}
 	h.Term = os.Getenv("TERM")
 	e, err := wire.Attach(c, h, os.Stdin, os.Stdout)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -83,13 +84,9 @@ var errLocal = errors.New("the command runs in kws-core")
 // is printed and exits 1: the command may have done part of its work, so
 // it is not run a second time.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	sock, err := wire.SocketPath(dataDir(args))
+	c, err := dialServer(args)
 	if err != nil {
-		return 0, errLocal
-	}
-	c, err := wire.Dial(sock)
-	if err != nil {
-		return 0, errLocal
+		return 0, err
 	}
 	wd, _ := os.Getwd()
 	e, err := wire.Exec(c, wire.Hello{Args: args, Cwd: wd, IfServer: true, Session: os.Getenv(wire.SessionEnv),
@@ -102,6 +99,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) 
 		return 0, errLocal
 	}
 	return e.Code, nil
+}
+
+// dialServer connects to the server of args' data dir; errLocal when
+// none answers, so kws-core runs the command.
+func dialServer(args []string) (*net.UnixConn, error) {
+	sock, err := wire.SocketPath(dataDir(args))
+	if err != nil {
+		return nil, errLocal
+	}
+	c, err := wire.Dial(sock)
+	if err != nil {
+		return nil, errLocal
+	}
+	return c, nil
 }
 
 // dataDir is the data dir of args: their --data-dir, else the default.
