@@ -32,7 +32,7 @@ func TestTmuxVerbsFromAShellPane(t *testing.T) {
 	})
 	run("clear; " + kws + " display-message -p 'session=#{session_name} pane=#{pane_id}'")
 	tm.waitFor("display-message's output", func(sc string) bool {
-		return strings.Contains(boxText(sc, "1 shell"), "session=ws pane=%1")
+		return strings.Contains(boxText(sc, "1 shell"), "session=ws pane=%3") // the agent, the vault, then the shell opened
 	})
 	run("clear; " + kws + " split-window -h")
 	tm.waitFor("a fifth pane", func(sc string) bool { return len(frames(sc)) == 5 })
