@@ -103,12 +103,6 @@ func OpenStores(o Options) (*Stores, error) {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	st.log = slog.New(secrets.LogHandler(slog.NewTextHandler(st.logF, nil)))
-	// A server puts block after block for hours: mapping room for them at
-	// once spares each growing put a remap of the whole file.
-	if st.vault, err = vault.OpenDir(o.DataDir, &vault.Options{Reserve: mapAhead}); err != nil {
-		st.Close()
-		return nil, err
-	}
 	st.sandbox = sync.OnceValue(func() Sandbox {
 		s := OpenSandbox(o.DataDir, o.ConfigHome, o.Config.Sandbox)
 		if s.Err != nil {
@@ -119,6 +113,16 @@ func OpenStores(o Options) (*Stores, error) {
 		return s
 	})
 	go st.sandbox()
+	// The vault opens beside the memory: neither needs the other, and a
+	// server's first frame waits for both. A server puts block after
+	// block for hours: mapping room for them at once spares each growing
+	// put a remap of the whole file.
+	vaultOpened := make(chan error, 1)
+	go func() {
+		var err error
+		st.vault, err = vault.OpenDir(o.DataDir, &vault.Options{Reserve: mapAhead})
+		vaultOpened <- err
+	}()
 	st.sidecar = sidecar.NewSwitch(sidecar.Heuristic{})
 	st.sidecarPath, st.sidecarErr = sidecar.Locate(cmp.Or(o.SidecarModel, o.Config.SidecarModel), o.DataDir)
 	// Memory is a hint store: when it cannot open, kws works without it.
@@ -132,6 +136,10 @@ func OpenStores(o Options) (*Stores, error) {
 			st.log.Warn("memory: damaged file moved aside", "file", d.File, "to", d.MovedTo, "error", d.Err)
 			st.notes = append(st.notes, d.String())
 		}
+	}
+	if err := <-vaultOpened; err != nil {
+		st.Close()
+		return nil, err
 	}
 	return st, nil
 }
