@@ -234,6 +234,9 @@ func (p *ShellPane) Draw(screen tcell.Screen) {
 	}
 	c := sc.Cursor
 	if p.HasFocus() && c.Visible && c.X < w && c.Y < h {
+		// The shape and colour the program asked for (DECSCUSR, OSC 12),
+		// as tmux passes them on; the next frame's layout resets them.
+		screen.SetCursorStyle(tcell.CursorStyle(c.Style), tcellColor(sc.Colors.Cursor, tcell.ColorReset))
 		screen.ShowCursor(x+c.X, y+c.Y)
 	}
 }

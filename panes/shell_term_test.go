@@ -117,3 +117,44 @@ sys.stdout.write("got " + b.hex() + "\r\n")
 	h.p.Focus(func(tview.Primitive) {})
 	h.wait(t, "the focus events", func(text string) bool { return strings.Contains(text, "got 1b5b4f1b5b49") })
 }
+
+// cursorScreen is a simulation screen that keeps the cursor style and
+// colour asked of it, which tcell's simulation drops.
+type cursorScreen struct {
+	tcell.SimulationScreen
+	style tcell.CursorStyle
+	color tcell.Color
+}
+
+func (c *cursorScreen) SetCursorStyle(cs tcell.CursorStyle, ccs ...tcell.Color) {
+	c.style, c.color = cs, tcell.ColorNone
+	if len(ccs) > 0 {
+		c.color = ccs[0]
+	}
+}
+
+// TestShellShapesTheCursorAsTheProgramAsks: a program's DECSCUSR (vim's
+// bar in insert mode) and OSC 12 colour reach the screen while its pane
+// has the focus.
+func TestShellShapesTheCursorAsTheProgramAsks(t *testing.T) {
+	h := newShellHarness(t)
+	h.run(t, `printf '\033[6 q\033]12;#ff0000\007'; echo shaped`, "shaped")
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Fini)
+	sim.SetSize(80, 24)
+	s := &cursorScreen{SimulationScreen: sim}
+	h.p.Focus(func(tview.Primitive) {})
+	h.p.SetRect(0, 0, 80, 24)
+	h.p.Draw(s)
+	if s.style != tcell.CursorStyleSteadyBar || s.color != tcell.NewRGBColor(0xff, 0, 0) {
+		t.Fatalf("the cursor is drawn as style %d, colour %v", s.style, s.color)
+	}
+	h.run(t, `printf '\033[0 q\033]112\007'; echo plain`, "plain")
+	h.p.Draw(s)
+	if s.style != tcell.CursorStyleDefault || s.color != tcell.ColorReset {
+		t.Fatalf("after the program reset it: style %d, colour %v", s.style, s.color)
+	}
+}

@@ -153,6 +153,11 @@ type Cursor struct {
 	Y int
 	// Visible is false while the program has hidden the cursor (DECTCEM).
 	Visible bool
+	// Style is the shape the program asked for with DECSCUSR: 0 the
+	// terminal's default, 1 and 2 a blinking and a steady block, 3 and 4
+	// an underline, 5 and 6 a bar (vim's insert mode). VTEmulator keeps
+	// none.
+	Style uint8
 }
 
 // InputModes are the terminal modes that change how keys and pastes are

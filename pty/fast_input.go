@@ -129,7 +129,7 @@ func (e *FastEmulator) Cell(x, y int) Cell {
 
 // Cursor returns the cursor position and visibility.
 func (e *FastEmulator) Cursor() Cursor {
-	return Cursor{X: e.cur.x, Y: e.cur.y, Visible: e.cursorVisible}
+	return Cursor{X: e.cur.x, Y: e.cur.y, Visible: e.cursorVisible, Style: e.cursorStyle}
 }
 
 // AltScreen reports whether the alternate screen is active.

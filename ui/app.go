@@ -328,6 +328,9 @@ type screenRoot struct{ *tview.Pages }
 
 // Draw draws the visible pages, back to front.
 func (r screenRoot) Draw(screen tcell.Screen) {
+	// A shell pane's program may shape the cursor (vim's bar); anything
+	// else drawing this frame has the terminal's own.
+	screen.SetCursorStyle(tcell.CursorStyleDefault, tcell.ColorReset)
 	x, y, w, h := r.GetInnerRect()
 	names := r.GetPageNames(true) // front first
 	for i := len(names) - 1; i >= 0; i-- {
