@@ -191,8 +191,10 @@ type Agent struct {
 
 	turnStart int
 	// turnCheckpointed is set once the turn's files were recorded before
-	// its first change.
+	// its first change; turnNumber is then the turn's number among the
+	// session's user turns, counted once for its checkpoints.
 	turnCheckpointed bool
+	turnNumber       int
 	faults           int
 	overCap          int
 	injected         int

@@ -42,8 +42,8 @@ func (a *Agent) checkpointBefore(tc provider.ToolCall) {
 	if c == nil || a.turnCheckpointed || !a.changesFiles(tc.Name) {
 		return
 	}
-	a.turnCheckpointed = true
-	if err := c.BeginTurn(a.userTurns(), a.turnStart); err != nil {
+	a.turnCheckpointed, a.turnNumber = true, a.userTurns()
+	if err := c.BeginTurn(a.turnNumber, a.turnStart); err != nil {
 		a.emit(Event{Type: EvError, Error: "checkpoint: " + err.Error()})
 	}
 }
@@ -55,7 +55,7 @@ func (a *Agent) checkpointAfter(tc provider.ToolCall) {
 	if c == nil || !a.turnCheckpointed || !a.changesFiles(tc.Name) {
 		return
 	}
-	if _, err := c.AfterTool(a.userTurns(), tc.ID, tc.Name); err != nil {
+	if _, err := c.AfterTool(a.turnNumber, tc.ID, tc.Name); err != nil {
 		a.emit(Event{Type: EvError, Error: "checkpoint: " + err.Error()})
 	}
 }
