@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kwsdev/kws/internal/pubsub"
 	"github.com/kwsdev/kws/memory"
@@ -33,13 +32,14 @@ type Stores struct {
 	memErr  error // why memory is off
 	sidecar *sidecar.Switch
 	tel     *sidecar.Telemetry
-	// sandbox is the probe of what confines shell commands, which runs
-	// in the background from OpenStores: it starts a process and takes
-	// longer than everything else before the first frame. Sandbox waits
-	// for it.
-	sandbox func() Sandbox
-	log     *slog.Logger
-	logF    *os.File
+	// sandbox is what confines shell commands. Its probe runs in the
+	// background from OpenStores (it starts a process and takes longer
+	// than everything else before the first frame) and closes
+	// sandboxReady once sandbox is set; Sandbox waits for that.
+	sandbox      Sandbox
+	sandboxReady chan struct{}
+	log          *slog.Logger
+	logF         *os.File
 	// notes are what opening reported (a damaged memory file), shown in
 	// each workstation's status bar.
 	notes []string
@@ -62,8 +62,6 @@ type Stores struct {
 	ids  map[*Workstation]string
 	// bg counts blocks being described in the background.
 	bg sync.WaitGroup
-	// sandboxDone holds the sandbox once its probe has ended.
-	sandboxDone atomic.Pointer[Sandbox]
 }
 
 // redrawAll redraws every workstation open on the stores.
@@ -78,16 +76,21 @@ func (st *Stores) redrawAll() {
 
 // Sandbox is what confines the agents' shell commands, once its probe
 // has ended (it waits for it).
-func (st *Stores) Sandbox() Sandbox { return st.sandbox() }
+func (st *Stores) Sandbox() Sandbox {
+	<-st.sandboxReady
+	return st.sandbox
+}
 
 // sandboxKnown is the sandbox when its probe has ended; false while it
 // runs, for what must not wait (the status bar, which the probe's end
 // redraws).
 func (st *Stores) sandboxKnown() (Sandbox, bool) {
-	if s := st.sandboxDone.Load(); s != nil {
-		return *s, true
+	select {
+	case <-st.sandboxReady:
+		return st.sandbox, true
+	default:
+		return Sandbox{}, false
 	}
-	return Sandbox{}, false
 }
 
 // OpenStores opens the data dir's shared stores. Memory that cannot open
@@ -103,16 +106,15 @@ func OpenStores(o Options) (*Stores, error) {
 		return nil, fmt.Errorf("log: %w", err)
 	}
 	st.log = slog.New(secrets.LogHandler(slog.NewTextHandler(st.logF, nil)))
-	st.sandbox = sync.OnceValue(func() Sandbox {
-		s := OpenSandbox(o.DataDir, o.ConfigHome, o.Config.Sandbox)
-		if s.Err != nil {
-			st.log.Warn("shell commands run unconfined", "error", s.Err)
+	st.sandboxReady = make(chan struct{})
+	go func() {
+		st.sandbox = OpenSandbox(o.DataDir, o.ConfigHome, o.Config.Sandbox)
+		if st.sandbox.Err != nil {
+			st.log.Warn("shell commands run unconfined", "error", st.sandbox.Err)
 		}
-		st.sandboxDone.Store(&s)
+		close(st.sandboxReady)
 		st.redrawAll()
-		return s
-	})
-	go st.sandbox()
+	}()
 	// The vault opens beside the memory: neither needs the other, and a
 	// server's first frame waits for both. A server puts block after
 	// block for hours: mapping room for them at once spares each growing

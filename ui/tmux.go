@@ -43,7 +43,6 @@ func (a *App) paneTarget(t string) (*leaf, error) {
 	}
 	session, rest, hasColon := strings.Cut(t, ":")
 	if !hasColon {
-		rest = ""
 		if !a.isSession(session) {
 			if w, err := a.windowNamed(session); err == nil {
 				return focusedOf(w), nil
@@ -229,16 +228,13 @@ func (a *App) resizeTo(lf *leaf, size string, x bool) error {
 		share = min(0.95, float64(cells)/float64(total))
 	}
 	i := slices.Index(parent.children, n)
-	var rest float64
-	for j, wt := range parent.weights {
-		if j != i {
-			rest += wt
-		}
-	}
 	total := 0.0
 	for _, wt := range parent.weights {
 		total += wt
 	}
+	// The pane takes its share of the split; the others keep theirs
+	// among themselves in what is left.
+	rest := total - parent.weights[i]
 	for j := range parent.weights {
 		if j == i {
 			parent.weights[j] = share * total

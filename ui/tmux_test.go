@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -56,6 +57,12 @@ func TestTmuxVerbsAsLaunchersSendThem(t *testing.T) {
 		exec("set-option", "-p", "-t", id, "pane-border-style", "fg=blue")
 		exec("select-layout", "-t", ":0", "main-vertical")
 		exec("resize-pane", "-t", leader, "-x", "30%")
+	}
+	s.Sync()
+	// resize-pane -x 30% gave the leader's column 30% of the 160 columns
+	// (its frame included).
+	if w, err := strconv.Atoi(strings.TrimSpace(exec("display-message", "-t", leader, "-p", "#{pane_width}"))); err != nil || w < 44 || w > 48 {
+		t.Fatalf("the leader is %d columns wide after resize-pane -x 30%% (%v)", w, err)
 	}
 	if p := ff.made[len(ff.made)-1]; p.spec.Command != "cat" || p.spec.ID != 7 {
 		t.Fatalf("split-window -- cat built %+v", p.spec)
