@@ -198,32 +198,10 @@ func (l *screenLog) wait(t *testing.T, want string) {
 // and exits 0, and kws-core never runs. A session that does not exist is
 // refused with the server's words.
 func TestAttachesWithoutTheCore(t *testing.T) {
-	run, err := os.MkdirTemp("", "kwsc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	t.Setenv("XDG_RUNTIME_DIR", run)
-	t.Setenv(wire.SocketEnv, "")
-	data := t.TempDir()
+	data := serve(t, server.Config{NewSession: func(spec server.SessionSpec) (server.Session, error) {
+		return &keySession{spec: spec, ended: make(chan struct{}), ready: make(chan struct{})}, nil
+	}})
 	t.Setenv("KWS_DATA_DIR", data)
-	sock, err := wire.SocketPath(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := server.Start(server.Config{DataDir: data, Socket: sock,
-		NewSession: func(spec server.SessionSpec) (server.Session, error) {
-			return &keySession{spec: spec, ended: make(chan struct{}), ready: make(chan struct{})}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- d.Serve() }()
-	t.Cleanup(func() {
-		d.Shutdown(true)
-		<-served
-	})
 	ws := filepath.Join(t.TempDir(), "proj")
 	if err := os.Mkdir(ws, 0o700); err != nil {
 		t.Fatal(err)

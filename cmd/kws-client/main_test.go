@@ -76,19 +76,7 @@ func client(t *testing.T, env []string, stdin string, args ...string) (int, stri
 // itself with kws-core, which gets the whole input, for every other
 // command and for a data dir no server serves.
 func TestForwardsOrRunsTheCore(t *testing.T) {
-	run, err := os.MkdirTemp("", "kwsc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	t.Setenv("XDG_RUNTIME_DIR", run)
-	t.Setenv(wire.SocketEnv, "")
-	data := t.TempDir()
-	sock, err := wire.SocketPath(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := server.Start(server.Config{DataDir: data, Socket: sock,
+	data := serve(t, server.Config{
 		Exec: func(r server.ExecRequest) int {
 			in, _ := io.ReadAll(r.Stdin)
 			fmt.Fprintf(r.Stdout, "server ran %q in %s with %q", r.Args, r.Cwd, in)
@@ -96,15 +84,6 @@ func TestForwardsOrRunsTheCore(t *testing.T) {
 			return 7
 		},
 		Runs: func(args []string) bool { return len(args) > 2 && args[2] == "memory" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- d.Serve() }()
-	t.Cleanup(func() {
-		d.Shutdown(true)
-		<-served
-	})
 	core := filepath.Join(t.TempDir(), "core")
 	if err := os.WriteFile(core, []byte("#!/bin/sh\necho \"core $*\"\ncat\nexit 4\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -156,6 +135,35 @@ func TestForwardsOrRunsTheCore(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "kws-core, the whole kws, is not beside") {
 		t.Fatalf("no kws-core: exit %d, %q", code, errOut)
 	}
+}
+
+// serve starts a real server as cfg says on a data dir of its own, with
+// its socket in a private runtime dir short enough for a socket path,
+// and returns the data dir; the server stops with the test.
+func serve(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	run, err := os.MkdirTemp("", "kwsc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	t.Setenv(wire.SocketEnv, "")
+	cfg.DataDir = t.TempDir()
+	if cfg.Socket, err = wire.SocketPath(cfg.DataDir); err != nil {
+		t.Fatal(err)
+	}
+	d, err := server.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- d.Serve() }()
+	t.Cleanup(func() {
+		d.Shutdown(true)
+		<-served
+	})
+	return cfg.DataDir
 }
 
 // TestProtectEnviron checks that protectEnviron leaves the process not
