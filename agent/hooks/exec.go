@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/kwsdev/kws/agent/tools"
@@ -89,39 +90,17 @@ func (r *Runner) exec(ctx context.Context, call Call, c command) result {
 	}
 	defer cleanup()
 	cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+r.opts.Dir, "KWS_PROJECT_DIR="+r.opts.Dir, "KWS_HOOK_EVENT="+call.Event)
-	stdout, stderr := &capped{}, &capped{}
+	stdout, stderr := tools.NewHeadTail(outputCap, 0), tools.NewHeadTail(outputCap, 0)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), stdout, stderr
 	if err := start(); err != nil {
 		return result{cmd: c, err: err}
 	}
 	_ = cmd.Wait()
-	res := result{cmd: c, exit: tools.ExitCode(cmd.ProcessState), stdout: stdout.String(), stderr: stderr.String()}
+	res := result{cmd: c, exit: tools.ExitCode(cmd.ProcessState),
+		stdout: strings.ToValidUTF8(stdout.String(), "\uFFFD"), stderr: strings.ToValidUTF8(stderr.String(), "\uFFFD")}
 	if killed.Load() {
 		res.cancelled = ctx.Err() != nil
 		res.timedOut = !res.cancelled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	}
 	return res
-}
-
-// capped keeps the first outputCap bytes written to it.
-type capped struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write keeps what fits and reports the whole of p written.
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := outputCap - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-// String returns what was kept, as valid UTF-8.
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return string(bytes.ToValidUTF8(c.buf.Bytes(), []byte("\uFFFD")))
 }

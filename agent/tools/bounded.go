@@ -7,11 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// headTail is an io.Writer that keeps the first headMax bytes and, in a
+// HeadTail is an io.Writer that keeps the first headMax bytes and, in a
 // ring, the last tailMax bytes of everything written, and counts the rest.
-// Its memory is bounded however much is written. It is safe for concurrent
-// use.
-type headTail struct {
+// Its memory is bounded however much is written: what a command prints
+// (the shell tool's, a job's, a hook's) goes into one. It is safe for
+// concurrent use.
+type HeadTail struct {
 	mu      sync.Mutex
 	headMax int
 	tailMax int
@@ -22,12 +23,14 @@ type headTail struct {
 	total   int64
 }
 
-func newHeadTail(headMax, tailMax int) *headTail {
-	return &headTail{headMax: headMax, tailMax: tailMax}
+// NewHeadTail returns a HeadTail keeping headMax bytes from the start and
+// tailMax from the end.
+func NewHeadTail(headMax, tailMax int) *HeadTail {
+	return &HeadTail{headMax: headMax, tailMax: tailMax}
 }
 
 // Write records p; it never fails.
-func (b *headTail) Write(p []byte) (int, error) {
+func (b *HeadTail) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := len(p)
@@ -58,7 +61,7 @@ func (b *headTail) Write(p []byte) (int, error) {
 }
 
 // Total returns the number of bytes written.
-func (b *headTail) Total() int64 {
+func (b *HeadTail) Total() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.total
@@ -66,7 +69,7 @@ func (b *headTail) Total() int64 {
 
 // String returns the head and the tail; when bytes were dropped between
 // them, a marker line says how many.
-func (b *headTail) String() string {
+func (b *HeadTail) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var tail []byte

@@ -23,7 +23,7 @@ func TestHeadTail(t *testing.T) {
 		{"split rune dropped", 2, 2, []string{"aé" + strings.Repeat("x", 10) + "éb"}, "a\n… [14 bytes cut: kept the first 1 and the last 1 of 16] …\nb"},
 	}
 	for _, tt := range tests {
-		b := newHeadTail(tt.head, tt.tail)
+		b := NewHeadTail(tt.head, tt.tail)
 		var total int
 		for _, w := range tt.writes {
 			n, err := b.Write([]byte(w))
@@ -42,7 +42,7 @@ func TestHeadTail(t *testing.T) {
 }
 
 func TestHeadTailStaysBounded(t *testing.T) {
-	b := newHeadTail(1<<10, 1<<10)
+	b := NewHeadTail(1<<10, 1<<10)
 	chunk := []byte(strings.Repeat("0123456789", 1000))
 	for i := 0; i < 10000; i++ { // 100 MB
 		b.Write(chunk)

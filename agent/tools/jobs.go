@@ -39,7 +39,7 @@ type job struct {
 	info   JobInfo
 	cancel context.CancelFunc
 	done   chan struct{}
-	out    *headTail
+	out    *HeadTail
 	spool  *os.File
 }
 
@@ -114,7 +114,7 @@ func (js *Jobs) start(env *Env, root string, a shellArgs) (JobInfo, error) {
 		return JobInfo{}, err
 	}
 	os.Remove(spool.Name()) // kept open; nothing else needs its name
-	j := &job{cancel: cancel, done: make(chan struct{}), out: newHeadTail(shellHead, shellTail), spool: spool}
+	j := &job{cancel: cancel, done: make(chan struct{}), out: NewHeadTail(shellHead, shellTail), spool: spool}
 	w := io.MultiWriter(j.out, spool)
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := start(); err != nil {

@@ -132,7 +132,7 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	defer cleanup()
-	stdout, stderr := newHeadTail(shellHead, shellTail), newHeadTail(shellHead, shellTail)
+	stdout, stderr := NewHeadTail(shellHead, shellTail), NewHeadTail(shellHead, shellTail)
 	spools, err := newSpools(env.Keep != nil)
 	if err != nil {
 		return Result{}, fmt.Errorf("shell: %w", err)
@@ -150,7 +150,7 @@ func (t shellTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (Resu
 	var views [2]string
 	for i, s := range []struct {
 		name string
-		out  *headTail
+		out  *HeadTail
 	}{{"STDOUT", stdout}, {"STDERR", stderr}} {
 		note, view, kept := spools.keep(env, i, s.name, s.out)
 		b.WriteString(s.name + note + ":\n")

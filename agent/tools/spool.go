@@ -37,7 +37,7 @@ func newSpools(enabled bool) (*spools, error) {
 // tee returns the writer for stream i: the bounded buffer and, when
 // spooling, the spool file. A failing spool stops spooling, never the
 // command.
-func (s *spools) tee(i int, buf *headTail) io.Writer {
+func (s *spools) tee(i int, buf *HeadTail) io.Writer {
 	if s.files[i] == nil {
 		return buf
 	}
@@ -57,7 +57,7 @@ func (s *spools) tee(i int, buf *headTail) io.Writer {
 // and the error, test-summary, URL and heading lines between them
 // (diet.Compact). That view is small enough that the diet keeps it as it
 // is, so the output is stored once, whole.
-func (s *spools) keep(env *Env, i int, name string, buf *headTail) (note, view string, kept bool) {
+func (s *spools) keep(env *Env, i int, name string, buf *HeadTail) (note, view string, kept bool) {
 	total := buf.Total()
 	if s.files[i] == nil || total <= int64(shellHead+shellTail) {
 		return "", "", false

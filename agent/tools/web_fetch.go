@@ -120,7 +120,7 @@ func (t webFetchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) (R
 			}
 		}
 		b.WriteString(note + "\n")
-		ht := newHeadTail(limit-limit/4, limit/4)
+		ht := NewHeadTail(limit-limit/4, limit/4)
 		ht.Write([]byte(text))
 		text = ht.String()
 	}
