@@ -11,8 +11,9 @@ import (
 )
 
 // journalEvery is how often the journal looks for changes no event
-// announces (a shell pane's directory after a cd). A look that finds
-// nothing new writes nothing.
+// announces (a shell pane's directory after a cd), when something was
+// drawn since its last look. A look that finds nothing new writes
+// nothing.
 const journalEvery = 2 * time.Second
 
 // sessionState is what the server journals for a session: enough to
@@ -84,17 +85,21 @@ func (j *journaler) loop() {
 	t := time.NewTicker(journalEvery)
 	defer t.Stop()
 	wasIdle := false
+	var seen uint64
 	for {
 		select {
 		case <-j.done:
 			return
 		case <-j.kick:
 		case <-t.C:
-			// The first look after the last client left still runs,
-			// for a cd just before detaching.
+			// A look when nothing was drawn since the last one would
+			// find nothing: a cd prints a prompt. The first look after
+			// the last client left still runs, for a cd just before
+			// detaching.
 			idle := j.idle != nil && j.idle()
-			skip := idle && wasIdle
-			wasIdle = idle
+			act := j.app.Activity()
+			skip := idle && wasIdle || act == seen
+			wasIdle, seen = idle, act
 			if skip {
 				continue
 			}

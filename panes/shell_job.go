@@ -11,15 +11,22 @@ import (
 // printing anything (sleep).
 const jobCheck = 500 * time.Millisecond
 
+// jobSettle is how many looks a shell pane takes after its last output
+// or job change while the shell itself is in the foreground; then it
+// waits for output, so that an idle workstation wakes for nothing.
+const jobSettle = 6
+
 // watch asks for a redraw whenever s's screen may have changed, once when
 // its shell exits, and when the job in its foreground changes, which it
-// checks on output and every jobCheck; every jobCheck it also reads the
-// state of an agent CLI in the foreground (checkCLI). It ends when Close
-// closes s's Updates.
+// checks on output and every jobCheck while a job runs or for jobSettle
+// looks after output; every jobCheck it also reads the state of an agent
+// CLI in the foreground (checkCLI). It ends when Close closes s's
+// Updates.
 func (p *ShellPane) watch(s *pty.Terminal) {
 	updates, done := s.Updates(), s.Done()
-	tick := time.NewTicker(jobCheck)
-	defer tick.Stop()
+	look := time.NewTimer(jobCheck)
+	defer look.Stop()
+	looking, quiet := true, 0
 	for {
 		select {
 		case _, ok := <-updates:
@@ -27,14 +34,30 @@ func (p *ShellPane) watch(s *pty.Terminal) {
 				return
 			}
 			p.checkJob(s)
+			quiet = 0
 		case <-done:
 			done = nil
 			p.checkJob(s)
-		case <-tick.C:
+		case <-look.C:
+			looking = false
 			jobChanged := p.checkJob(s)
-			if !p.checkCLI(s) && !jobChanged {
+			if jobChanged {
+				quiet = 0
+			} else {
+				quiet++
+			}
+			cliChanged := p.checkCLI(s)
+			if quiet < jobSettle || *p.job.Load() != "" {
+				look.Reset(jobCheck)
+				looking = true
+			}
+			if !cliChanged && !jobChanged {
 				continue
 			}
+		}
+		if !looking && done != nil {
+			look.Reset(jobCheck)
+			looking = true
 		}
 		p.env.Update(func() {})
 	}

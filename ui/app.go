@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -100,6 +101,8 @@ type App struct {
 	lastFlush     time.Time
 	keySinceFlush bool
 	frameGap      time.Duration
+	// flushes counts the batches of updates run (Activity).
+	flushes atomic.Uint64
 	// handled counts key events the application has finished with; the
 	// headless driver waits on it.
 	handled chan struct{}

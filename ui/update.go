@@ -49,6 +49,11 @@ func (a *App) Update(fn func()) {
 	}
 }
 
+// Activity counts the batches of updates the application has run: it
+// stays the same while nothing on the screen changed (no pane's output,
+// no event). Safe from any goroutine.
+func (a *App) Activity() uint64 { return a.flushes.Load() }
+
 // frameGap is the shortest time between two frames drawn for updates
 // (App.frameGap, which tests lengthen).
 const frameGap = 10 * time.Millisecond
@@ -60,6 +65,7 @@ func (a *App) flush() {
 	a.queue, a.scheduled, a.keySinceFlush = nil, false, false
 	a.lastFlush = time.Now()
 	a.mu.Unlock()
+	a.flushes.Add(1)
 	for _, fn := range q {
 		fn()
 	}

@@ -1,3 +1,8 @@
+// The Go runtime would read the cgroup's CPU limit every second to
+// follow changes to it; kws sits at 0 % CPU when idle instead.
+//
+//go:debug updatemaxprocs=0
+
 // Command kws-client is the kws that make build installs as bin/kws: a
 // thin client that starts in a few milliseconds. When a kws server runs
 // for the data dir, kws and kws attach [-t NAME] attach the terminal to

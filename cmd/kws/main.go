@@ -1,3 +1,8 @@
+// The Go runtime would read the cgroup's CPU limit every second to
+// follow changes to it; kws sits at 0 % CPU when idle instead.
+//
+//go:debug updatemaxprocs=0
+
 // Command kws is a terminal workstation for AI coding agents: bare kws opens
 // the full-screen workstation; its subcommands run agents headless, replay
 // the context diet and browse the vault.
