@@ -248,6 +248,9 @@ func buildKws(t *testing.T, dir string) string {
 	for pkg, name := range map[string]string{"./cmd/kws": "kws-core", "./cmd/kws-client": "kws"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
 		cmd.Dir = ".." // the module root; go test runs in the package directory
+		if name == "kws" {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 		}

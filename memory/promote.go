@@ -199,7 +199,7 @@ func renameFollows(text, rewritten, old string) bool {
 // parseRename returns the old and new names of a rename sentence, without
 // backticks.
 func parseRename(text string) (old, repl string, ok bool) {
-	for _, ru := range rules {
+	for _, ru := range rules() {
 		if ru.kind != KindRename {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kwsdev/kws/secrets"
 )
@@ -64,27 +65,30 @@ const pathRE = `(?:[~\w.@-]*/[\w.@/-]+|\b[\w-]+\.(?:go|py|ts|tsx|js|jsx|rs|c|h|c
 const ident = "(`[^`]+`|[\\w.-]*[./_-][\\w./-]*|[A-Za-z]\\w*[A-Z]\\w*)"
 
 // rules are tried in order; the first that matches a sentence wins. The
-// rename rules also serve parseRename.
-var rules = []rule{
-	{KindForget, 0.9, 1, regexp.MustCompile(`(?i)^(?:please\s+)?forget\s+(?:that\s+|about\s+)?(.+)$`)},
-	{KindForget, 0.8, 1, regexp.MustCompile(`(?i)^(?:it'?s|it\s+is)\s+no\s+longer\s+(?:true|the\s+case)\s+that\s+(.+)$`)},
-	{KindForget, 0.8, 1, regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+no\s+longer\s+(?:true|the\s+case|valid|correct)$`)},
-	{"remember", 0.95, 1, regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|note|keep\s+in\s+mind|don'?t\s+forget|do\s+not\s+forget)(?:\s+that|\s+to)?\s*[:,]?\s+(.+)$`)},
-	{KindCorrection, 0.8, 1, regexp.MustCompile(`(?i)^(?:no|nope|wrong|incorrect|correction|that'?s\s+(?:wrong|not\s+right|incorrect)|that\s+is\s+(?:wrong|not\s+right|incorrect))\s*[,:;.!—-]+\s*(.+)$`)},
-	{KindCorrection, 0.75, 1, regexp.MustCompile(`(?i)^actually[,:]?\s+(.+)$`)},
-	{KindRename, 0.85, 0, regexp.MustCompile(`(?i)\brenamed\s+` + ident + `\s+(?:to|as|into)\s+` + ident)},
-	{KindRename, 0.85, 0, regexp.MustCompile(`(?i)` + ident + `\s+(?:was|has\s+been|got|is)\s+renamed\s+(?:to|as|into)\s+` + ident)},
-	{KindRename, 0.7, 0, regexp.MustCompile(`^` + ident + `\s+is\s+now\s+(?:called\s+|named\s+)?` + ident + `$`)},
-	{"decision", 0.85, 0, regexp.MustCompile(`(?i)^(?:so\s+|ok,?\s+)?(?:we|i)\s+(?:have\s+|just\s+)?(?:decided|agreed|chose|settled\s+on|went\s+with)\b`)},
-	{"decision", 0.85, 0, regexp.MustCompile(`(?i)^(?:the\s+)?decision(?:\s+is)?\s*:\s+`)},
-	{"decision", 0.7, 0, regexp.MustCompile(`(?i)^(?:ok,?\s+)?let'?s\s+(?:go\s+with|stick\s+(?:with|to)|settle\s+on|standardi[sz]e\s+on)\s+`)},
-	{"preference", 0.85, 0, regexp.MustCompile(`(?i)\buse\s+\S+(?:\s+\S+)?\s+instead\s+of\s+\S+`)},
-	{"preference", 0.85, 0, regexp.MustCompile(`(?i)^i\s+(?:really\s+|strongly\s+)?(?:prefer|always|never)\b`)},
-	{"preference", 0.65, 0, regexp.MustCompile(`(?i)^i\s+(?:really\s+)?(?:like|hate|dislike|don'?t\s+like|do\s+not\s+like)\b`)},
-	{"preference", 0.8, 0, regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|don'?t\s+ever|do\s+not\s+ever)\s+`)},
-	{"preference", 0.8, 0, regexp.MustCompile(`(?i)\bprefer\s+.+\s+(?:over|to)\s+\S`)},
-	{"path", 0.7, 0, regexp.MustCompile(`(?i)\b(?:lives?|is|are|sits?|located|kept|stored|defined|found)\s+(?:in|at|under|inside)\s+(?:the\s+)?(?:\S+\s+)?` + pathRE)},
-}
+// rename rules also serve parseRename. They are compiled at first use:
+// every kws process links this package, few extract memories.
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		{KindForget, 0.9, 1, regexp.MustCompile(`(?i)^(?:please\s+)?forget\s+(?:that\s+|about\s+)?(.+)$`)},
+		{KindForget, 0.8, 1, regexp.MustCompile(`(?i)^(?:it'?s|it\s+is)\s+no\s+longer\s+(?:true|the\s+case)\s+that\s+(.+)$`)},
+		{KindForget, 0.8, 1, regexp.MustCompile(`(?i)^(.+?)\s+(?:is|are)\s+no\s+longer\s+(?:true|the\s+case|valid|correct)$`)},
+		{"remember", 0.95, 1, regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|note|keep\s+in\s+mind|don'?t\s+forget|do\s+not\s+forget)(?:\s+that|\s+to)?\s*[:,]?\s+(.+)$`)},
+		{KindCorrection, 0.8, 1, regexp.MustCompile(`(?i)^(?:no|nope|wrong|incorrect|correction|that'?s\s+(?:wrong|not\s+right|incorrect)|that\s+is\s+(?:wrong|not\s+right|incorrect))\s*[,:;.!—-]+\s*(.+)$`)},
+		{KindCorrection, 0.75, 1, regexp.MustCompile(`(?i)^actually[,:]?\s+(.+)$`)},
+		{KindRename, 0.85, 0, regexp.MustCompile(`(?i)\brenamed\s+` + ident + `\s+(?:to|as|into)\s+` + ident)},
+		{KindRename, 0.85, 0, regexp.MustCompile(`(?i)` + ident + `\s+(?:was|has\s+been|got|is)\s+renamed\s+(?:to|as|into)\s+` + ident)},
+		{KindRename, 0.7, 0, regexp.MustCompile(`^` + ident + `\s+is\s+now\s+(?:called\s+|named\s+)?` + ident + `$`)},
+		{"decision", 0.85, 0, regexp.MustCompile(`(?i)^(?:so\s+|ok,?\s+)?(?:we|i)\s+(?:have\s+|just\s+)?(?:decided|agreed|chose|settled\s+on|went\s+with)\b`)},
+		{"decision", 0.85, 0, regexp.MustCompile(`(?i)^(?:the\s+)?decision(?:\s+is)?\s*:\s+`)},
+		{"decision", 0.7, 0, regexp.MustCompile(`(?i)^(?:ok,?\s+)?let'?s\s+(?:go\s+with|stick\s+(?:with|to)|settle\s+on|standardi[sz]e\s+on)\s+`)},
+		{"preference", 0.85, 0, regexp.MustCompile(`(?i)\buse\s+\S+(?:\s+\S+)?\s+instead\s+of\s+\S+`)},
+		{"preference", 0.85, 0, regexp.MustCompile(`(?i)^i\s+(?:really\s+|strongly\s+)?(?:prefer|always|never)\b`)},
+		{"preference", 0.65, 0, regexp.MustCompile(`(?i)^i\s+(?:really\s+)?(?:like|hate|dislike|don'?t\s+like|do\s+not\s+like)\b`)},
+		{"preference", 0.8, 0, regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|don'?t\s+ever|do\s+not\s+ever)\s+`)},
+		{"preference", 0.8, 0, regexp.MustCompile(`(?i)\bprefer\s+.+\s+(?:over|to)\s+\S`)},
+		{"path", 0.7, 0, regexp.MustCompile(`(?i)\b(?:lives?|is|are|sits?|located|kept|stored|defined|found)\s+(?:in|at|under|inside)\s+(?:the\s+)?(?:\S+\s+)?` + pathRE)},
+	}
+})
 
 // Rules is the deterministic, pure-Go extractor. It reads text sentence
 // by sentence and proposes explicit requests to remember, preferences,
@@ -110,7 +114,7 @@ func (r Rules) Extract(_ context.Context, text string) ([]Candidate, error) {
 			continue
 		}
 		s = strings.TrimRight(s, ".! ")
-		for _, ru := range rules {
+		for _, ru := range rules() {
 			m := ru.re.FindStringSubmatch(s)
 			if m == nil {
 				continue

@@ -63,10 +63,10 @@ func Listen(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
-// noNewPrivs reports whether process pid ("self" for this one) runs with
-// no_new_privs set. kws's sandbox sets it on every agent command it
-// confines, and a child cannot clear it: a peer that has it while the
-// server has not is a confined command.
+// noNewPrivs reports whether process pid runs with no_new_privs set.
+// kws's sandbox sets it on every agent command it confines, and a child
+// cannot clear it: a peer that has it while the server has not is a
+// confined command.
 func noNewPrivs(pid string) (bool, error) {
 	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
@@ -93,8 +93,7 @@ func checkPeer(c *net.UnixConn) error {
 	if uid != os.Getuid() {
 		return fmt.Errorf("the connection is from uid %d, not this server's user", uid)
 	}
-	self, err := noNewPrivs("self")
-	if err != nil || self {
+	if self, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil || self == 1 {
 		return nil
 	}
 	peer, err := noNewPrivs(strconv.Itoa(pid))

@@ -3,6 +3,7 @@ package termsafe
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,7 +14,9 @@ const maxPending = 4096
 // reUnfinished matches an escape sequence at the start of a string that
 // has not ended yet: a lone ESC, a CSI without its final byte, or an OSC,
 // DCS, APC, PM or SOS string without BEL or ST.
-var reUnfinished = regexp.MustCompile(`^(?:\x1b(?:\[[0-?]*[ -/]*|[\]P_^X][^\x07\x1b]*)?|\x{9b}[0-?]*[ -/]*)$`)
+var reUnfinished = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\x1b(?:\[[0-?]*[ -/]*|[\]P_^X][^\x07\x1b]*)?|\x{9b}[0-?]*[ -/]*)$`)
+})
 
 // Stream strips escape sequences from text that arrives in pieces, such as
 // a streamed model answer. A sequence cut between two pieces is held back
@@ -33,7 +36,7 @@ func (s *Stream) Strip(piece string) string {
 	if i := cutRune(text); i < len(text) {
 		text, s.pending = text[:i], text[i:]
 	}
-	if i := strings.LastIndexAny(text, "\x1b\u009b"); i >= 0 && len(text)-i <= maxPending && reUnfinished.MatchString(text[i:]) {
+	if i := strings.LastIndexAny(text, "\x1b\u009b"); i >= 0 && len(text)-i <= maxPending && reUnfinished().MatchString(text[i:]) {
 		text, s.pending = text[:i], text[i:]+s.pending
 	}
 	return Strip(text)

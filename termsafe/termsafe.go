@@ -8,18 +8,22 @@ package termsafe
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
-// reEscape matches CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS, APC,
+// reEscape matches, once compiled at first use (a thin client starting never
+// needs it), CSI (ESC [ … final), OSC (ESC ] … BEL or ST), DCS, APC,
 // PM and SOS strings, and two-byte escapes.
-var reEscape = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]P_^X][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -~]?)|\x9b[0-?]*[ -/]*[@-~]?`)
+var reEscape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]?|[\]P_^X][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -~]?)|\x9b[0-?]*[ -/]*[@-~]?`)
+})
 
 // Strip returns s without escape sequences and control characters other
 // than newline and tab, with invalid UTF-8 replaced by U+FFFD.
 func Strip(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if strings.ContainsAny(s, "\x1b\u009b") {
-		s = reEscape.ReplaceAllString(s, "")
+		s = reEscape().ReplaceAllString(s, "")
 	}
 	return strings.Map(func(r rune) rune {
 		switch {
