@@ -105,9 +105,10 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 	}
 	ids := make([]string, len(blocks))
 	var added []indexedDoc
+	var fresh []Block
 	var placed []placedAt
 	err := v.update(func(tx *bolt.Tx) error {
-		added, placed = added[:0], placed[:0]
+		added, placed, fresh = added[:0], placed[:0], fresh[:0]
 		bb, mb, ib := tx.Bucket(bucketBlocks), tx.Bucket(bucketMeta), tx.Bucket(bucketIndex)
 		for i, b := range blocks {
 			id, exists, err := assignID(bb, b.Data)
@@ -147,6 +148,7 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 				return fmt.Errorf("vault: put index: %w", err)
 			}
 			added = append(added, indexedDoc{id: id, tv: tv})
+			fresh = append(fresh, Block{Data: b.Data, Meta: m})
 			placed = append(placed, placedAt{id: id, place: m.place(), created: m.Created})
 		}
 		return nil
@@ -156,6 +158,9 @@ func (v *Vault) PutMany(blocks []Block) ([]string, error) {
 	}
 	v.indexAdd(added)
 	v.placesAdd(placed)
+	for _, b := range fresh {
+		v.stored.Notify(b)
+	}
 	return ids, nil
 }
 
@@ -274,6 +279,10 @@ func resolve(bb *bolt.Bucket, id string) ([]byte, error) {
 // which is their hash: a damaged block yields ErrCorrupt naming it, never
 // wrong bytes.
 func (v *Vault) Get(id string) ([]byte, error) {
+	return fetched(v, id, func() ([]byte, error) { return v.get(id) })
+}
+
+func (v *Vault) get(id string) ([]byte, error) {
 	var out []byte
 	err := v.view(func(tx *bolt.Tx) error {
 		data, err := verifiedBlock(tx, id)
@@ -292,6 +301,10 @@ func (v *Vault) Get(id string) ([]byte, error) {
 // its hash; a damaged block yields ErrCorrupt and writes nothing. The
 // vault's read transaction stays open until w has taken every byte.
 func (v *Vault) WriteTo(id string, w io.Writer) (int64, error) {
+	return fetched(v, id, func() (int64, error) { return v.writeTo(id, w) })
+}
+
+func (v *Vault) writeTo(id string, w io.Writer) (int64, error) {
 	var n int
 	err := v.view(func(tx *bolt.Tx) error {
 		data, err := verifiedBlock(tx, id)
@@ -331,6 +344,10 @@ func verifyBlock(id string, data []byte) error {
 
 // Meta returns the metadata of the block id.
 func (v *Vault) Meta(id string) (Meta, error) {
+	return fetched(v, id, func() (Meta, error) { return v.meta(id) })
+}
+
+func (v *Vault) meta(id string) (Meta, error) {
 	var m Meta
 	err := v.view(func(tx *bolt.Tx) error {
 		key, err := resolve(tx.Bucket(bucketBlocks), id)

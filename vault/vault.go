@@ -19,6 +19,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/kwsdev/kws/internal/lexical"
+	"github.com/kwsdev/kws/internal/pubsub"
 )
 
 // FileName is the name of the vault file inside the data dir.
@@ -79,6 +80,11 @@ type Vault struct {
 
 	placeMu sync.Mutex
 	places  *placeMap
+
+	remoteMu sync.Mutex
+	remote   Remote
+	// stored hears of blocks stored for the first time (OnStored).
+	stored pubsub.Listeners[Block]
 }
 
 // OpenDir opens (creating if needed) the vault file inside dataDir.
