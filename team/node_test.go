@@ -16,7 +16,7 @@ import (
 )
 
 // freeAddr is a loopback address with a port nothing listens on.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,7 +36,7 @@ type testMember struct {
 // startTeam starts n members of one team on loopback, each with its own
 // data dir, the later ones joining the first, and waits until the team
 // answers on each.
-func startTeam(t *testing.T, n int) []*testMember {
+func startTeam(t testing.TB, n int) []*testMember {
 	t.Helper()
 	key, err := NewKey()
 	if err != nil {
@@ -61,7 +61,7 @@ func startTeam(t *testing.T, n int) []*testMember {
 	return ms
 }
 
-func (m *testMember) start(t *testing.T) {
+func (m *testMember) start(t testing.TB) {
 	t.Helper()
 	node, err := StartNode(m.dir, m.cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
@@ -78,7 +78,7 @@ func (m *testMember) stop() {
 	}
 }
 
-func (m *testMember) ready(t *testing.T) {
+func (m *testMember) ready(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

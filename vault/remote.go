@@ -64,3 +64,14 @@ func fetched[T any](v *Vault, id string, get func() (T, error)) (T, error) {
 	}
 	return get()
 }
+
+// Has reports whether this vault itself holds block id; no remote is
+// asked.
+func (v *Vault) Has(id string) bool {
+	_, err := v.meta(id)
+	return err == nil
+}
+
+// CheckBlock returns ErrCorrupt unless data hashes to id: what a vault
+// takes from elsewhere must be the block it was asked for.
+func CheckBlock(id string, data []byte) error { return verifyBlock(id, data) }
