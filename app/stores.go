@@ -15,6 +15,7 @@ import (
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/sidecar"
+	"github.com/kwsdev/kws/team"
 	"github.com/kwsdev/kws/vault"
 )
 
@@ -62,6 +63,10 @@ type Stores struct {
 	ids  map[*Workstation]string
 	// bg counts blocks being described in the background.
 	bg sync.WaitGroup
+	// team is the server's team membership (StartTeam), nil outside a
+	// team; teamStop ends its follower.
+	team     *team.Team
+	teamStop func()
 }
 
 // redrawAll redraws every workstation open on the stores.
@@ -149,6 +154,7 @@ func OpenStores(o Options) (*Stores, error) {
 // Close closes the memory, the vault, the sidecar and the log, once the
 // blocks being described are.
 func (st *Stores) Close() {
+	st.StopTeam()
 	st.bg.Wait()
 	if st.memory != nil {
 		_ = st.memory.Close() // stops its re-embedding; the next open goes on

@@ -184,12 +184,13 @@ func (w *Workstation) appConfig() ui.Config {
 		w.broker = permission.NewBroker(permission.AutoAllow)
 	}
 	w.limiter = swarm.NewLimiter(swarm.DefaultRemoteCalls)
-	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.st.vault, Broker: w.broker, Dir: w.agentDir, Skills: w.skills})
+	w.swarm = swarm.New(swarm.Config{Factory: w.newAgent, Vault: w.st.vault, Broker: w.broker, Dir: w.agentDir, Skills: w.skills,
+		Remote: w.st.sendToTeam})
 	// The panes hear every event from the start: a pane built on an agent
 	// that is already working (a restored one) takes its transcript, and
 	// the events after it must not fall between that and the pump.
 	w.events, _ = w.swarm.Subscribe()
-	w.board = swarm.NewBoard(w.st.vault, w.swarm)
+	w.board = swarm.NewBoard(w.st.BoardStore(), w.swarm)
 	w.swarm.Start()
 	// Panes built while ui.New lays out the first screen may ask for a
 	// redraw before the application exists; the first frame draws them.

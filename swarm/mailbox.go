@@ -40,7 +40,8 @@ func (b mailbox) Send(to, text string) ([]string, error) { return b.s.deliver(b.
 
 // deliver is Message; it returns the names of the agents that got text. A
 // message to Everyone skips the agents that cannot take it (offline or
-// stopped) and fails only when none could.
+// stopped) and fails only when none could. A message to NAME@MEMBER goes
+// to an agent of another server of the team (Config.Remote).
 func (s *Swarm) deliver(from, to, text string) ([]string, error) {
 	text, to = strings.TrimSpace(text), strings.TrimSpace(to)
 	switch {
@@ -50,6 +51,15 @@ func (s *Swarm) deliver(from, to, text string) ([]string, error) {
 		return nil, fmt.Errorf("swarm: a message needs a recipient: an agent's name or %q", Everyone)
 	case from != "" && to == from:
 		return nil, fmt.Errorf("swarm: %s cannot send a message to itself", from)
+	}
+	if agent, member, ok := strings.Cut(to, "@"); ok {
+		if s.cfg.Remote == nil {
+			return nil, fmt.Errorf("%w: %s (this kws server is in no team)", ErrNoAgent, to)
+		}
+		if err := s.cfg.Remote(from, agent, member, text); err != nil {
+			return nil, err
+		}
+		return []string{to}, nil
 	}
 	turn := messageTurn(from, text)
 	if to != Everyone {

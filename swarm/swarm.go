@@ -49,6 +49,9 @@ type Config struct {
 	// Skills are what a user's "/name args" turn invokes (see
 	// skill.ExpandInput).
 	Skills []skill.Skill
+	// Remote carries a message to an agent of another kws server of the
+	// team, addressed NAME@MEMBER; nil refuses such addresses.
+	Remote func(from, agent, member, text string) error
 }
 
 // Errors callers can test with errors.Is.

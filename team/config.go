@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -42,6 +43,12 @@ type Config struct {
 	// Replicas is how many members keep each of the team's streams; 0
 	// means up to 3, as many as there are members.
 	Replicas int `json:"replicas,omitempty"`
+	// LeaseSeconds is how long a board claim outlives its holder's last
+	// renewal; 0 means 15.
+	LeaseSeconds int `json:"lease_seconds,omitempty"`
+	// Joined is when this data dir joined the team: blocks stored before
+	// are not published (the vault may hold other projects' blocks).
+	Joined time.Time `json:"joined"`
 }
 
 // Name is the team's name, which its key determines: the cluster's name.

@@ -150,7 +150,7 @@ func newRoot() rootCmd {
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print one JSON object per line")
 	g.sidecarFlag(root.Flags())
 	root.AddCommand(newDietCmd(g), newVaultCmd(g), newRunCmd(g), newTranscriptsCmd(g), newBenchCmd(g), newSidecarCmd(g), newVersionCmd(g))
-	root.AddCommand(newMemoryCmd(g), newMcpCmd(g), newHooksCmd(g), newRewindCmd(g))
+	root.AddCommand(newMemoryCmd(g), newMcpCmd(g), newHooksCmd(g), newRewindCmd(g), newTeamCmd(g))
 	root.AddCommand(newServerCmds(g)...)
 	// A verb of the command language that shares a name with one of kws's
 	// own commands (mcp) stays the palette's: two commands of one name

@@ -209,7 +209,7 @@ func (g *globals) mcpStores(warn io.Writer, ws, agent string) (mcp.ServerConfig,
 	}
 	cfg := mcp.ServerConfig{Vault: v, Workspace: ws, Agent: agent, Version: kwsVersion(),
 		Put:   func(kind, agent string, data []byte) (string, error) { return app.Keep(v, kind, agent, data) },
-		Board: swarm.NewBoard(v, nil).For}
+		Board: swarm.NewBoard(g.boardStore(v), nil).For}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if g.shared != nil {
 		cfg.Changed, log = g.shared.Changed, g.shared.Log()

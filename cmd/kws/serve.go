@@ -70,6 +70,11 @@ func runServer(g *globals) error {
 	// building.
 	go st.Log().Info("server started", "pid", os.Getpid(), "socket", sock)
 	st.LoadSidecar()
+	// A data dir in a team joins it: the node starts here, the team's
+	// stores open in the background once a majority answers.
+	if err := st.StartTeam(); err != nil {
+		st.Log().Warn("team: this server works on its own", "error", err)
+	}
 	// A hangup is what a closed terminal sends: the server outlives it.
 	// SIGTERM (a shutdown) stops the sessions so the next server restores
 	// them.
@@ -105,7 +110,7 @@ func newSession(st *app.Stores, spec server.SessionSpec) (server.Session, error)
 // serverCommands are the commands a running server runs for its clients,
 // on its open vault and memory: these and every tmux verb.
 var serverCommands = func() map[string]bool {
-	m := map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true, "rewind": true}
+	m := map[string]bool{"vault": true, "memory": true, "transcripts": true, "run": true, "rewind": true, "team": true}
 	for _, c := range newVerbCmds(&globals{}) {
 		m[c.Name()] = true
 	}
@@ -122,7 +127,7 @@ func execInServer(st *app.Stores, socket string, r server.ExecRequest) int {
 	root.SetOut(r.Stdout)
 	root.SetErr(r.Stderr)
 	if c, _, err := root.Find(r.Args); err != nil || !serverCommands[topName(c)] && c.CommandPath() != "kws mcp serve" {
-		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, transcripts, run, mcp serve and the tmux verbs")
+		fmt.Fprintf(r.Stderr, "kws: the server runs only %s commands\n", "vault, memory, transcripts, run, rewind, team, mcp serve and the tmux verbs")
 		return 2
 	}
 	err := root.ExecuteContext(r.Ctx)
