@@ -27,7 +27,11 @@ func (st *Stores) StartTeam() error {
 	if running {
 		return nil
 	}
-	t, err := team.Open(st.opts.DataDir, team.Options{Vault: st.vault, Deliver: st.deliverFromTeam, Log: st.log})
+	o := team.Options{Vault: st.vault, Deliver: st.deliverFromTeam, Log: st.log}
+	if st.memory != nil {
+		o.Memory = st.memory
+	}
+	t, err := team.Open(st.opts.DataDir, o)
 	if errors.Is(err, team.ErrNoTeam) {
 		return nil
 	}

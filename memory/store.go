@@ -47,6 +47,8 @@ type Store struct {
 
 	// watchers hear changes of the pending queue and re-embedding (Watch).
 	watchers pubsub.Listeners[struct{}]
+	// changes hear each memory saved or deleted (OnChange).
+	changes pubsub.Listeners[Change]
 
 	re reembedder // the background re-embedding (reembed.go)
 }
@@ -184,6 +186,12 @@ func (s *Store) add(ctx context.Context, m Memory) (Memory, error) {
 // put embeds m's text and stores m, replacing a memory with the same
 // scope and id, and returns it with its Embedder set.
 func (s *Store) put(ctx context.Context, m Memory) (Memory, error) {
+	return s.putAs(ctx, m, false)
+}
+
+// putAs is put; the OnChange listeners hear the save with Applied set to
+// applied.
+func (s *Store) putAs(ctx context.Context, m Memory, applied bool) (Memory, error) {
 	vec, err := s.embed(ctx, m.Text)
 	if err != nil {
 		return Memory{}, err
@@ -192,7 +200,11 @@ func (s *Store) put(ctx context.Context, m Memory) (Memory, error) {
 		s.dims = len(vec)
 	}
 	m.Embedder = s.opts.EmbedderID
-	return m, s.write(chromem.Document{ID: m.ID, Metadata: m.metadata(), Embedding: vec, Content: m.Text})
+	if err := s.write(chromem.Document{ID: m.ID, Metadata: m.metadata(), Embedding: vec, Content: m.Text}); err != nil {
+		return m, err
+	}
+	s.changed(Change{Op: ChangeSave, Memory: m, Applied: applied})
+	return m, nil
 }
 
 // write stores doc: first its file, atomically, then in memory (place).
@@ -256,14 +268,20 @@ func (s *Store) Delete(id string) error {
 }
 
 // delete removes memory m: its file, then in memory (unplace).
-func (s *Store) delete(m Memory) error {
-	if s.docs[m.Scope][m.ID] == nil {
+func (s *Store) delete(m Memory) error { return s.deleteAs(m, false) }
+
+// deleteAs is delete; the OnChange listeners hear the delete with Applied
+// set to applied.
+func (s *Store) deleteAs(m Memory, applied bool) error {
+	d := s.docs[m.Scope][m.ID]
+	if d == nil {
 		return nil
 	}
 	if err := removeFile(s.docPath(m.Scope, m.ID)); err != nil {
 		return fmt.Errorf("memory: delete %s: %w", m.ID, err)
 	}
 	s.unplace(m.Scope, m.ID)
+	s.changed(Change{Op: ChangeDelete, Memory: decode(d.ID, d.Content, d.Metadata), Applied: applied})
 	return nil
 }
 

@@ -204,43 +204,57 @@ func (b *Blocks) put(ctx context.Context, id string) error {
 }
 
 // receive keeps each block the team has and this vault lacks: those
-// already there when it starts, then each as it is published.
+// already there when it starts, then each as it is published. When a
+// block cannot be kept (the team lost its leader for a moment) or the
+// watch ends, it watches again after a pause: the store's whole list
+// comes first, so nothing missed stays missing.
 func (b *Blocks) receive(ctx context.Context) {
 	defer b.wg.Done()
+	var once sync.Once
+	synced := func() { once.Do(func() { close(b.ready) }) }
+	defer synced()
+	for pause := time.Second; ctx.Err() == nil; pause = min(2*pause, 30*time.Second) {
+		if err := b.watch(ctx, synced); err != nil && ctx.Err() == nil {
+			b.log.Warn("team: receive blocks; watching again", "in", pause, "error", err)
+		} else {
+			pause = time.Second
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+	}
+}
+
+// watch keeps the blocks of one watch of the store until a block cannot
+// be kept, the watch ends or ctx does; synced runs at the end of the
+// store's list.
+func (b *Blocks) watch(ctx context.Context, synced func()) error {
 	w, err := b.store.Watch(ctx)
 	if err != nil {
-		b.log.Warn("team: watch the blocks' store", "error", err)
-		close(b.ready)
-		return
+		return err
 	}
 	defer w.Stop()
-	synced := false
 	for {
 		select {
 		case <-ctx.Done():
-			if !synced {
-				close(b.ready)
-			}
-			return
+			return nil
 		case info, ok := <-w.Updates():
 			if !ok {
-				if !synced {
-					close(b.ready)
-				}
-				return
+				return errors.New("the watch ended")
 			}
 			if info == nil {
-				if !synced {
-					synced = true
-					close(b.ready)
-				}
+				synced()
 				continue
 			}
 			if info.Deleted || b.v.Has(info.Name) {
 				continue
 			}
-			if _, _, err := b.keep(ctx, info.Name); err != nil {
-				b.log.Warn("team: keep a block", "id", info.Name, "error", err)
+			kctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+			_, _, err := b.keep(kctx, info.Name)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("keep %s: %w", info.Name, err)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
@@ -97,7 +98,7 @@ func StartNode(dataDir string, cfg Config, log *slog.Logger) (*Node, error) {
 		return nil, fmt.Errorf("team: node: %w", err)
 	}
 	if log != nil {
-		ns.SetLoggerV2(natsLog{log.With("part", "team")}, false, false, false)
+		ns.SetLoggerV2(natsLog{log: log.With("part", "team"), refused: &rate{}}, false, false, false)
 	}
 	ns.Start()
 	if !ns.ReadyForConnections(10 * time.Second) {
@@ -174,24 +175,27 @@ type Member struct {
 	Seen time.Duration `json:"seen_ns,omitempty"`
 }
 
-// Members are the team's members as this node knows them: itself and the
-// cluster's other peers, the leader first.
+// Members are the team's members as this node knows them: itself first,
+// then the cluster's other peers by name.
 func (n *Node) Members() []Member {
 	info, err := n.ns.Jsz(nil)
 	if err != nil || info.Meta == nil {
 		return []Member{{Name: n.cfg.Member, Current: true}}
 	}
 	m := info.Meta
-	out := []Member{}
-	if m.Leader != "" {
-		out = append(out, Member{Name: m.Leader, Leader: true, Current: true})
-	}
+	// The metadata's replicas are the peers other than this node, the
+	// leader among them; a follower's view of another follower's lag is
+	// not the leader's, so a peer seen lately with no lag counts as
+	// current.
+	out := []Member{{Name: n.cfg.Member, Leader: m.Leader == n.cfg.Member, Current: m.Leader != ""}}
 	for _, r := range m.Replicas {
-		out = append(out, Member{Name: r.Name, Current: r.Current, Offline: r.Offline, Lag: r.Lag, Seen: r.Active})
+		if r.Name == n.cfg.Member {
+			continue
+		}
+		out = append(out, Member{Name: r.Name, Leader: r.Name == m.Leader, Current: !r.Offline && (r.Current || r.Lag == 0),
+			Offline: r.Offline, Lag: r.Lag, Seen: r.Active})
 	}
-	if !slices.ContainsFunc(out, func(x Member) bool { return x.Name == n.cfg.Member }) {
-		out = append(out, Member{Name: n.cfg.Member, Current: m.Leader != ""})
-	}
+	slices.SortFunc(out[1:], func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -204,7 +208,28 @@ func (n *Node) Close() {
 
 // natsLog writes the node's log to kws's: notices as info, debug and
 // trace dropped.
-type natsLog struct{ log *slog.Logger }
+type natsLog struct {
+	log *slog.Logger
+	// refused limits the refused handshakes logged: a host without the
+	// team's key that keeps trying would fill the log.
+	refused *rate
+}
+
+// rate lets one event through per period.
+type rate struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (r *rate) allow(period time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.last) < period {
+		return false
+	}
+	r.last = time.Now()
+	return true
+}
 
 func (l natsLog) Noticef(format string, v ...any) { l.log.Info(fmt.Sprintf(format, v...)) }
 func (l natsLog) Warnf(format string, v ...any) {

@@ -24,7 +24,10 @@ type Options struct {
 	Vault *vault.Vault
 	// Deliver hands a message from another member to a local agent.
 	Deliver Deliver
-	Log *slog.Logger
+	// Memory is the member's memory, whose project memories are shared;
+	// nil shares none (memory is off).
+	Memory MemoryStore
+	Log    *slog.Logger
 }
 
 // Team is a member's part in its team: its node and, once a majority of
@@ -43,6 +46,7 @@ type Team struct {
 	board  *Board
 	blocks *Blocks
 	agents *Agents
+	memory *MemorySync
 	closed bool
 }
 
@@ -111,7 +115,7 @@ func (t *Team) connect(ctx context.Context) {
 // open opens the board, the blocks and the agents.
 func (t *Team) open(ctx context.Context) error {
 	js, replicas := t.node.JetStream(), t.node.Replicas()
-	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	octx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	board, err := OpenBoard(octx, js, BoardConfig{Replicas: replicas, Lease: time.Duration(t.cfg.LeaseSeconds) * time.Second, Member: t.cfg.Member})
 	if err != nil {
@@ -132,15 +136,28 @@ func (t *Team) open(ctx context.Context) error {
 		_ = blocks.Close()
 		return err
 	}
+	var mem *MemorySync
+	if t.opts.Memory != nil {
+		mem, err = OpenMemory(octx, js, t.opts.Memory, MemoryConfig{Replicas: replicas, Member: t.cfg.Member, Log: t.opts.Log})
+		if err != nil {
+			_ = board.Close()
+			_ = blocks.Close()
+			_ = agents.Close()
+			return err
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		_ = board.Close()
 		_ = blocks.Close()
 		_ = agents.Close()
+		if mem != nil {
+			_ = mem.Close()
+		}
 		return context.Canceled
 	}
-	t.board, t.blocks, t.agents = board, blocks, agents
+	t.board, t.blocks, t.agents, t.memory = board, blocks, agents, mem
 	return nil
 }
 
@@ -149,7 +166,7 @@ func (t *Team) open(ctx context.Context) error {
 func (t *Team) grow(ctx context.Context) {
 	want := t.node.Replicas()
 	js := t.node.JetStream()
-	for _, name := range []string{"KV_KWS_BOARD", "OBJ_KWS_VAULT", "KV_KWS_AGENTS"} {
+	for _, name := range []string{"KV_KWS_BOARD", "OBJ_KWS_VAULT", "KV_KWS_AGENTS", "KWS_MEMORY"} {
 		s, err := js.Stream(ctx, name)
 		if err != nil {
 			continue
@@ -315,9 +332,12 @@ func (t *Team) Status(ctx context.Context) Status {
 func (t *Team) Close() {
 	t.mu.Lock()
 	t.closed = true
-	board, blocks, agents := t.board, t.blocks, t.agents
+	board, blocks, agents, mem := t.board, t.blocks, t.agents, t.memory
 	t.mu.Unlock()
 	t.cancel()
+	if mem != nil {
+		_ = mem.Close()
+	}
 	if board != nil {
 		_ = board.Close()
 	}

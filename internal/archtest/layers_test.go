@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"vault", "vault/vaulttest", "config", "secrets", "termsafe", "themes", "server/wire", "sidecar/gguf",
 		"internal/lexical", "internal/datadir", "internal/buildinfo", "internal/screentest", "internal/goldentest",
 		"internal/proctest", "internal/human", "internal/pubsub", "internal/shellwords", "internal/tmuxshim", "internal/trust", "memory/recallset"},
-	{"memory", "sidecar", "sidecar/llamacpp", "sidecar/llamacpp/ggufgen", "pty", "sandbox"},
+	{"memory", "sidecar", "sidecar/llamacpp", "sidecar/llamacpp/ggufgen", "pty", "sandbox", "team"},
 	{"agent", "agent/...", "memory/agentmem"},
 	{"swarm", "mcp"},
 	{"panes/pane", "panes/keymap"},
