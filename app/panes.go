@@ -52,7 +52,7 @@ func (w *Workstation) paneRegistry() *pane.Registry {
 		return panes.NewMemoryPane(w.env, w.st.memory, w.openBlockOrTell), nil
 	})
 	r.Register(panes.BoardInfo, func(pane.Spec) (pane.Pane, error) {
-		return panes.NewBoardPane(w.env, w.board, w.swarm.Agents, func(agent, text string) error {
+		return panes.NewBoardPane(w.env, w.board, w.boardAgents, func(agent, text string) error {
 			return w.swarm.Message("", agent, text)
 		}), nil
 	})

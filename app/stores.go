@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kwsdev/kws/internal/pubsub"
 	"github.com/kwsdev/kws/memory"
@@ -67,6 +68,8 @@ type Stores struct {
 	// team; teamStop ends its follower.
 	team     *team.Team
 	teamStop func()
+	// teamAgents are the other members' agents as last heard.
+	teamAgents atomic.Pointer[[]team.AgentState]
 }
 
 // redrawAll redraws every workstation open on the stores.

@@ -99,6 +99,15 @@ func (st *Stores) followTeam(ctx context.Context, t *team.Team) {
 		} else if refresh {
 			last = time.Now()
 		}
+		if list, err := agents.List(pctx); err == nil {
+			others := slices.DeleteFunc(list, func(a team.AgentState) bool { return a.Member == t.Config().Member })
+			same := func(a, b team.AgentState) bool {
+				return a.Member == b.Member && a.Session == b.Session && a.Agent == b.Agent && a.State == b.State
+			}
+			if old := st.teamAgents.Swap(&others); old == nil || !slices.EqualFunc(*old, others, same) {
+				st.Changed()
+			}
+		}
 		cancel()
 		select {
 		case <-ctx.Done():
@@ -108,6 +117,15 @@ func (st *Stores) followTeam(ctx context.Context, t *team.Team) {
 		case <-tick.C:
 		}
 	}
+}
+
+// TeamAgents are the agents of the team's other members, as last heard
+// (every teamEvery); none outside a team.
+func (st *Stores) TeamAgents() []team.AgentState {
+	if p := st.teamAgents.Load(); p != nil && st.Team() != nil {
+		return *p
+	}
+	return nil
 }
 
 // localAgents are the agents of every session of these stores.
@@ -156,4 +174,14 @@ func (st *Stores) sendToTeam(from, agent, member, text string) error {
 		return err
 	}
 	return a.Send(from, agent, member, text)
+}
+
+// boardAgents are the agents the board pane lists: this session's, then
+// the team's other members' (NAME@MEMBER, which a message reaches).
+func (w *Workstation) boardAgents() []swarm.Info {
+	list := w.swarm.Agents()
+	for _, a := range w.st.TeamAgents() {
+		list = append(list, swarm.Info{Name: a.Agent + "@" + a.Member, State: swarm.State(a.State), Detail: "session " + a.Session})
+	}
+	return list
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,7 +129,9 @@ func freePort(t *testing.T) string {
 // TestTeamOfThreeServers makes three kws data dirs one team with kws
 // team init and join, each served by its own kws server on loopback: a
 // block put on a is answered to a ctx_get of an agent on c (the exact
-// bytes reach the model's next request); b, killed with -9, catches up
+// bytes reach the model's next request); a task an agent on c claimed
+// is refused to an agent on a, naming c's agent; kws ls on a lists c's
+// agents; b, killed with -9, catches up
 // on the blocks and project memories stored meanwhile when it restarts;
 // a global memory stays on its host; a data dir with a forged key never
 // becomes a member.
@@ -137,9 +140,15 @@ func TestTeamOfThreeServers(t *testing.T) {
 	kws := buildKws(t, root)
 	block := "--- FAIL: TestParse (0.00s)\n    parse_test.go:42: got 3, want 4\nexact evidence from host a\n"
 	blockID := vault.IDFor([]byte(block))
+	todo := func(id, args string) providertest.Step {
+		return providertest.Step{ToolCalls: []provider.ToolCall{{ID: id, Name: "todo", Arguments: args}}}
+	}
 	srv := providertest.New(t,
 		providertest.Step{ToolCalls: []provider.ToolCall{{ID: "c1", Name: "ctx_get", Arguments: fmt.Sprintf(`{"id":%q}`, blockID)}}},
 		providertest.Step{Text: "done"},
+		todo("a1", `{"action":"add","text":"fix the parser"}`), providertest.Step{Text: "added"},
+		todo("c2", `{"action":"claim","id":1}`), providertest.Step{Text: "claimed"},
+		todo("a2", `{"action":"claim","id":1}`), providertest.Step{Text: "taken already"},
 	)
 	env := withoutTMUX(os.Environ())
 	for _, d := range []string{"home", "config"} {
@@ -202,9 +211,15 @@ func TestTeamOfThreeServers(t *testing.T) {
 		}
 	}
 	conf := writeScript(t, filepath.Join(root, "tmux.conf"), "")
-	launch := writeScript(t, filepath.Join(root, "launch.sh"), "#!/bin/sh\n"+exports.String()+"cd "+shq(ws)+"\nexec "+shq(kws)+" --data-dir "+shq(c.data)+" new --workspace "+shq(ws)+"\n")
-	tm := startTerm(t, root, conf, launch)
-	tm.waitFor("c's session", func(sc string) bool { return strings.Contains(sc, "┌ 0 agent-1") })
+	for _, h := range []*teamHost{a, c} {
+		dir := filepath.Join(root, "term-"+filepath.Base(h.data))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		launch := writeScript(t, filepath.Join(dir, "launch.sh"), exports.String()+"cd "+shq(ws)+"\nexec "+shq(kws)+" --data-dir "+shq(h.data)+" new --workspace "+shq(ws)+"\n")
+		tm := startTerm(t, dir, conf, launch)
+		tm.waitFor("the session of "+h.data, func(sc string) bool { return strings.Contains(sc, "┌ 0 agent-1") })
+	}
 	// Project memories are the workspace's: the commands run there.
 	for _, h := range []*teamHost{a, b, c} {
 		h.dir = ws
@@ -222,6 +237,25 @@ func TestTeamOfThreeServers(t *testing.T) {
 		if body := string(reqs[1].Body); !strings.Contains(body, jsonText(block)) {
 			t.Fatalf("the request after ctx_get lacks the block's exact text:\n%s", body)
 		}
+	})
+
+	step(t, "the board is the team's: a claim on c holds against a", func(t *testing.T) {
+		a.must("", "run", "--yes", "put the parser on the board")
+		c.must("", "run", "--yes", "take the parser task")
+		if got := lastToolResult(t, srv.Requests()[5].Body); !strings.Contains(got, "fix the parser (claimed by you)") {
+			t.Fatalf("c's claim answered:\n%s", got)
+		}
+		a.must("", "run", "--yes", "take the parser task too")
+		if got := lastToolResult(t, srv.Requests()[7].Body); !regexp.MustCompile(`is claimed by agent-\d+@c`).MatchString(got) {
+			t.Fatalf("a's claim of c's task was not refused naming c's agent:\n%s", got)
+		}
+	})
+
+	step(t, "kws ls on a shows c's agents", func(t *testing.T) {
+		waitLong(t, "a's kws ls lists c's session", func() bool {
+			out, err := a.run("", "ls")
+			return err == nil && strings.Contains(out, "@c: on team member c") && strings.Contains(out, "agent-1@c")
+		})
 	})
 
 	step(t, "a project memory saved on a reaches c; a global one stays", func(t *testing.T) {
@@ -314,6 +348,26 @@ func vaultHas(h *teamHost, ids ...string) bool {
 		}
 	}
 	return true
+}
+
+// lastToolResult is the content of the last tool message of a request.
+func lastToolResult(t *testing.T, body []byte) string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "tool" {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
 }
 
 // jsonText is s as it appears inside a JSON string.

@@ -98,6 +98,9 @@ type SessionInfo struct {
 	Clients   int          `json:"clients"`
 	Agents    []AgentState `json:"agents"`
 	Waiting   []PaneState  `json:"waiting_panes,omitempty"`
+	// Member is the team member whose server runs the session, for one
+	// of another server (Config.Others).
+	Member string `json:"member,omitempty"`
 }
 
 // ExecRequest is a kws command a client runs in the server, on the
@@ -136,6 +139,9 @@ type Config struct {
 	// Notify is how an agent waiting is signalled to attached terminals:
 	// "osc9" (the default), "osc777", "bell" or "off".
 	Notify string
+	// Others lists the sessions of other kws servers this one knows of
+	// (a team's members), which kws ls shows after its own; nil: none.
+	Others func() []SessionInfo
 }
 
 // Daemon is a running server.
@@ -279,7 +285,11 @@ func (d *Daemon) handle(c *net.UnixConn) {
 
 // list answers kws ls.
 func (d *Daemon) list(c net.Conn) {
-	_ = wire.WriteJSON(c, wire.FrameOutput, d.Sessions())
+	list := d.Sessions()
+	if d.cfg.Others != nil {
+		list = append(list, d.cfg.Others()...)
+	}
+	_ = wire.WriteJSON(c, wire.FrameOutput, list)
 	_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{})
 }
 

@@ -15,9 +15,6 @@ import (
 // members answers: this member goes on with its own vault and agents.
 var ErrNotReady = errors.New("team: waiting for a majority of the team's members")
 
-// readyWait is how long a board call waits for the team to answer.
-const readyWait = 5 * time.Second
-
 // Options are what a member's team needs of the kws server.
 type Options struct {
 	// Vault is the member's vault, shared with the team.
@@ -201,11 +198,12 @@ func (t *Team) Config() Config { return t.cfg }
 // Node is the member's node.
 func (t *Team) Node() *Node { return t.node }
 
-// stores waits up to readyWait for the shared stores.
+// stores are the shared stores, or ErrNotReady at once: nothing waits
+// for the team (the board pane asks on the UI goroutine).
 func (t *Team) stores() (*Board, *Agents, error) {
 	select {
 	case <-t.ready:
-	case <-time.After(readyWait):
+	default:
 		return nil, nil, ErrNotReady
 	}
 	t.mu.Lock()

@@ -52,7 +52,8 @@ func runServer(g *globals) error {
 	d, err := server.Start(server.Config{DataDir: g.dataDir, Socket: sock, Term: os.Getenv("TERM"), Notify: cfg.Notify,
 		NewSession: func(spec server.SessionSpec) (server.Session, error) { return newSession(st, spec) },
 		Exec:       func(r server.ExecRequest) int { return execInServer(st, g.socket, r) },
-		Runs:       runsInServer})
+		Runs:       runsInServer,
+		Others:     func() []server.SessionInfo { return teamSessions(st) }})
 	if errors.Is(err, server.ErrRunning) {
 		return &exitError{code: 3, err: err}
 	}
@@ -93,6 +94,24 @@ func runServer(g *globals) error {
 	err = d.Serve()
 	st.Log().Info("server stopped")
 	return err
+}
+
+// teamSessions are the sessions of the team's other members with their
+// agents, for kws ls: SESSION@MEMBER each.
+func teamSessions(st *app.Stores) []server.SessionInfo {
+	if st == nil {
+		return nil
+	}
+	var out []server.SessionInfo
+	for _, a := range st.TeamAgents() {
+		name := a.Session + "@" + a.Member
+		if len(out) == 0 || out[len(out)-1].Name != name {
+			out = append(out, server.SessionInfo{Name: name, Member: a.Member})
+		}
+		last := &out[len(out)-1]
+		last.Agents = append(last.Agents, server.AgentState{Name: a.Agent + "@" + a.Member, State: a.State})
+	}
+	return out
 }
 
 // newSession builds a session's workstation on the server's stores: it

@@ -264,7 +264,11 @@ func printSessions(w io.Writer, list []server.SessionInfo) {
 		if s.Clients > 0 {
 			state = fmt.Sprintf("attached: %d", s.Clients)
 		}
-		fmt.Fprintf(w, "%s: %s (created %s) (%s)\n", s.Name, termsafe.OneLine(s.Workspace), s.Created.Local().Format("2006-01-02 15:04"), state)
+		if s.Member != "" {
+			fmt.Fprintf(w, "%s: on team member %s\n", termsafe.OneLine(s.Name), termsafe.OneLine(s.Member))
+		} else {
+			fmt.Fprintf(w, "%s: %s (created %s) (%s)\n", s.Name, termsafe.OneLine(s.Workspace), s.Created.Local().Format("2006-01-02 15:04"), state)
+		}
 		for _, a := range s.Agents {
 			name := a.Name
 			if a.Role != "" {
@@ -274,7 +278,7 @@ func printSessions(w io.Writer, list []server.SessionInfo) {
 				fmt.Fprintf(w, "  ‼ %s waits for approval\n", name)
 				continue
 			}
-			fmt.Fprintf(w, "  %-10s %s\n", name, a.State)
+			fmt.Fprintf(w, "  %-10s %s\n", termsafe.OneLine(name), termsafe.OneLine(a.State))
 		}
 		for _, p := range s.Waiting {
 			fmt.Fprintf(w, "  ‼ pane %s (%s) asks for you\n", p.Name, termsafe.OneLine(p.Title))
