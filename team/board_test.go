@@ -335,7 +335,8 @@ func TestBoardClose(t *testing.T) {
 	}
 }
 
-// TestBoardRace has 30 agents on 3 members race for 100 tasks: each is
+// TestBoardRace has 30 agents on 3 members, each with its own node of a
+// three-node cluster keeping the board (R3), race for 100 tasks: each is
 // claimed exactly once and ends done.
 func TestBoardRace(t *testing.T) {
 	const (
@@ -344,10 +345,17 @@ func TestBoardRace(t *testing.T) {
 		tasks    = 100
 		maxLoops = 500
 	)
-	ns := boardServer(t)
+	ms := startTeam(t, members)
 	boards := make([]*Board, members)
 	for i := range boards {
-		boards[i] = openTestBoard(t, ns, fmt.Sprintf("m%d", i+1), 0)
+		eventually(t, "open the board", 30*time.Second, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var err error
+			boards[i], err = OpenBoard(ctx, ms[i].node.JetStream(), BoardConfig{Replicas: members, Member: ms[i].cfg.Member})
+			return err
+		})
+		t.Cleanup(func() { _ = boards[i].Close() })
 	}
 	ids := make(map[string]int, tasks)
 	for i := range tasks {
