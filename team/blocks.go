@@ -175,7 +175,7 @@ func (b *Blocks) sync(ctx context.Context) error {
 	return first
 }
 
-// put publishes block id unless the team has it.
+// put publishes block id unless the team has it or it is sensitive.
 func (b *Blocks) put(ctx context.Context, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
@@ -186,19 +186,42 @@ func (b *Blocks) put(ctx context.Context, id string) error {
 	if err != nil || m.Sensitive {
 		return nil
 	}
-	data, err := b.v.Get(id)
+	if err := b.publishBlock(ctx, m, ""); err != nil {
+		b.log.Warn("team: publish a block; it is tried again", "id", id, "error", err)
+		return err
+	}
+	return nil
+}
+
+// publishBlock puts the vault's block m.ID in the team's store; sharedBy,
+// when set, marks a sensitive block the user chose to share.
+func (b *Blocks) publishBlock(ctx context.Context, m vault.Meta, sharedBy string) error {
+	data, err := b.v.Get(m.ID)
 	if err != nil {
-		b.log.Warn("team: read a block to publish", "id", id, "error", err)
-		return nil
+		return err
 	}
 	meta, err := json.Marshal(m)
 	if err != nil {
-		return nil
-	}
-	_, err = b.store.Put(ctx, jetstream.ObjectMeta{Name: id, Metadata: map[string]string{"meta": string(meta)}}, bytes.NewReader(data))
-	if err != nil {
-		b.log.Warn("team: publish a block; it is tried again", "id", id, "error", err)
 		return err
+	}
+	md := map[string]string{"meta": string(meta)}
+	if sharedBy != "" {
+		md["shared"] = sharedBy
+	}
+	_, err = b.store.Put(ctx, jetstream.ObjectMeta{Name: m.ID, Metadata: md}, bytes.NewReader(data))
+	return err
+}
+
+// Share publishes block id even when it is sensitive: the user said the
+// team may have it. The other members keep it marked sensitive, so it
+// shows only to the workspaces that stored it.
+func (b *Blocks) Share(ctx context.Context, id, member string) error {
+	m, err := b.v.Meta(id)
+	if err != nil {
+		return err
+	}
+	if err := b.publishBlock(ctx, m, member); err != nil {
+		return fmt.Errorf("team: share %s: %w", m.ID, err)
 	}
 	return nil
 }
@@ -305,7 +328,7 @@ func (b *Blocks) get(ctx context.Context, id string) ([]byte, vault.Meta, error)
 			return nil, m, fmt.Errorf("team: block %s: its metadata: %w", id, err)
 		}
 	}
-	if m.Sensitive {
+	if m.Sensitive && info.Metadata["shared"] == "" {
 		return nil, m, fmt.Errorf("%w: %s", vault.ErrNotFound, id)
 	}
 	data, err := b.store.GetBytes(ctx, id)

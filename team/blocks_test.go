@@ -54,11 +54,15 @@ func shareBlocks(t testing.TB, m *testMember, v *vault.Vault, replicas int) *Blo
 	return b
 }
 
+// TestBlocksReachEveryMemberExactly stores a 1 MiB block on m1 that an
+// agent on m3 reads at once and m2 keeps by itself; a sensitive block
+// stays on m1 until the user shares it.
 func TestBlocksReachEveryMemberExactly(t *testing.T) {
 	ms := startTeam(t, 3)
 	vs := []*vault.Vault{vaulttest.MustOpen(t), vaulttest.MustOpen(t), vaulttest.MustOpen(t)}
+	var bs []*Blocks
 	for i, m := range ms {
-		shareBlocks(t, m, vs[i], 3)
+		bs = append(bs, shareBlocks(t, m, vs[i], 3))
 	}
 	big := make([]byte, 1<<20)
 	if _, err := rand.Read(big); err != nil {
@@ -111,6 +115,19 @@ func TestBlocksReachEveryMemberExactly(t *testing.T) {
 	}
 	if vs[1].Has(secret) || vs[2].Has(secret) {
 		t.Fatal("a sensitive block left its member")
+	}
+	// The user shares it: it reaches the others, still marked sensitive.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := bs[0].Share(ctx, secret, "m1"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "m3 reads the shared block", 20*time.Second, func() error {
+		_, err := vs[2].Get(secret)
+		return err
+	})
+	if m, err := vs[2].Meta(secret); err != nil || !m.Sensitive {
+		t.Fatalf("the shared block on m3: %+v, %v (want it still sensitive)", m, err)
 	}
 }
 

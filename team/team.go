@@ -214,6 +214,18 @@ func (t *Team) stores() (*Board, *Agents, error) {
 	return t.board, t.agents, nil
 }
 
+// Share publishes a sensitive block to the team, which the user chose to
+// share (kws team share).
+func (t *Team) Share(ctx context.Context, id string) error {
+	if _, _, err := t.stores(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	blocks := t.blocks
+	t.mu.Unlock()
+	return blocks.Share(ctx, id, t.cfg.Member)
+}
+
 // Agents are the shared list of agents, once the team answers.
 func (t *Team) Agents() (*Agents, error) {
 	_, a, err := t.stores()

@@ -24,7 +24,7 @@ func newTeamCmd(g *globals) *cobra.Command {
 		Use:   "team",
 		Short: "A team of kws servers on several hosts: one vault, board and memory through NATS JetStream",
 	}
-	cmd.AddCommand(newTeamInitCmd(g), newTeamJoinCmd(g), newTeamStatusCmd(g), newTeamLeaveCmd(g))
+	cmd.AddCommand(newTeamInitCmd(g), newTeamJoinCmd(g), newTeamStatusCmd(g), newTeamShareCmd(g), newTeamLeaveCmd(g))
 	return cmd
 }
 
@@ -210,6 +210,30 @@ func printTeamStatus(w io.Writer, st team.Status, running bool) {
 		for _, a := range st.Agents {
 			fmt.Fprintf(w, "  %-28s %-12s %s\n", termsafe.OneLine(a.Agent+"@"+a.Member), termsafe.OneLine(a.State), termsafe.OneLine(a.Session))
 		}
+	}
+}
+
+func newTeamShareCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "share ID",
+		Short: "Share a sensitive vault block with the team (the others keep it marked sensitive)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var t *team.Team
+			if g.shared != nil {
+				t = g.shared.Team()
+			}
+			if t == nil {
+				return errors.New("team: the kws server of this data dir runs no team (kws team status)")
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+			defer cancel()
+			if err := t.Share(ctx, args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s is the team's now.\n", termsafe.OneLine(args[0]))
+			return nil
+		},
 	}
 }
 
