@@ -31,8 +31,13 @@ var ErrNoTeam = errors.New("team: this data dir is in no team (kws team init or 
 // Config is a member's team configuration (DATA/team.json).
 type Config struct {
 	// Key is the team's secret, 32 random bytes: the routes' TLS
-	// certificate and their password come from it.
-	Key []byte `json:"key"`
+	// certificate and their password come from it. Empty with URL.
+	Key []byte `json:"key,omitempty"`
+	// URL, instead of a node of its own, points the member at an
+	// existing NATS cluster with JetStream (nats://USER:PASSWORD@HOST:PORT,
+	// tls:// for TLS); Team then names the team in it.
+	URL  string `json:"url,omitempty"`
+	Team string `json:"team,omitempty"`
 	// Member is this member's name, unique in the team.
 	Member string `json:"member"`
 	// Listen is the host:port of this member's cluster port.
@@ -52,7 +57,11 @@ type Config struct {
 }
 
 // Name is the team's name, which its key determines: the cluster's name.
+// On an existing cluster (URL) it is Team, "kws" by default.
 func (c Config) Name() string {
+	if c.URL != "" {
+		return cmpOr(c.Team, "kws")
+	}
 	sum := sha256.Sum256(append([]byte("kws team name\x00"), c.Key...))
 	return "kws-" + hex.EncodeToString(sum[:4])
 }
@@ -168,7 +177,7 @@ func Load(dataDir string) (Config, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return c, fmt.Errorf("team: %s: %w", path, err)
 	}
-	if len(c.Key) != 32 {
+	if len(c.Key) != 32 && c.URL == "" {
 		return c, fmt.Errorf("team: %s: the key is damaged", path)
 	}
 	if err := CheckMember(c.Member); err != nil {

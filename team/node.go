@@ -32,7 +32,8 @@ const (
 )
 
 // Node is a member's embedded NATS server with JetStream, one of the
-// team's cluster, and the member's own connection to it (in process).
+// team's cluster, and the member's own connection to it (in process); or,
+// for a team on an existing cluster (Config.URL), only the connection.
 type Node struct {
 	cfg Config
 	ns  *natsserver.Server
@@ -45,6 +46,9 @@ type Node struct {
 // node runs; the team's streams are usable once Ready says so (a team
 // needs two members up to agree on anything).
 func StartNode(dataDir string, cfg Config, log *slog.Logger) (*Node, error) {
+	if cfg.URL != "" {
+		return connectNode(cfg)
+	}
 	host, portStr, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("team: listen address %q: %w", cfg.Listen, err)
@@ -119,14 +123,42 @@ func StartNode(dataDir string, cfg Config, log *slog.Logger) (*Node, error) {
 	return &Node{cfg: cfg, ns: ns, nc: nc, js: js}, nil
 }
 
+// connectNode is the member's connection to an existing NATS cluster
+// (cfg.URL) in place of a node of its own.
+func connectNode(cfg Config) (*Node, error) {
+	nc, err := nats.Connect(cfg.URL, nats.Name("kws "+cfg.Member), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true))
+	if err != nil {
+		return nil, fmt.Errorf("team: connect to %s: %w", RedactURL(cfg.URL), err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("team: %w", err)
+	}
+	return &Node{cfg: cfg, nc: nc, js: js}, nil
+}
+
+// RedactURL is u without its password, for messages and status.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(a NATS URL)"
+	}
+	return p.Redacted()
+}
+
 // JetStream is the member's handle on the team's streams.
 func (n *Node) JetStream() jetstream.JetStream { return n.js }
 
 // Conn is the member's connection to its node.
 func (n *Node) Conn() *nats.Conn { return n.nc }
 
-// Addr is where the node's cluster port listens.
+// Addr is where the node's cluster port listens, or the cluster the
+// member connects to (its password left out).
 func (n *Node) Addr() string {
+	if n.ns == nil {
+		return RedactURL(n.cfg.URL)
+	}
 	if a := n.ns.ClusterAddr(); a != nil {
 		return a.String()
 	}
@@ -157,6 +189,9 @@ func (n *Node) Replicas() int {
 	if n.cfg.Replicas > 0 {
 		return n.cfg.Replicas
 	}
+	if n.ns == nil {
+		return min(3, max(1, len(n.nc.Servers())))
+	}
 	return min(3, max(1, len(n.Members())))
 }
 
@@ -178,6 +213,9 @@ type Member struct {
 // Members are the team's members as this node knows them: itself first,
 // then the cluster's other peers by name.
 func (n *Node) Members() []Member {
+	if n.ns == nil {
+		return []Member{{Name: n.cfg.Member, Current: n.nc.IsConnected()}}
+	}
 	info, err := n.ns.Jsz(nil)
 	if err != nil || info.Meta == nil {
 		return []Member{{Name: n.cfg.Member, Current: true}}
@@ -202,8 +240,10 @@ func (n *Node) Members() []Member {
 // Close closes the member's connection and stops the node.
 func (n *Node) Close() {
 	n.nc.Close()
-	n.ns.Shutdown()
-	n.ns.WaitForShutdown()
+	if n.ns != nil {
+		n.ns.Shutdown()
+		n.ns.WaitForShutdown()
+	}
 }
 
 // natsLog writes the node's log to kws's: notices as info, debug and

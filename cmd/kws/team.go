@@ -116,11 +116,27 @@ func newTeamInitCmd(g *globals) *cobra.Command {
 
 func newTeamJoinCmd(g *globals) *cobra.Command {
 	f := &memberFlags{}
+	var natsURL, teamName string
 	cmd := &cobra.Command{
-		Use:   "join KEY@HOST:PORT",
-		Short: "Join the team whose line kws team init printed",
-		Args:  cobra.ExactArgs(1),
+		Use:   "join KEY@HOST:PORT | join --url nats://USER:PASSWORD@HOST:PORT [--team NAME]",
+		Short: "Join the team whose line kws team init printed, or a team on an existing NATS cluster with JetStream",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (natsURL != "") {
+				return errors.New("team: give the line kws team init printed, or --url for an existing NATS cluster")
+			}
+			if natsURL != "" {
+				c, err := f.config(nil, "")
+				if err != nil {
+					return err
+				}
+				c.URL, c.Team, c.Listen = natsURL, teamName, ""
+				if err := g.enterTeam(cmd.OutOrStdout(), c); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Joined team %s as %s on the cluster at %s.\n", c.Name(), c.Member, termsafe.OneLine(team.RedactURL(natsURL)))
+				return nil
+			}
 			key, route, err := team.ParseToken(args[0])
 			if err != nil {
 				return err
@@ -137,6 +153,8 @@ func newTeamJoinCmd(g *globals) *cobra.Command {
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().StringVar(&natsURL, "url", "", "an existing NATS cluster with JetStream to meet the team on, instead of a node of this member's own (nats:// or tls://, USER:PASSWORD@ for its credentials)")
+	cmd.Flags().StringVar(&teamName, "team", "", "with --url: the team's name on that cluster, the same on every member (default kws)")
 	return cmd
 }
 
@@ -152,6 +170,9 @@ func newTeamStatusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			st := team.Status{Team: c.Name(), Member: c.Member, Listen: c.Listen}
+			if c.URL != "" {
+				st.Listen = team.RedactURL(c.URL)
+			}
 			running := false
 			if g.shared != nil {
 				if t := g.shared.Team(); t != nil {
@@ -176,7 +197,7 @@ func newTeamStatusCmd(g *globals) *cobra.Command {
 
 // printTeamStatus prints a member's view of its team.
 func printTeamStatus(w io.Writer, st team.Status, running bool) {
-	fmt.Fprintf(w, "team %s · member %s · cluster port %s\n", st.Team, st.Member, st.Listen)
+	fmt.Fprintf(w, "team %s · member %s · %s\n", termsafe.OneLine(st.Team), termsafe.OneLine(st.Member), termsafe.OneLine(st.Listen))
 	switch {
 	case !running:
 		fmt.Fprintln(w, "not running: the kws server of this data dir joins the team when it starts")
