@@ -27,7 +27,7 @@ func TestAgentsListedAndMessagedAcrossMembers(t *testing.T) {
 	var as []*Agents
 	for _, m := range ms {
 		var a *Agents
-		eventually(t, "open the agents' bucket", 30*time.Second, func() error {
+		eventually(t, "open the agents' bucket", teamWait, func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			var err error
@@ -44,7 +44,7 @@ func TestAgentsListedAndMessagedAcrossMembers(t *testing.T) {
 	}
 	// Another member's view follows within moments (reads may come
 	// from a replica).
-	eventually(t, "m1 lists m2's agent", 10*time.Second, func() error {
+	eventually(t, "m1 lists m2's agent", teamWait, func() error {
 		list, err := as[0].List(ctx)
 		if err != nil || len(list) != 1 || list[0].Member != "m2" || list[0].Agent != "agent-1" || list[0].State != "thinking" {
 			return fmt.Errorf("m1 lists %+v, %v", list, err)
@@ -55,7 +55,7 @@ func TestAgentsListedAndMessagedAcrossMembers(t *testing.T) {
 	if err := as[1].Publish(ctx, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "m1 sees the agent gone", 10*time.Second, func() error {
+	eventually(t, "m1 sees the agent gone", teamWait, func() error {
 		if list, err := as[0].List(ctx); err != nil || len(list) != 0 {
 			return fmt.Errorf("after the agent left m1 lists %+v, %v", list, err)
 		}

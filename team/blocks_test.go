@@ -16,6 +16,11 @@ import (
 	"github.com/kwsdev/kws/vault/vaulttest"
 )
 
+// teamWait bounds the waits for a team's state: a cluster elects its
+// leaders in seconds, much more on a loaded machine under the race
+// detector.
+const teamWait = 2 * time.Minute
+
 // eventually retries fn until it succeeds or the deadline passes.
 func eventually(t testing.TB, what string, d time.Duration, fn func() error) {
 	t.Helper()
@@ -38,7 +43,7 @@ var testLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level
 func shareBlocks(t testing.TB, m *testMember, v *vault.Vault, replicas int) *Blocks {
 	t.Helper()
 	var b *Blocks
-	eventually(t, m.cfg.Member+": open the blocks' store", 30*time.Second, func() error {
+	eventually(t, m.cfg.Member+": open the blocks' store", teamWait, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
@@ -48,7 +53,7 @@ func shareBlocks(t testing.TB, m *testMember, v *vault.Vault, replicas int) *Blo
 	t.Cleanup(func() { _ = b.Close() })
 	select {
 	case <-b.Synced():
-	case <-time.After(30 * time.Second):
+	case <-time.After(teamWait):
 		t.Fatalf("%s: the first sync did not end", m.cfg.Member)
 	}
 	return b
@@ -78,7 +83,7 @@ func TestBlocksReachEveryMemberExactly(t *testing.T) {
 	}
 	// The agent on m3 asks at once: the vault fetches what its watcher
 	// may not have kept yet.
-	eventually(t, "m3 reads the block", 20*time.Second, func() error {
+	eventually(t, "m3 reads the block", teamWait, func() error {
 		got, err := vs[2].Get(id)
 		if err != nil {
 			return err
@@ -92,7 +97,7 @@ func TestBlocksReachEveryMemberExactly(t *testing.T) {
 		t.Fatalf("m3's meta: %+v, %v", m, err)
 	}
 	// m2 keeps it by itself.
-	eventually(t, "m2 keeps the block", 20*time.Second, func() error {
+	eventually(t, "m2 keeps the block", teamWait, func() error {
 		if !vs[1].Has(id) {
 			return errors.New("not yet")
 		}
@@ -104,7 +109,7 @@ func TestBlocksReachEveryMemberExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "m1 keeps m2's block", 20*time.Second, func() error {
+	eventually(t, "m1 keeps m2's block", teamWait, func() error {
 		if !vs[0].Has(id2) {
 			return errors.New("not yet")
 		}
@@ -122,7 +127,7 @@ func TestBlocksReachEveryMemberExactly(t *testing.T) {
 	if err := bs[0].Share(ctx, secret, "m1"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "m3 reads the shared block", 20*time.Second, func() error {
+	eventually(t, "m3 reads the shared block", teamWait, func() error {
 		_, err := vs[2].Get(secret)
 		return err
 	})
@@ -150,7 +155,7 @@ func TestMemberCatchesUpOnBlocksAfterBeingDown(t *testing.T) {
 		ids = append(ids, id)
 	}
 	// The two members left keep the blocks (a majority).
-	eventually(t, "m3 keeps the blocks", 20*time.Second, func() error {
+	eventually(t, "m3 keeps the blocks", teamWait, func() error {
 		for _, id := range ids {
 			if !vs[2].Has(id) {
 				return fmt.Errorf("%s not yet", id)
@@ -184,7 +189,7 @@ func BenchmarkFetchMiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eventually(b, "m3 sees the block", 20*time.Second, func() error {
+	eventually(b, "m3 sees the block", teamWait, func() error {
 		_, _, err := b3.Fetch(id)
 		return err
 	})

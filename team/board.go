@@ -82,6 +82,29 @@ type Board struct {
 	mu         sync.Mutex
 	held       map[uint64]*boardHeld // claims this Board renews, by task number
 	renewEvery time.Duration
+	// writes are this Board's latest writes by key, which ListTasks shows
+	// even when the copy it reads has not caught up yet (a replica of
+	// the bucket may answer a read): an agent sees its own claim.
+	writes map[string]boardWrite
+}
+
+// boardWrite is a write of this Board: the key's value from revision rev
+// on, nil when the key was deleted at rev-1.
+type boardWrite struct {
+	rev   uint64
+	value []byte
+	at    time.Time
+}
+
+// boardOwnWrites is how long ListTasks shows a write of this Board over an
+// older copy; a replica that lags longer is a failing one.
+const boardOwnWrites = 5 * time.Second
+
+// wrote records this Board's write of key.
+func (b *Board) wrote(key string, rev uint64, value []byte) {
+	b.mu.Lock()
+	b.writes[key] = boardWrite{rev: rev, value: value, at: time.Now()}
+	b.mu.Unlock()
 }
 
 // boardHeld is a claim a Board renews.
@@ -177,6 +200,7 @@ func OpenBoard(ctx context.Context, js jetstream.JetStream, cfg BoardConfig) (*B
 		cancel:     cancel,
 		held:       make(map[uint64]*boardHeld),
 		renewEvery: cfg.Lease / 3,
+		writes:     make(map[string]boardWrite),
 	}
 	w, err := kv.WatchFiltered(bctx, []string{boardTaskPrefix + "*", boardClaimPre + "*"})
 	if err != nil {
@@ -230,9 +254,11 @@ func (b *Board) AddTask(title, detail, createdBy string) (vault.Task, error) {
 	if err != nil {
 		return vault.Task{}, fmt.Errorf("team: encode task: %w", err)
 	}
-	if _, err := b.kv.Create(ctx, boardTaskKey(n), raw); err != nil {
+	rev, err := b.kv.Create(ctx, boardTaskKey(n), raw)
+	if err != nil {
 		return vault.Task{}, fmt.Errorf("team: add task %s: %w", t.ID, err)
 	}
+	b.wrote(boardTaskKey(n), rev, raw)
 	return b.view(&boardState{n: n, task: t}), nil
 }
 
@@ -483,6 +509,7 @@ func (b *Board) ListTasks() ([]vault.Task, error) {
 	defer boardStopWatch(w)
 	states := make(map[uint64]*boardState)
 	claims := make(map[uint64]*boardClaim)
+	claimRevs := make(map[uint64]uint64)
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
@@ -512,10 +539,11 @@ func (b *Board) ListTasks() ([]vault.Task, error) {
 				if err := json.Unmarshal(e.Value(), c); err != nil {
 					return nil, fmt.Errorf("team: board claim %s: %w", boardID(n), err)
 				}
-				claims[n] = c
+				claims[n], claimRevs[n] = c, e.Revision()
 			}
 		}
 	}
+	b.ownWrites(states, claims, claimRevs)
 	keys := make([]uint64, 0, len(states))
 	for n, st := range states {
 		st.claim = claims[n]
@@ -575,6 +603,48 @@ func (b *Board) view(st *boardState) vault.Task {
 	return t
 }
 
+// ownWrites lays this Board's recent writes over what ListTasks read
+// where the copy it read is older, and forgets those the copy has caught
+// up with or that are older than boardOwnWrites.
+func (b *Board) ownWrites(states map[uint64]*boardState, claims map[uint64]*boardClaim, claimRevs map[uint64]uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for key, w := range b.writes {
+		var listed uint64
+		task, isTask := strings.CutPrefix(key, boardTaskPrefix)
+		claim, _ := strings.CutPrefix(key, boardClaimPre)
+		n, err := strconv.ParseUint(task, 10, 64)
+		if !isTask {
+			n, err = strconv.ParseUint(claim, 10, 64)
+		}
+		switch {
+		case err != nil:
+		case isTask && states[n] != nil:
+			listed = states[n].taskRev
+		case !isTask:
+			listed = claimRevs[n]
+		}
+		if err != nil || listed >= w.rev || time.Since(w.at) > boardOwnWrites {
+			delete(b.writes, key)
+			continue
+		}
+		switch {
+		case isTask && w.value != nil:
+			st := &boardState{n: n, taskRev: w.rev}
+			if json.Unmarshal(w.value, &st.task) == nil {
+				states[n] = st
+			}
+		case !isTask && w.value == nil:
+			delete(claims, n)
+		case !isTask:
+			c := new(boardClaim)
+			if json.Unmarshal(w.value, c) == nil {
+				claims[n] = c
+			}
+		}
+	}
+}
+
 // load reads the task n and its live claim.
 func (b *Board) load(ctx context.Context, n uint64) (*boardState, error) {
 	id := boardID(n)
@@ -618,6 +688,7 @@ func (b *Board) putTask(ctx context.Context, n uint64, t vault.Task, rev uint64)
 	if err != nil {
 		return 0, fmt.Errorf("team: store task %s: %w", t.ID, err)
 	}
+	b.wrote(boardTaskKey(n), next, raw)
 	return next, nil
 }
 
@@ -672,6 +743,7 @@ func (b *Board) createClaim(ctx context.Context, n uint64, agent, member string)
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	b.wrote(boardClaimKey(n), rev, raw)
 	return c, raw, rev, nil
 }
 
@@ -688,6 +760,7 @@ func (b *Board) publishClaim(ctx context.Context, n uint64, value []byte, rev ui
 	if err != nil {
 		return 0, err
 	}
+	b.wrote(boardClaimKey(n), ack.Sequence, value)
 	return ack.Sequence, nil
 }
 
@@ -784,6 +857,7 @@ func (b *Board) drop(ctx context.Context, n uint64, c *boardClaim) error {
 		}
 		err = b.kv.Delete(ctx, boardClaimKey(n), jetstream.LastRevision(e.Revision()))
 		if err == nil {
+			b.wrote(boardClaimKey(n), e.Revision()+1, nil)
 			return nil
 		}
 		if !boardIsConflict(err) {

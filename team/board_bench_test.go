@@ -20,7 +20,7 @@ func BenchmarkClaim(b *testing.B) {
 func BenchmarkClaimTeam(b *testing.B) {
 	ms := startTeam(b, 3)
 	var board *Board
-	eventually(b, "open the board", 30*time.Second, func() error {
+	eventually(b, "open the board", teamWait, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error

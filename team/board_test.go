@@ -244,7 +244,7 @@ func TestBoardAcrossMembers(t *testing.T) {
 	}
 	// m2 stops renewing the claim the user's done removed at its next
 	// renewal.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(teamWait)
 	for {
 		m2.mu.Lock()
 		n := len(m2.held)
@@ -267,7 +267,7 @@ func waitBoardChanged(t *testing.T, b *Board) {
 		if !ok {
 			t.Fatal("Changed closed")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(teamWait):
 		t.Fatal("no change signalled")
 	}
 }
@@ -348,7 +348,7 @@ func TestBoardRace(t *testing.T) {
 	ms := startTeam(t, members)
 	boards := make([]*Board, members)
 	for i := range boards {
-		eventually(t, "open the board", 30*time.Second, func() error {
+		eventually(t, "open the board", teamWait, func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			var err error
@@ -476,7 +476,7 @@ func TestBoardLeaseExpiry(t *testing.T) {
 			t.Fatalf("claim %s right after m2 died: %v, want ErrClaimed by bob@m2", id, err)
 		}
 	}
-	deadline := closed.Add(10 * time.Second)
+	deadline := closed.Add(teamWait)
 	for _, id := range ids {
 		for {
 			task, err := m1.ClaimTask(id, "bob")

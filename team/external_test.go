@@ -49,7 +49,7 @@ func TestTeamOnAnExistingCluster(t *testing.T) {
 	for _, tm := range []*Team{m1, m2} {
 		select {
 		case <-tm.Ready():
-		case <-time.After(30 * time.Second):
+		case <-time.After(teamWait):
 			t.Fatal("a member did not get in")
 		}
 	}
@@ -60,7 +60,7 @@ func TestTeamOnAnExistingCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "m2 keeps m1's block", 20*time.Second, func() error {
+	eventually(t, "m2 keeps m1's block", teamWait, func() error {
 		if !v2.Has(id) {
 			return errors.New("not yet")
 		}
@@ -78,7 +78,7 @@ func TestTeamOnAnExistingCluster(t *testing.T) {
 	}
 
 	bad, _ := open("intruder", "guess")
-	eventually(t, "the server refuses the intruder", 20*time.Second, func() error {
+	eventually(t, "the server refuses the intruder", teamWait, func() error {
 		if err := bad.Node().Conn().LastError(); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
 			return fmt.Errorf("last error %v", err)
 		}

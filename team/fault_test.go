@@ -26,7 +26,7 @@ type faultMember struct {
 
 func (m *faultMember) open(t *testing.T) {
 	t.Helper()
-	eventually(t, m.cfg.Member+": open the board", 60*time.Second, func() error {
+	eventually(t, m.cfg.Member+": open the board", teamWait, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var err error
@@ -198,7 +198,7 @@ func TestRandomClaimsKillsRestarts(t *testing.T) {
 	t.Logf("%d claims (%d after the holder's lease ran out), %d refused, %d failed during leader moves, %d tasks done, %d kills, %d blocks",
 		claims, lapsed, refused, failed, len(done), kills, len(blocks))
 	for _, m := range ms {
-		eventually(t, m.cfg.Member+" holds every block", 60*time.Second, func() error {
+		eventually(t, m.cfg.Member+" holds every block", teamWait, func() error {
 			for _, id := range blocks {
 				if !m.v.Has(id) {
 					return fmt.Errorf("%s lacks %s", m.cfg.Member, id)

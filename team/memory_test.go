@@ -25,7 +25,7 @@ import (
 var memProject = memory.ProjectScope("/home/dev/src/kws")
 
 // memWait is how long a test waits for a state before it fails.
-const memWait = 15 * time.Second
+const memWait = teamWait
 
 // memChanges records the changes a store's OnChange hears.
 type memChanges struct {
@@ -433,7 +433,7 @@ func TestMemoryClose(t *testing.T) {
 	if n := ms.Pending(); n != 0 {
 		t.Fatalf("%d changes queued after Close", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(teamWait)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)

@@ -80,7 +80,7 @@ func (m *testMember) stop() {
 
 func (m *testMember) ready(t testing.TB) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), teamWait)
 	defer cancel()
 	if err := m.node.Ready(ctx); err != nil {
 		t.Fatalf("%s: %v", m.cfg.Member, err)
