@@ -87,7 +87,8 @@ func OpenBlocks(ctx context.Context, js jetstream.JetStream, v *vault.Vault, cfg
 	return b, nil
 }
 
-// Synced is closed once the first sync with the team has ended.
+// Synced is closed once the store's list has been gone through the first
+// time; a block that could not be kept yet is tried again after.
 func (b *Blocks) Synced() <-chan struct{} { return b.ready }
 
 // Close stops sharing: the vault no longer fetches from the team and new
@@ -227,8 +228,7 @@ func (b *Blocks) Share(ctx context.Context, id, member string) error {
 }
 
 // receive keeps each block the team has and this vault lacks: those
-// already there when it starts, then each as it is published. When a
-// block cannot be kept (the team lost its leader for a moment) or the
+// already there when it starts, then each as it is published. When the
 // watch ends, it watches again after a pause: the store's whole list
 // comes first, so nothing missed stays missing.
 func (b *Blocks) receive(ctx context.Context) {
@@ -249,19 +249,48 @@ func (b *Blocks) receive(ctx context.Context) {
 	}
 }
 
-// watch keeps the blocks of one watch of the store until a block cannot
-// be kept, the watch ends or ctx does; synced runs at the end of the
-// store's list.
+// keepTries bounds the tries to keep one block a watch announced: a
+// replica may answer before it has the object, for a moment.
+const keepTries = 60
+
+// watch keeps the blocks of one watch of the store until the watch ends
+// or ctx does; synced runs at the end of the store's list. A block that
+// cannot be kept yet is tried again every second, keepTries times.
 func (b *Blocks) watch(ctx context.Context, synced func()) error {
 	w, err := b.store.Watch(ctx)
 	if err != nil {
 		return err
 	}
 	defer w.Stop()
+	retry := time.NewTicker(time.Second)
+	defer retry.Stop()
+	failed := map[string]int{}
+	keep := func(id string) {
+		if b.v.Has(id) {
+			delete(failed, id)
+			return
+		}
+		kctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		_, _, err := b.keep(kctx, id)
+		cancel()
+		switch {
+		case err == nil:
+			delete(failed, id)
+		case failed[id]+1 >= keepTries:
+			delete(failed, id)
+			b.log.Warn("team: a block the team announced could not be kept; the next start tries again", "id", id, "error", err)
+		default:
+			failed[id]++
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-retry.C:
+			for id := range failed {
+				keep(id)
+			}
 		case info, ok := <-w.Updates():
 			if !ok {
 				return errors.New("the watch ended")
@@ -270,14 +299,8 @@ func (b *Blocks) watch(ctx context.Context, synced func()) error {
 				synced()
 				continue
 			}
-			if info.Deleted || b.v.Has(info.Name) {
-				continue
-			}
-			kctx, cancel := context.WithTimeout(ctx, fetchTimeout)
-			_, _, err := b.keep(kctx, info.Name)
-			cancel()
-			if err != nil {
-				return fmt.Errorf("keep %s: %w", info.Name, err)
+			if !info.Deleted {
+				keep(info.Name)
 			}
 		}
 	}
@@ -288,7 +311,20 @@ func (b *Blocks) watch(ctx context.Context, synced func()) error {
 func (b *Blocks) Fetch(id string) ([]byte, vault.Meta, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 	defer cancel()
-	data, m, err := b.get(ctx, id)
+	var data []byte
+	var m vault.Meta
+	var err error
+	// A replica that has not caught up may answer "no such object" for
+	// a block just published: a miss is asked again twice.
+	for try := range 3 {
+		if data, m, err = b.get(ctx, id); !errors.Is(err, vault.ErrNotFound) || try == 2 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	if err == nil {
 		b.kept.Store(vault.IDFor(data), true)
 	}

@@ -166,11 +166,14 @@ func TestMemberCatchesUpOnBlocksAfterBeingDown(t *testing.T) {
 	ms[1].start(t)
 	ms[1].ready(t)
 	shareBlocks(t, ms[1], vs[1], 3)
-	for _, id := range ids {
-		if !vs[1].Has(id) {
-			t.Fatalf("m2 did not catch up on %s", id)
+	eventually(t, "m2 catches up", teamWait, func() error {
+		for _, id := range ids {
+			if !vs[1].Has(id) {
+				return fmt.Errorf("m2 lacks %s", id)
+			}
 		}
-	}
+		return nil
+	})
 }
 
 // BenchmarkFetchMiB fetches a 1 MiB block that another member stored,
