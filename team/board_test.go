@@ -43,15 +43,7 @@ func boardServer(tb testing.TB) *natsserver.Server {
 // openTestBoard opens the board of member on its own connection to ns.
 func openTestBoard(tb testing.TB, ns *natsserver.Server, member string, lease time.Duration) *Board {
 	tb.Helper()
-	nc, err := nats.Connect("", nats.InProcessServer(ns))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	js := memJetStream(tb, ns)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	b, err := OpenBoard(ctx, js, BoardConfig{Member: member, Lease: lease})

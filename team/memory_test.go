@@ -69,7 +69,7 @@ func openTestMemoryStore(tb testing.TB) (*memory.Store, *memChanges) {
 	return s, log
 }
 
-// memJetStream connects to ns in process.
+// memJetStream connects to ns in process (a member's own connection).
 func memJetStream(tb testing.TB, ns *natsserver.Server) jetstream.JetStream {
 	tb.Helper()
 	nc, err := nats.Connect("", nats.InProcessServer(ns))
