@@ -203,13 +203,20 @@ func mustScript(s *setup, args ...string) string {
 // waitUntil polls cond until it holds, failing the test at waitTimeout.
 func waitUntil(t *testing.T, what string, cond func() bool, state ...func() string) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
+	waitUntilIn(t, waitTimeout, what, cond, state...)
+}
+
+// waitUntilIn is waitUntil failing after limit; state says, on failure,
+// what the test saw.
+func waitUntilIn(t *testing.T, limit time.Duration, what string, cond func() bool, state ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			for _, st := range state {
 				what += "; " + st()
 			}
-			t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
 		}
 		time.Sleep(pollInterval)
 	}

@@ -308,19 +308,15 @@ func TestTeamOfThreeServers(t *testing.T) {
 // more on a loaded machine.
 const teamWait = 2 * time.Minute
 
-// waitLong polls cond until it holds, failing the test after teamWait.
+// waitLong is waitUntil for the team's states, with the team's log of
+// each host given on failure.
 func waitLong(t *testing.T, what string, cond func() bool, logs ...*teamHost) {
 	t.Helper()
-	deadline := time.Now().Add(teamWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			for _, h := range logs {
-				what += "\n" + h.teamLog()
-			}
-			t.Fatalf("timed out after %v waiting for %s", teamWait, what)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var state []func() string
+	for _, h := range logs {
+		state = append(state, h.teamLog)
 	}
+	waitUntilIn(t, teamWait, what, cond, state...)
 }
 
 // teamLog is what h's server logged of its team: its warnings and the

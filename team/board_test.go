@@ -498,19 +498,41 @@ func TestBoardLeaseExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	m3 := openTestBoard(t, ns, "m3", time.Second)
-	start := time.Now()
-	checks := 0
-	for time.Since(start) < 3500*time.Millisecond {
+	// Nine renewals are three leases: the claim must show the whole time.
+	n, err := boardSeq(task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewal := func() uint64 {
+		m1.mu.Lock()
+		h := m1.held[n]
+		m1.mu.Unlock()
+		if h == nil {
+			t.Fatal("m1 no longer renews its claim")
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.rev
+	}
+	start, last, renewals, checks := time.Now(), renewal(), 0, 0
+	until := start.Add(teamWait)
+	for renewals < 9 {
 		list, err := m3.ListTasks()
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := list[len(list)-1]
 		if got.ID != task.ID || got.Status != vault.TaskClaimed || got.Owner != "carol@m1" {
-			t.Fatalf("after %v: %+v, want claimed by carol@m1", time.Since(start), got)
+			t.Fatalf("after %d renewals: %+v, want claimed by carol@m1", renewals, got)
 		}
 		checks++
-		time.Sleep(100 * time.Millisecond)
+		if rev := renewal(); rev != last {
+			last, renewals = rev, renewals+1
+		}
+		if time.Now().After(until) {
+			t.Fatalf("only %d renewals in %v", renewals, teamWait)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if _, err := m3.ClaimTask(task.ID, "carol"); !errors.Is(err, vault.ErrClaimed) {
 		t.Fatalf("claim of a renewed task: %v, want ErrClaimed", err)
