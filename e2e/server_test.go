@@ -53,6 +53,16 @@ func TestServer(t *testing.T) {
 		tm.typeText("e2e slow task")
 		tm.keys("Enter")
 		srv.WaitRequests(1, waitTimeout)
+		// The thin client started the server and handed it the API key on
+		// a pipe: the model gets the key, the server's environment does not
+		// hold it.
+		if !srv.Requests()[0].Bearer {
+			t.Error("the model got no API key from the server the thin client started")
+		}
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", s.serverPID()))
+		if err != nil || !strings.Contains(string(environ), "KWS_BASE_URL=") || strings.Contains(string(environ), "e2e-key") {
+			t.Errorf("the server's environment (%v): %q", err, environ)
+		}
 		tm.waitFor("agent-1 thinking", func(sc string) bool { return strings.Contains(sc, "┌ 0 agent-1 · thinking") })
 		tm.keys("C-b", "d")
 		code, sc := tm.waitExit(pid, status)

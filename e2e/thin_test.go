@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/launch"
 	"github.com/kwsdev/kws/server/wire"
 )
 
@@ -67,26 +68,12 @@ func TestThinClient(t *testing.T) {
 		t.Fatalf("without a server: %+v", alone)
 	}
 
-	// The server starts as the workstation starts it (server.DialOrStart).
-	srv := exec.Command(core, "--data-dir", data, "server")
-	exited, done := make(chan error, 1), make(chan struct{})
-	c, err := server.DialOrStart(sock, func() (<-chan error, error) {
-		if err := srv.Start(); err != nil {
-			return nil, err
-		}
-		go func() {
-			exited <- srv.Wait()
-			close(done)
-		}()
-		t.Cleanup(func() {
-			_ = srv.Process.Kill()
-			<-done
-		})
-		return exited, nil
-	})
+	// The server starts as the workstation starts it.
+	c, err := launch.DialOrStart(sock, launch.Spec{Exe: core, DataDir: data, Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _, _ = server.KillServer(sock) })
 	c.Close()
 	// No kws-core to fall back on: what answers is the server.
 	noCore := []string{"KWS_CORE=" + filepath.Join(bin, "missing")}

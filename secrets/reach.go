@@ -1,9 +1,6 @@
 package secrets
 
-import (
-	"regexp"
-	"regexp/syntax"
-)
+import "regexp/syntax"
 
 // nearLines caps how many lines around a keyword a rule runs on. Most
 // rules allow a few whitespace characters (\s, which matches a newline)
@@ -12,11 +9,11 @@ import (
 // "key" or "token" in source code would cost as much as the whole text.
 const nearLines = 1
 
-// reachLines returns how many newlines a match of re can hold, capped at
-// nearLines, or -1 when there is no bound (the rule then runs on the whole
-// text).
-func reachLines(re *regexp.Regexp) int {
-	parsed, err := syntax.Parse(re.String(), syntax.Perl)
+// reachLines returns how many newlines a match of the regexp src can
+// hold, capped at nearLines, or -1 when there is no bound (the rule then
+// runs on the whole text).
+func reachLines(src string) int {
+	parsed, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return -1
 	}

@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -9,18 +8,19 @@ import (
 	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
-	"github.com/BurntSushi/toml"
-	"github.com/zricethezav/gitleaks/v8/config"
 )
 
-// rule is one compiled detector: a gitleaks rule or a kws rule.
+// rule is one detector: a gitleaks rule or a kws rule.
 type rule struct {
-	id       string
-	re       *regexp.Regexp
+	id string
+	// re is the rule's regexp, compiled on the rule's first run: most
+	// texts wake a few rules, and compiling all of them costs a process
+	// tens of milliseconds.
+	re       func() *regexp.Regexp
 	group    int     // the secret's capture group; 0: the first non-empty group, or the match
 	entropy  float64 // a secret with Shannon entropy at or below this is no secret; 0: no floor
 	keywords []string
-	allow    []*config.Allowlist      // gitleaks' global allowlists, then the rule's own
+	allow    []*allowlist             // gitleaks' global allowlists, then the rule's own
 	valid    func(secret string) bool // kws rules only: a last look at the value
 	// lines is how many lines before and after a keyword's line the
 	// regexp runs (the most newlines a match can hold, capped), or -1:
@@ -28,10 +28,60 @@ type rule struct {
 	lines int
 }
 
+// allowlist is one of gitleaks' allowlists as it applies to a text with
+// no path and no commit: its regexps (joined into one, tried on the
+// secret, the match or the line) and its stop words (lowercase, looked
+// for in the secret), either of which lets a finding go, or with and set
+// both (those it has).
+type allowlist struct {
+	and       bool
+	target    string // "", "match" or "line"
+	regex     func() *regexp.Regexp
+	stopwords func() *ahocorasick.Trie
+}
+
+// ruleSpec is a rule as gitleaks_rules.go lists it: allow holds indexes
+// into gitleaksAllowlists.
+type ruleSpec struct {
+	id, re   string
+	group    int
+	entropy  float64
+	keywords []string
+	allow    []int
+	lines    int
+}
+
+// allowSpec is an allowlist as gitleaks_rules.go lists it.
+type allowSpec struct {
+	and       bool
+	target    string
+	regexes   []string
+	stopwords []string
+}
+
+// lazyRegexp compiles src on its first use.
+func lazyRegexp(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
+
+// newAllowlist makes the allowlist a describes, compiled on first use.
+func newAllowlist(a allowSpec) *allowlist {
+	l := &allowlist{and: a.and, target: a.target}
+	if len(a.regexes) > 0 {
+		l.regex = lazyRegexp("(?:" + strings.Join(a.regexes, "|") + ")")
+	}
+	if len(a.stopwords) > 0 {
+		l.stopwords = sync.OnceValue(func() *ahocorasick.Trie {
+			return ahocorasick.NewTrieBuilder().AddStrings(a.stopwords).Build()
+		})
+	}
+	return l
+}
+
 // window is a byte range text[start:end] one rule runs on.
 type window struct{ rule, start, end int }
 
-// detector is the rule set, compiled once.
+// detector is the rule set and its keyword index, made once.
 type detector struct {
 	rules []rule
 	// trie finds every rule keyword in lowercased text in one pass;
@@ -41,59 +91,33 @@ type detector struct {
 	always    []int // rules with no keyword run on the whole text
 }
 
-var (
-	loadOnce sync.Once
-	loaded   *detector
-)
+// load makes the detector on first use and returns it.
+var load = sync.OnceValue(build)
 
-// Load compiles the rule set now rather than on the first check, which
-// would otherwise pay for it (about 100 ms): a caller about to check text
-// on a latency budget, such as a diet state, loads it when it starts.
+// Load makes the detector now rather than on the first check (a few
+// milliseconds: the keyword index); a caller about to check text on a
+// latency budget, such as a diet state, loads it when it starts.
 func Load() { load() }
 
-// load compiles the rule set on first use (about 250 regexps, tens of
-// milliseconds) and returns it.
-func load() *detector {
-	loadOnce.Do(func() {
-		d, err := build()
-		if err != nil {
-			// The rules are data compiled into the binary; a rule that
-			// does not load is a build defect, caught by the tests.
-			panic(err)
-		}
-		loaded = d
-	})
-	return loaded
-}
-
-// build decodes gitleaks' embedded default config, translates it with
-// gitleaks' own code (which compiles and validates every rule), and adds
-// the kws rules.
-func build() (*detector, error) {
-	var vc config.ViperConfig
-	if _, err := toml.Decode(config.DefaultConfig, &vc); err != nil {
-		return nil, fmt.Errorf("secrets: decode gitleaks default config: %w", err)
-	}
-	cfg, err := vc.Translate()
-	if err != nil {
-		return nil, fmt.Errorf("secrets: load gitleaks default config: %w", err)
+// build makes the detector: gitleaks' default rules as
+// gitleaks_rules.go lists them (generated from gitleaks' own config code
+// by TestGitleaksTable), then the kws rules, and the keyword index. No
+// regexp is compiled here.
+func build() *detector {
+	allow := make([]*allowlist, len(gitleaksAllowlists))
+	for i, a := range gitleaksAllowlists {
+		allow[i] = newAllowlist(a)
 	}
 	d := &detector{}
-	for _, r := range cfg.GetOrderedRules() {
-		// Path rules judge files by name, composite rules need their
-		// companions, and skip-report rules only serve composites: none
-		// applies to a text without a path.
-		if r.Regex == nil || r.Path != nil || r.SkipReport || len(r.RequiredRules) > 0 {
-			continue
+	for _, r := range gitleaksRules {
+		var lists []*allowlist
+		for _, i := range r.allow {
+			lists = append(lists, allow[i])
 		}
-		d.rules = append(d.rules, rule{id: r.RuleID, re: r.Regex, group: r.SecretGroup,
-			entropy: r.Entropy, keywords: r.Keywords,
-			allow: append(slices.Clip(cfg.Allowlists), r.Allowlists...)})
+		d.rules = append(d.rules, rule{id: r.id, re: lazyRegexp(r.re), group: r.group,
+			entropy: r.entropy, keywords: r.keywords, allow: lists, lines: r.lines})
 	}
 	d.rules = append(d.rules, kwsRules()...)
-	for i := range d.rules {
-		d.rules[i].lines = reachLines(d.rules[i].re)
-	}
 
 	index := map[string]int{}
 	var words []string
@@ -115,7 +139,7 @@ func build() (*detector, error) {
 		}
 	}
 	d.trie = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
-	return d, nil
+	return d
 }
 
 // windows returns, for every rule worth running on text, the byte ranges
@@ -200,7 +224,7 @@ func lineEnd(text string, p, n int) int {
 // gitleaks' detector does: the secret group, the entropy floor, then the
 // allowlists.
 func (r *rule) find(text string, w window, spans []Span) []Span {
-	for _, m := range r.re.FindAllStringIndex(text[w.start:w.end], -1) {
+	for _, m := range r.re().FindAllStringIndex(text[w.start:w.end], -1) {
 		start, end := w.start+m[0], w.start+m[1]
 		for start < end && text[start] == '\n' {
 			start++
@@ -232,7 +256,7 @@ func (r *rule) find(text string, w window, spans []Span) []Span {
 // secret returns where, in match, the secret lies: the rule's secret
 // group, else its first non-empty group, else the whole match.
 func (r *rule) secret(match string) (lo, hi int, ok bool) {
-	sub := r.re.FindStringSubmatchIndex(match)
+	sub := r.re().FindStringSubmatchIndex(match)
 	if len(sub) < 4 {
 		return 0, len(match), match != ""
 	}
@@ -251,29 +275,25 @@ func (r *rule) secret(match string) (lo, hi int, ok bool) {
 }
 
 // allowed reports whether one of the allowlists lets a finding go, as
-// gitleaks does for a text with no path and no commit: an allowlist that
-// requires (with condition AND) a path or a commit never applies.
-func allowed(lists []*config.Allowlist, secret, match, line string) bool {
+// gitleaks does for a text with no path and no commit.
+func allowed(lists []*allowlist, secret, match, line string) bool {
 	for _, a := range lists {
 		target := secret
-		switch a.RegexTarget {
+		switch a.target {
 		case "match":
 			target = match
 		case "line":
 			target = line
 		}
-		regex := a.RegexAllowed(target)
-		stop, _ := a.ContainsStopWord(secret)
-		if a.MatchCondition != config.AllowlistMatchAnd {
+		regex := a.regex != nil && target != "" && a.regex().MatchString(target)
+		stop := a.stopwords != nil && secret != "" && a.stopwords().MatchFirstString(strings.ToLower(secret)) != nil
+		if !a.and {
 			if regex || stop {
 				return true
 			}
 			continue
 		}
-		if len(a.Commits) > 0 || len(a.Paths) > 0 {
-			continue
-		}
-		if (len(a.Regexes) == 0 || regex) && (len(a.StopWords) == 0 || stop) {
+		if (a.regex == nil || regex) && (a.stopwords == nil || stop) {
 			return true
 		}
 	}

@@ -11,8 +11,13 @@
 // credentials in URLs, .env and INI assignments, bearer tokens, and AWS's
 // documented example key, which gitleaks allowlists on purpose.
 //
-// The package is a leaf: it imports only the standard library and
-// gitleaks' config, so every layer can use it.
+// gitleaks' rules arrive as a table (gitleaks_rules.go) that a test
+// generates with gitleaks' own config code and keeps current; a rule's
+// regexp is compiled when a text first wakes the rule, so a process pays
+// for the few rules it runs, not for decoding and compiling all of them.
+//
+// The package is a leaf: it imports only the standard library and an
+// Aho-Corasick matcher, so every layer can use it.
 package secrets
 
 import (

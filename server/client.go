@@ -13,47 +13,6 @@ import (
 	"github.com/kwsdev/kws/server/wire"
 )
 
-// DialOrStart connects to the server on socket, first calling start when
-// none answers. start launches a server and returns at once; DialOrStart
-// then waits for a server to answer (the one started, or one another kws
-// started at the same instant), or for exited to report that the started
-// one gave up.
-func DialOrStart(socket string, start func() (exited <-chan error, err error)) (*net.UnixConn, error) {
-	c, err := wire.Dial(socket)
-	if !errors.Is(err, wire.ErrNoServer) {
-		return c, err
-	}
-	exited, err := start()
-	if err != nil {
-		return nil, fmt.Errorf("start the server: %w", err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	wait := time.Millisecond
-	for {
-		c, err := wire.Dial(socket)
-		if err == nil || !errors.Is(err, wire.ErrNoServer) {
-			return c, err
-		}
-		select {
-		case e := <-exited:
-			// A server that lost the race to another one exits at
-			// once; the winner answers on the socket shortly.
-			exited = nil
-			if e != nil && !errors.Is(e, ErrRunning) {
-				if c, err := wire.Dial(socket); err == nil {
-					return c, nil
-				}
-				return nil, fmt.Errorf("the server did not start: %w", e)
-			}
-		case <-time.After(wait):
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the server did not answer on %s", socket)
-		}
-		wait = min(wait*2, 50*time.Millisecond)
-	}
-}
-
 // deref is *e, or the zero Exit.
 func deref(e *wire.Exit) wire.Exit {
 	if e == nil {

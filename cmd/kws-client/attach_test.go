@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,34 +19,52 @@ import (
 	"github.com/kwsdev/kws/server/wire"
 )
 
-func TestAttachHello(t *testing.T) {
+func TestParseAttach(t *testing.T) {
 	wd, err := filepath.EvalSymlinks(mustGetwd(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
-		args []string
-		want wire.Hello
-		ok   bool
+		args  []string
+		want  wire.Hello
+		flags []string
+		ok    bool
 	}{
-		{nil, wire.Hello{Mode: "default", Workspace: wd}, true},
-		{[]string{"--data-dir", "/d"}, wire.Hello{Mode: "default", Workspace: wd}, true},
-		{[]string{"attach"}, wire.Hello{Mode: "attach"}, true},
-		{[]string{"--data-dir=/d", "attach", "-t", "web"}, wire.Hello{Mode: "attach", Session: "web"}, true},
-		{[]string{"attach", "-tweb"}, wire.Hello{Mode: "attach", Session: "web"}, true},
-		{[]string{"attach", "--target", "web", "--data-dir", "/d"}, wire.Hello{Mode: "attach", Session: "web"}, true},
-		{[]string{"attach", "--target=web"}, wire.Hello{Mode: "attach", Session: "web"}, true},
-		// Everything else is kws-core's: flags a new session takes, other
-		// commands, a flag the thin client does not know.
-		{[]string{"--theme", "light"}, wire.Hello{}, false},
-		{[]string{"attach", "-d"}, wire.Hello{}, false},
-		{[]string{"attach", "-t"}, wire.Hello{}, false},
-		{[]string{"attach", "web"}, wire.Hello{}, false},
-		{[]string{"new", "-s", "x"}, wire.Hello{}, false},
-		{[]string{"ls"}, wire.Hello{}, false},
+		{nil, wire.Hello{Mode: "default", Workspace: wd}, nil, true},
+		{[]string{"--data-dir", "/d"}, wire.Hello{Mode: "default", Workspace: wd}, nil, true},
+		// The flags a new session takes go to the server as kws-core
+		// sends them; --sidecar-model goes to the server it starts.
+		{[]string{"--theme", "light", "--workspace=" + tmp, "--worktree", "--emulator=vt"},
+			wire.Hello{Mode: "default", Workspace: tmp, Args: []string{"--theme=light", "--worktree=true", "--emulator=vt"}}, nil, true},
+		{[]string{"--data-dir=/d", "--shell", "/bin/sh", "--worktree=false", "--sidecar-model", "m.gguf"},
+			wire.Hello{Mode: "default", Workspace: wd, Args: []string{"--shell=/bin/sh", "--worktree=false"}}, []string{"--sidecar-model", "m.gguf"}, true},
+		{[]string{"attach"}, wire.Hello{Mode: "attach"}, nil, true},
+		{[]string{"--data-dir=/d", "attach", "-t", "web"}, wire.Hello{Mode: "attach", Session: "web"}, nil, true},
+		{[]string{"attach", "-tweb"}, wire.Hello{Mode: "attach", Session: "web"}, nil, true},
+		{[]string{"attach", "--target", "web", "--data-dir", "/d"}, wire.Hello{Mode: "attach", Session: "web"}, nil, true},
+		{[]string{"attach", "--target=web"}, wire.Hello{Mode: "attach", Session: "web"}, nil, true},
+		// Everything else is kws-core's: other commands, a flag the thin
+		// client does not know or without its value, a workspace that is
+		// not there (kws-core says so).
+		{[]string{"--theme"}, wire.Hello{}, nil, false},
+		{[]string{"--worktree=maybe"}, wire.Hello{}, nil, false},
+		{[]string{"--json"}, wire.Hello{}, nil, false},
+		{[]string{"-V"}, wire.Hello{}, nil, false},
+		{[]string{"--workspace", filepath.Join(tmp, "missing")}, wire.Hello{}, nil, false},
+		{[]string{"attach", "-d"}, wire.Hello{}, nil, false},
+		{[]string{"attach", "-t"}, wire.Hello{}, nil, false},
+		{[]string{"attach", "web"}, wire.Hello{}, nil, false},
+		{[]string{"new", "-s", "x"}, wire.Hello{}, nil, false},
+		{[]string{"ls"}, wire.Hello{}, nil, false},
 	} {
-		got, ok := attachHello(c.args)
-		if ok != c.ok || got.Mode != c.want.Mode || got.Session != c.want.Session || got.Workspace != c.want.Workspace {
+		got, ok := parseAttach(c.args)
+		h := got.hello
+		if ok != c.ok || h.Mode != c.want.Mode || h.Session != c.want.Session || h.Workspace != c.want.Workspace ||
+			!slices.Equal(h.Args, c.want.Args) || !slices.Equal(got.serverFlags, c.flags) || ok && got.start != (h.Mode == "default") {
 			t.Errorf("%q: %+v %v, want %+v %v", c.args, got, ok, c.want, c.ok)
 		}
 	}
@@ -134,9 +153,15 @@ func onPty(t *testing.T, dir string, args ...string) (*exec.Cmd, *screenLog) {
 	if err := os.WriteFile(core, []byte("#!/bin/sh\necho core ran\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return onPtyEnv(t, dir, []string{CoreEnv + "=" + core}, args...)
+}
+
+// onPtyEnv is onPty with env added to the thin client's environment.
+func onPtyEnv(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, *screenLog) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KWS_CLIENT_TEST=1", CoreEnv+"="+core, "TERM=xterm-256color")
+	cmd.Env = append(append(os.Environ(), "KWS_CLIENT_TEST=1", "TERM=xterm-256color"), env...)
 	ptm, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 20, Cols: 80})
 	if err != nil {
 		t.Fatal(err)

@@ -17,11 +17,14 @@ import (
 
 // TestMain runs the thin client itself when the test binary is started as
 // it (KWS_CLIENT_TEST=1), so the tests see its exit codes and its exec of
-// kws-core; KWS_CLIENT_TEST=dumpable checks protectEnviron.
+// kws-core; KWS_CLIENT_TEST=core is a kws-core that can only serve
+// (fakeServer), and KWS_CLIENT_TEST=dumpable checks protectEnviron.
 func TestMain(m *testing.M) {
 	switch os.Getenv("KWS_CLIENT_TEST") {
 	case "1":
 		main()
+	case "core":
+		fakeServer()
 	case "dumpable":
 		err := protectEnviron()
 		d, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, prGetDumpable, 0, 0)

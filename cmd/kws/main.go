@@ -15,8 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,6 +23,7 @@ import (
 	"github.com/kwsdev/kws/internal/datadir"
 	"github.com/kwsdev/kws/memory"
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/launch"
 	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/termsafe"
 	"github.com/kwsdev/kws/vault"
@@ -63,27 +62,13 @@ func main() {
 
 // prepare readies the process before any command runs: the API key moves
 // out of its environment (protectKeys), and every descriptor it inherited
-// past stderr is marked close-on-exec, or a descriptor its parent left
-// open (a terminal's, a socket's, a pipe's) would reach every command an
+// past stderr is marked close-on-exec, or it would reach every command an
 // agent runs, sandboxed or not.
 func prepare() {
 	if err := protectKeys(os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "kws: warning:", err)
 	}
-	closeOnExec()
-}
-
-// closeOnExec marks every open descriptor above 2 close-on-exec.
-func closeOnExec() {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
-		}
-	}
+	launch.CloseInherited()
 }
 
 // errorLine is how a command's error is printed. An error may quote a

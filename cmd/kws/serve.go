@@ -15,6 +15,7 @@ import (
 	"github.com/kwsdev/kws/config"
 	"github.com/kwsdev/kws/secrets"
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/launch"
 	"github.com/kwsdev/kws/server/wire"
 )
 
@@ -35,10 +36,10 @@ func newServeCmd(g *globals) *cobra.Command {
 // ends. Another server already serving it is not an error: the client
 // that started this one attaches to that one.
 func runServer(g *globals) error {
-	// The secret detector (gitleaks' rules: some 250 regexps) is built on
-	// its first use, which the log and every agent's diet make. Built
-	// here on the other core, it is ready before the first client's
-	// session needs it, and nothing on the way to the first frame waits.
+	// The secret detector's keyword index (a few milliseconds) is made on
+	// its first use, which the log and every agent's diet make. Made here
+	// on the other core, it is ready before the first client's session
+	// needs it.
 	go secrets.Load()
 	sock, err := wire.SocketPath(g.dataDir)
 	if err != nil {
@@ -55,11 +56,12 @@ func runServer(g *globals) error {
 		Runs:       runsInServer,
 		Others:     func() []server.SessionInfo { return teamSessions(st) }})
 	if errors.Is(err, server.ErrRunning) {
-		return &exitError{code: 3, err: err}
+		return &exitError{code: launch.ExitRunning, err: err}
 	}
 	if err != nil {
 		return err
 	}
+	launch.Listening()
 	g.socket = sock
 	if st, err = app.OpenStores(g.storeOptions(cfg, filepath.Join("logs", "server.log"))); err != nil {
 		d.Shutdown(true)

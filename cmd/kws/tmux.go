@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"syscall"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,6 +16,7 @@ import (
 	"github.com/kwsdev/kws/app"
 	"github.com/kwsdev/kws/pty"
 	"github.com/kwsdev/kws/server"
+	"github.com/kwsdev/kws/server/launch"
 	"github.com/kwsdev/kws/server/wire"
 	"github.com/kwsdev/kws/termsafe"
 )
@@ -109,8 +108,7 @@ func addWSFlags(fs *pflag.FlagSet, wf *wsFlags) {
 func sessionArgs(fs *pflag.FlagSet) []string {
 	var args []string
 	fs.Visit(func(f *pflag.Flag) {
-		switch f.Name {
-		case "theme", "shell", "worktree", "emulator":
+		if slices.Contains(wire.SessionFlags, f.Name) {
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 		}
 	})
@@ -127,9 +125,11 @@ func attachTo(cmd *cobra.Command, g *globals, h wire.Hello, start bool) error {
 	if err != nil {
 		return err
 	}
-	c, err := wire.Dial(sock)
-	if start && errors.Is(err, wire.ErrNoServer) {
-		c, err = server.DialOrStart(sock, func() (<-chan error, error) { return startServer(g) })
+	var c *net.UnixConn
+	if start {
+		c, err = launch.DialOrStart(sock, serverSpec(g))
+	} else {
+		c, err = wire.Dial(sock)
 	}
 	if err != nil {
 		return err
@@ -148,62 +148,18 @@ func attachTo(cmd *cobra.Command, g *globals, h wire.Hello, start bool) error {
 	return nil
 }
 
-// startServer starts the data dir's server in the background: its own
-// session and process group, no terminal, its output in DATA/logs. The
-// API keys kws holds reach it on a pipe, never in its environment.
-func startServer(g *globals) (<-chan error, error) {
-	dataDir, err := filepath.Abs(g.dataDir)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(dataDir, "logs"), 0o700); err != nil {
-		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	logF, err := os.OpenFile(filepath.Join(dataDir, "logs", "server.out"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("server log: %w", err)
-	}
-	defer logF.Close()
-	args := []string{"--data-dir", dataDir}
+// serverSpec is how this kws starts the data dir's server: this binary,
+// with the API keys it holds on a pipe, never in the server's
+// environment.
+func serverSpec(g *globals) launch.Spec {
+	s := launch.Spec{DataDir: g.dataDir, Env: os.Environ(), Keys: held}
 	if g.sidecarModel != "" {
-		args = append(args, "--sidecar-model", g.sidecarModel)
+		s.Flags = []string{"--sidecar-model", g.sidecarModel}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find the kws binary: %w", err)
-	}
-	c := exec.Command(exe, append(args, "server")...)
-	c.Dir = "/"
-	c.Stdout, c.Stderr = logF, logF
-	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	c.Env = os.Environ()
-	if len(held) > 0 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, fmt.Errorf("hold API keys: %w", err)
-		}
-		defer r.Close()
-		if err := json.NewEncoder(w).Encode(held); err != nil {
-			w.Close()
-			return nil, fmt.Errorf("hold API keys: %w", err)
-		}
-		w.Close()
-		c.ExtraFiles = []*os.File{r}
-		c.Env = append(c.Env, heldEnvFD+"="+strconv.Itoa(3))
-	}
-	if err := c.Start(); err != nil {
-		return nil, err
-	}
-	exited := make(chan error, 1)
-	go func() {
-		err := c.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 3 {
-			err = server.ErrRunning
-		}
-		exited <- err
-	}()
-	return exited, nil
+	// os.Executable fails only where /proc is missing, and then so does
+	// the server: Start reports it.
+	s.Exe, _ = os.Executable()
+	return s
 }
 
 // request sends the server a request that needs no terminal.

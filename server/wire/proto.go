@@ -87,6 +87,11 @@ type Hello struct {
 	ModelEnv map[string]string `json:"model_env,omitempty"`
 }
 
+// SessionFlags are the workstation flags a new session takes from the
+// command line that makes it, in Hello.Args as --NAME=VALUE; worktree is
+// a switch, the others take a value.
+var SessionFlags = []string{"theme", "shell", "worktree", "emulator"}
+
 // ModelEnvNames are the variables that choose kws's model and endpoint
 // (config.EnvBaseURL and EnvModel). Keys are left out, and so are the
 // OPENAI_* variables, read only as a last resort.
