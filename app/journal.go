@@ -82,8 +82,12 @@ func (j *journaler) stop() {
 }
 
 func (j *journaler) loop() {
-	t := time.NewTicker(journalEvery)
+	// The timer runs while the screen changes. A look that finds nothing
+	// drawn since the last one stops it until the next draw
+	// (ui.App.Active), so a session at rest wakes nobody.
+	t := time.NewTimer(journalEvery)
 	defer t.Stop()
+	var drawn <-chan struct{} // the next draw, while the timer is stopped
 	wasIdle := false
 	var seen uint64
 	for {
@@ -91,6 +95,10 @@ func (j *journaler) loop() {
 		case <-j.done:
 			return
 		case <-j.kick:
+		case <-drawn:
+			drawn = nil
+			t.Reset(journalEvery)
+			continue
 		case <-t.C:
 			// A look when nothing was drawn since the last one would
 			// find nothing: a cd prints a prompt. The first look after
@@ -101,8 +109,20 @@ func (j *journaler) loop() {
 			skip := idle && wasIdle || act == seen
 			wasIdle, seen = idle, act
 			if skip {
+				// A signal from before this look is stale; one from a draw
+				// since shows in Activity, which then differs.
+				select {
+				case <-j.app.Active():
+				default:
+				}
+				if j.app.Activity() == act {
+					drawn = j.app.Active()
+				} else {
+					t.Reset(journalEvery)
+				}
 				continue
 			}
+			t.Reset(journalEvery)
 		}
 		got := make(chan []byte, 1)
 		j.app.Inspect(func() {

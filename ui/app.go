@@ -101,8 +101,10 @@ type App struct {
 	lastFlush     time.Time
 	keySinceFlush bool
 	frameGap      time.Duration
-	// flushes counts the batches of updates run (Activity).
+	// flushes counts the batches of updates run (Activity); active gets
+	// a signal after each (Active).
 	flushes atomic.Uint64
+	active  chan struct{}
 	// handled counts key events the application has finished with; the
 	// headless driver waits on it.
 	handled chan struct{}
@@ -117,7 +119,8 @@ func New(cfg Config) (*App, error) {
 	if cfg.Status == nil {
 		cfg.Status = func() Status { return Status{} }
 	}
-	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[pane.Kind]pane.Pane{}, handled: make(chan struct{}, 1024), frameGap: frameGap}
+	a := &App{cfg: cfg, tv: tview.NewApplication(), lastOf: map[pane.Kind]pane.Pane{}, handled: make(chan struct{}, 1024), frameGap: frameGap,
+		active: make(chan struct{}, 1)}
 	// The first layout is no change: the caller has no App to ask yet.
 	a.cfg.OnLayoutChange = nil
 	defer func() { a.cfg.OnLayoutChange = cfg.OnLayoutChange }()

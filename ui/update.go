@@ -54,6 +54,12 @@ func (a *App) Update(fn func()) {
 // no event). Safe from any goroutine.
 func (a *App) Activity() uint64 { return a.flushes.Load() }
 
+// Active receives once a batch of updates has run since the last receive:
+// a watcher at rest (the session's journal) waits on it rather than on a
+// timer, so an application with nothing to draw wakes nobody. It has one
+// reader.
+func (a *App) Active() <-chan struct{} { return a.active }
+
 // frameGap is the shortest time between two frames drawn for updates
 // (App.frameGap, which tests lengthen).
 const frameGap = 10 * time.Millisecond
@@ -66,6 +72,10 @@ func (a *App) flush() {
 	a.lastFlush = time.Now()
 	a.mu.Unlock()
 	a.flushes.Add(1)
+	select {
+	case a.active <- struct{}{}:
+	default:
+	}
 	for _, fn := range q {
 		fn()
 	}

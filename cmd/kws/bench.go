@@ -245,7 +245,7 @@ func printBenchUI(cmd *cobra.Command, r benchUIResult) error {
 		r.Lines, r.KwsShellMs, r.TmuxShellMs, r.KwsShellMs/max(r.TmuxShellMs, 1), r.KwsVTShellMs, r.KwsVTShellMs/max(r.TmuxShellMs, 1))
 	fmt.Fprintf(tw, "start-up to first frame (median of %d; min %.0f, max %.0f)\t%.0f ms\t\t\t\t\n",
 		r.Starts, r.StartMinMs, r.StartMaxMs, r.StartMs)
-	fmt.Fprintf(tw, "idle CPU of client and server over %.0f s: %.0f ms of CPU (%% of one core)\t%.2f %%\t\t\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
+	fmt.Fprintf(tw, "idle CPU of client and server over %.0f s: %.1f ms of CPU (%% of one core)\t%.2f %%\t\t\t\t\n", r.IdleSeconds, r.IdleCPUMs, r.IdleCPUPct)
 	return tw.Flush()
 }
 

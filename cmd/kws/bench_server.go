@@ -374,7 +374,7 @@ func printBenchServer(cmd *cobra.Command, r benchServerResult) error {
 	fmt.Fprintf(tw, "kws attach to a running session, to the first frame (median of %d; max %.0f) vs tmux printing that frame\t%.0f ms\t%.0f ms\t%+.0f ms\n", r.Attaches, r.AttachMaxMs, r.AttachMs, r.AttachFloorMs, r.AttachMs-r.AttachFloorMs)
 	fmt.Fprintf(tw, "keystroke to echo in a shell pane vs a plain tmux shell (median of %d)\t%.1f ms\t%.1f ms\t%+.1f ms\n", r.Keys, r.KeyKwsMs, r.KeyTmuxMs, r.KeyKwsMs-r.KeyTmuxMs)
 	fmt.Fprintf(tw, "the same while another pane of the window runs yes (÷ quiet: kws %.1f×, tmux %.1f×)\t%.1f ms\t%.1f ms\t%+.1f ms\n", r.FloodKwsMs/r.KeyKwsMs, r.FloodTmuxMs/r.KeyTmuxMs, r.FloodKwsMs, r.FloodTmuxMs, r.FloodKwsMs-r.FloodTmuxMs)
-	fmt.Fprintf(tw, "server CPU over %.0f s with no client attached (%% of one core)\t%.2f %% (%.0f ms)\t\t\n", r.IdleSeconds, r.IdleCPUPct, r.IdleCPUMs)
+	fmt.Fprintf(tw, "server CPU over %.0f s with no client attached (%% of one core)\t%.2f %% (%.1f ms)\t\t\n", r.IdleSeconds, r.IdleCPUPct, r.IdleCPUMs)
 	fmt.Fprintf(tw, "kws vault put of 1 MiB through the server vs opening the vault (median of %d)\t%.0f ms\t%.0f ms\t%+.0f ms\n", r.Puts, r.PutServerMs, r.PutDirectMs, r.PutServerMs-r.PutDirectMs)
 	return tw.Flush()
 }

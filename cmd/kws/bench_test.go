@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -43,12 +44,38 @@ func TestMedian(t *testing.T) {
 	}
 }
 
+// TestCPUTime burns CPU until cpuTime (threads' schedstat, in ns) has
+// risen by 50 ms, and checks that the kernel's tick count agrees to a
+// couple of ticks.
 func TestCPUTime(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc")
 	}
-	d, err := cpuTime(os.Getpid())
-	if err != nil || d < 0 || d > time.Hour {
-		t.Fatalf("cpuTime(self) = %v, %v", d, err)
+	self := os.Getpid()
+	fine0, err1 := cpuTime(self)
+	ticks0, err2 := statCPUTime(self)
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	x := 0
+	for {
+		for i := range 1 << 20 {
+			x += i
+		}
+		fine, err := cpuTime(self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fine-fine0 >= 50*time.Millisecond {
+			break
+		}
+	}
+	fine1, _ := cpuTime(self)
+	ticks1, err := statCPUTime(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := (ticks1 - ticks0) - (fine1 - fine0); d < -30*time.Millisecond || d > 30*time.Millisecond {
+		t.Fatalf("schedstat says %v, /proc/PID/stat %v (x=%d)", fine1-fine0, ticks1-ticks0, x)
 	}
 }

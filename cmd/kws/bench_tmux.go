@@ -214,9 +214,39 @@ func tmuxVersion() string {
 	return strings.TrimSpace(string(out))
 }
 
-// cpuTime returns the user plus system CPU time pid has used so far, from
-// /proc/PID/stat (Linux).
+// cpuTime returns the CPU time pid has used so far: the sum of its
+// threads' time on a CPU from /proc/PID/task/*/schedstat, in nanoseconds
+// (Linux). /proc/PID/stat counts in clock ticks (10 ms), too coarse for
+// an idle process: one tick crossed in a window reads as 10 ms. It falls
+// back to that when the kernel keeps no schedstat; a thread that exited
+// takes its time with it, which the Go runtime's threads rarely do.
 func cpuTime(pid int) (time.Duration, error) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var total time.Duration
+	for _, p := range tasks {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the thread exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return statCPUTime(pid)
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return statCPUTime(pid)
+		}
+		total += time.Duration(ns)
+	}
+	if len(tasks) == 0 {
+		return statCPUTime(pid)
+	}
+	return total, nil
+}
+
+// statCPUTime returns the user plus system CPU time pid has used so far,
+// from /proc/PID/stat, in clock ticks.
+func statCPUTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, fmt.Errorf("idle CPU needs /proc (Linux): %w", err)
