@@ -145,14 +145,9 @@ func TestForwardsOrRunsTheCore(t *testing.T) {
 // and returns the data dir; the server stops with the test.
 func serve(t *testing.T, cfg server.Config) string {
 	t.Helper()
-	run, err := os.MkdirTemp("", "kwsc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	t.Setenv("XDG_RUNTIME_DIR", run)
-	t.Setenv(wire.SocketEnv, "")
+	runtimeDir(t)
 	cfg.DataDir = t.TempDir()
+	var err error
 	if cfg.Socket, err = wire.SocketPath(cfg.DataDir); err != nil {
 		t.Fatal(err)
 	}
