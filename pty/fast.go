@@ -55,6 +55,9 @@ type FastEmulator struct {
 	// revWrap and revWrapExt are reverse wraparound, modes 45 and 1045,
 	// and lrmm is DECLRMM (mode 69), which lets DECSLRM set margins.
 	revWrap, revWrapExt, lrmm bool
+	// rectExtent is DECSACE 2: DECCARA and DECRARA change a rectangle
+	// rather than the text between its corners.
+	rectExtent bool
 	// cursorVisible is DECTCEM; altSavedCursor records that the alternate
 	// screen was entered with mode 1049, which saved the primary cursor.
 	cursorVisible, altSavedCursor bool
@@ -125,7 +128,7 @@ func (e *FastEmulator) reset() {
 	e.cur = fcursor{}
 	e.tabs = defaultTabs(e.tabs[:0], 0, e.cols)
 	e.autowrap, e.insert, e.newline = true, false, false
-	e.revWrap, e.revWrapExt, e.lrmm = false, false, false
+	e.revWrap, e.revWrapExt, e.lrmm, e.rectExtent = false, false, false, false
 	e.cursorVisible = true
 	e.altSavedCursor = false
 	e.modes = InputModes{}

@@ -92,6 +92,9 @@ func (e *FastEmulator) csiDispatch(b byte) {
 		e.reply("\x1b[>1;10;0c")
 	case e.inter == '$' && b == 'p' && (e.priv == 0 || e.priv == '?'):
 		e.reportMode(e.param(0, 0), e.priv == '?')
+	case e.priv == 0 && e.inter == '$' && e.rectDispatch(b):
+	case e.priv == 0 && e.inter == '*' && b == 'x':
+		e.setAttrExtent(e.param(0, 0))
 	case e.priv == 0 && e.inter == '!' && b == 'p':
 		e.softReset()
 	case e.priv == 0 && e.inter == '"' && b == 'p':
