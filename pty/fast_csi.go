@@ -84,9 +84,7 @@ func (e *FastEmulator) csiDispatch(b byte) {
 		case 'J', 'K':
 			e.selectiveErase(b == 'J', e.param(0, 0))
 		case 'n':
-			if e.param(0, 0) == 6 {
-				e.reply("\x1b[?" + e.cursorReport() + "R")
-			}
+			e.decDeviceStatus(e.param(0, 0))
 		}
 	case e.priv == '>' && e.inter == 0 && b == 'c' && e.param(0, 0) == 0:
 		e.reply("\x1b[>1;10;0c")

@@ -36,6 +36,38 @@ func (e *FastEmulator) ansiModeReport(n int) int {
 	return 0
 }
 
+// decDeviceStatus answers DECDSR (CSI ? n n) as a VT220 with no
+// printer, no locator, no macros and one session answers: the cursor
+// position (6), the printer (15: none), the user-defined keys (25:
+// unlocked), the keyboard (26: North American), the DEC locator (53, 55:
+// none; 56: its type unknown), macro space (62: none) and its checksum
+// (63, for request id param 2), data integrity (75: no errors) and
+// sessions (85: not configured for several).
+func (e *FastEmulator) decDeviceStatus(n int) {
+	switch n {
+	case 6:
+		e.reply("\x1b[?" + e.cursorReport() + "R")
+	case 15:
+		e.reply("\x1b[?13n")
+	case 25:
+		e.reply("\x1b[?20n")
+	case 26:
+		e.reply("\x1b[?27;1n")
+	case 53, 55:
+		e.reply("\x1b[?50n")
+	case 56:
+		e.reply("\x1b[?57;0n")
+	case 62:
+		e.reply("\x1b[0*{")
+	case 63:
+		e.reply("\x1bP" + strconv.Itoa(e.param(1, 0)) + "!~0000\x1b\\")
+	case 75:
+		e.reply("\x1b[?70n")
+	case 85:
+		e.reply("\x1b[?83n")
+	}
+}
+
 // btoi returns 1 for true and 0 for false.
 func btoi(b bool) int {
 	if b {
