@@ -7,7 +7,7 @@ import (
 
 // oscDispatch performs the collected OSC string, which ESC (st) or BEL
 // ended: OSC 0 and 2 set the title; OSC 4 sets or queries palette entries
-// and OSC 104 resets them; OSC 8 opens and closes hyperlinks (see
+// and OSC 5 special colours, OSC 104 and 105 reset them; OSC 8 opens and closes hyperlinks (see
 // openLink); OSC 10, 11 and 12 set or query the default foreground,
 // background and cursor colours (110, 111 and 112 reset them), answered
 // with the pane's colours, or the ones the program set; replies end as
@@ -15,21 +15,20 @@ import (
 // when there is one (see decodeOSC52), OSC 9 and 777 notify (see
 // notification), and OSC 133;A marks the row where a shell prompt starts
 // (the other OSC 133 marks, command start, output start and end, are not
-// kept). Every other command (icon names, OSC 5 special colours) is
-// ignored.
+// kept). Every other command (icon names) is ignored.
 func (e *FastEmulator) oscDispatch(st bool) {
 	cmd, text, ok := strings.Cut(string(e.osc), ";")
 	var r string
 	switch {
 	case ok && (cmd == "0" || cmd == "2"):
 		e.title = sanitizeTitle(text)
-	case cmd == "4" || cmd == "104":
+	case cmd == "4" || cmd == "104" || cmd == "5" || cmd == "105":
 		if i := strings.LastIndexByte(text, ';'); e.oscLong && i >= 0 {
 			// Cut short by the OSC limit, the last spec may read as
 			// another colour.
 			text = text[:i]
 		}
-		r = e.pal.osc(cmd, text, st)
+		r = e.pal.osc(cmd, text, st, e.colors.shown(10))
 	case cmd == "8":
 		e.openLink(text)
 	case cmd == "52":

@@ -37,9 +37,15 @@ func cubeLevel(v uint8) uint8 {
 	return 55 + 40*v
 }
 
-// palette holds the colours a program gave palette entries with OSC 4;
-// ColorDefault marks an entry it did not change.
-type palette [256]Color
+// specialColors is how many special colours xterm keeps after the 256
+// palette entries: those of bold, underline, blink, reverse and italic
+// text. OSC 5 and 105 name them 0 to 4, OSC 4 and 104 256 to 260.
+const specialColors = 5
+
+// palette holds the colours a program gave palette entries and special
+// colours with OSC 4 and 5; ColorDefault marks an entry it did not
+// change.
+type palette [256 + specialColors]Color
 
 // apply returns the colour a cell coloured c shows: the program's RGB
 // value for an indexed colour it redefined, else c itself, so the pane's
@@ -51,49 +57,58 @@ func (p *palette) apply(c Color) Color {
 	return c
 }
 
-// osc performs OSC 4 (code "4") or OSC 104 (code "104") with its text
-// (after the first ";") and returns the replies to queries, ended as the
-// query was (BEL, or ST when st is set). OSC 4 takes pairs of an index
-// and a colour spec, "?" asking for the entry's colour; OSC 104 resets the
-// entries it lists, or all of them. Bad indexes and specs are skipped, as
-// xterm does.
-func (p *palette) osc(code, text string, st bool) string {
+// osc performs OSC 4 or 5 (code "4" or "5"), or OSC 104 or 105, with its
+// text (after the first ";") and returns the replies to queries, ended as
+// the query was (BEL, or ST when st is set). OSC 4 and 5 take pairs of an
+// index and a colour spec, "?" asking for the entry's colour; OSC 104 and
+// 105 reset the entries they list, or all of theirs. A special colour
+// nobody set is answered fg, the default foreground, which xterm draws it
+// in. Bad indexes and specs are skipped, as xterm does.
+func (p *palette) osc(code, text string, st bool, fg Color) string {
+	base, n := 0, len(p)
+	if code == "5" || code == "105" {
+		base, n = 256, specialColors
+	}
 	args := strings.Split(text, ";")
-	if code == "104" {
+	if code == "104" || code == "105" {
 		if text == "" {
-			*p = palette{}
+			clear(p[base : base+n])
 		}
 		for _, a := range args {
-			if n, ok := paletteIndex(a); ok {
-				p[n] = ColorDefault
+			if i, ok := paletteIndex(a, n); ok {
+				p[base+i] = ColorDefault
 			}
 		}
 		return ""
 	}
 	var out strings.Builder
 	for i := 0; i+1 < len(args); i += 2 {
-		n, ok := paletteIndex(args[i])
+		k, ok := paletteIndex(args[i], n)
 		switch {
 		case !ok:
 		case args[i+1] == "?":
-			c := p[n]
-			if c.IsDefault() {
-				c = xtermColor(n)
+			c := p[base+k]
+			switch {
+			case !c.IsDefault():
+			case base+k < 256:
+				c = xtermColor(uint8(k))
+			default:
+				c = fg
 			}
-			out.WriteString("\x1b]4;" + strconv.Itoa(int(n)) + ";" + xrgb(c) + oscEnd(st))
+			out.WriteString("\x1b]" + code + ";" + strconv.Itoa(k) + ";" + xrgb(c) + oscEnd(st))
 		default:
 			if c, ok := parseXColor(args[i+1]); ok {
-				p[n] = c
+				p[base+k] = c
 			}
 		}
 	}
 	return out.String()
 }
 
-// paletteIndex parses a palette index, 0 to 255.
-func paletteIndex(s string) (uint8, bool) {
-	n, err := strconv.ParseUint(s, 10, 8)
-	return uint8(n), err == nil
+// paletteIndex parses an index below n.
+func paletteIndex(s string, n int) (int, bool) {
+	i, err := strconv.Atoi(s)
+	return i, err == nil && i >= 0 && i < n
 }
 
 // oscEnd returns the terminator of a reply to an OSC query: ST when the
