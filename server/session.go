@@ -291,10 +291,15 @@ func (d *Daemon) attach(c *net.UnixConn, h wire.Hello) {
 		_ = wire.WriteJSON(c, wire.FrameExit, wire.Exit{Code: 1, Message: err.Error()})
 		return
 	}
+	// The reply goes out from here, before the connection has a writer:
+	// the client waits for it, and a hand-over to a writer goroutine is one
+	// more wake-up on the way to the first frame.
+	if err := wire.WriteJSON(c, wire.FrameAttached, wire.Attached{Session: s.Name(), Enter: d.ti.enter, Leave: d.ti.leave}); err != nil {
+		return
+	}
 	p := newPeer(c)
 	p.size = h.Size
 	p.onCaughtUp = s.ws.Attached
-	p.sendJSON(wire.FrameAttached, wire.Attached{Session: s.Name(), Enter: d.ti.enter, Leave: d.ti.leave})
 	d.mu.Lock()
 	s.used = time.Now()
 	d.mu.Unlock()

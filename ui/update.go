@@ -2,14 +2,18 @@ package ui
 
 import "time"
 
-// Redraw repaints the whole screen on the next frame, as after a client
-// attaches to a running session. Safe from any goroutine.
+// Redraw repaints every cell of the screen at once, as a client that just
+// attached to a running session needs. The screen takes its own lock, so
+// it runs here rather than on the UI goroutine, one wake-up nearer the
+// client's first frame; a frame the UI goroutine is drawing meanwhile
+// shows whole with its Show. Before the first frame there is nothing to
+// repaint: that frame paints every cell. Safe from any goroutine.
 func (a *App) Redraw() {
 	a.mu.Lock()
 	stopped := a.stopped
 	a.mu.Unlock()
-	if !stopped {
-		go a.tv.Sync()
+	if !stopped && a.drawing.Load() {
+		a.screen.Sync()
 	}
 }
 
