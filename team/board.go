@@ -233,14 +233,11 @@ func (b *Board) AddTask(title, detail, createdBy string) (vault.Task, error) {
 	return b.view(&boardState{n: n, task: t}), nil
 }
 
-// ClaimTask makes agent the owner of the task id. Claiming a task the
-// agent already holds renews the claim; a task another agent holds fails
-// with vault.ErrClaimed naming the owner, a finished one with
-// vault.ErrTaskDone.
-func (b *Board) ClaimTask(id, agent string) (vault.Task, error) {
-	if agent == "" {
-		return vault.Task{}, fmt.Errorf("%w: only an agent can claim %s", vault.ErrBadTask, id)
-	}
+// onTask runs op on the current state of task id, read afresh each time,
+// until op no longer asks to run again (again set: a write lost a race);
+// after boardAttempts tries the task is reported busy. verb names the
+// operation in errors.
+func (b *Board) onTask(id, verb string, op func(ctx context.Context, n uint64, st *boardState) (t vault.Task, again bool, err error)) (vault.Task, error) {
 	n, err := boardSeq(id)
 	if err != nil {
 		return vault.Task{}, err
@@ -250,51 +247,67 @@ func (b *Board) ClaimTask(id, agent string) (vault.Task, error) {
 		return vault.Task{}, err
 	}
 	defer cancel()
-	me := b.canon(agent)
 	for attempt := range boardAttempts {
 		if err := boardBackoff(ctx, attempt); err != nil {
-			return vault.Task{}, fmt.Errorf("team: claim %s: %w", id, err)
+			return vault.Task{}, fmt.Errorf("team: %s %s: %w", verb, id, err)
 		}
 		st, err := b.load(ctx, n)
 		if err != nil {
 			return vault.Task{}, err
 		}
+		t, again, err := op(ctx, n, st)
+		if !again {
+			return t, err
+		}
+	}
+	return vault.Task{}, boardBusy(id)
+}
+
+// ClaimTask makes agent the owner of the task id. Claiming a task the
+// agent already holds renews the claim; a task another agent holds fails
+// with vault.ErrClaimed naming the owner, a finished one with
+// vault.ErrTaskDone.
+func (b *Board) ClaimTask(id, agent string) (vault.Task, error) {
+	if agent == "" {
+		return vault.Task{}, fmt.Errorf("%w: only an agent can claim %s", vault.ErrBadTask, id)
+	}
+	me := b.canon(agent)
+	return b.onTask(id, "claim", func(ctx context.Context, n uint64, st *boardState) (vault.Task, bool, error) {
 		if st.task.Status == vault.TaskDone {
-			return vault.Task{}, fmt.Errorf("%w: %s", vault.ErrTaskDone, st.task.ID)
+			return vault.Task{}, false, fmt.Errorf("%w: %s", vault.ErrTaskDone, st.task.ID)
 		}
 		if st.claim != nil {
 			if owner := st.claim.owner(); owner != me {
-				return vault.Task{}, fmt.Errorf("%w: %s is claimed by %s", vault.ErrClaimed, st.task.ID, b.display(owner))
+				return vault.Task{}, false, fmt.Errorf("%w: %s is claimed by %s", vault.ErrClaimed, st.task.ID, b.display(owner))
 			}
 			switch err := b.keep(ctx, st); {
 			case errors.Is(err, errBoardConflict):
-				continue
+				return vault.Task{}, true, nil
 			case err != nil:
-				return vault.Task{}, fmt.Errorf("team: renew claim on %s: %w", st.task.ID, err)
+				return vault.Task{}, false, fmt.Errorf("team: renew claim on %s: %w", st.task.ID, err)
 			}
-			return b.view(st), nil
+			return b.view(st), false, nil
 		}
 		c, raw, rev, err := b.createClaim(ctx, n, agent, b.member)
 		switch {
 		case errors.Is(err, errBoardConflict):
-			continue
+			return vault.Task{}, true, nil
 		case err != nil:
-			return vault.Task{}, fmt.Errorf("team: claim %s: %w", st.task.ID, err)
+			return vault.Task{}, false, fmt.Errorf("team: claim %s: %w", st.task.ID, err)
 		}
 		b.hold(n, raw, rev)
 		// A user may have finished the task between the read and the claim.
 		again, err := b.load(ctx, n)
 		if err != nil {
-			return vault.Task{}, err
+			return vault.Task{}, false, err
 		}
 		if again.task.Status == vault.TaskDone {
 			_ = b.drop(ctx, n, c)
-			return vault.Task{}, fmt.Errorf("%w: %s", vault.ErrTaskDone, st.task.ID)
+			return vault.Task{}, false, fmt.Errorf("%w: %s", vault.ErrTaskDone, st.task.ID)
 		}
 		again.claim, again.claimRev, again.claimRaw = c, rev, raw
-		return b.view(again), nil
-	}
-	return vault.Task{}, boardBusy(id)
+		return b.view(again), false, nil
+	})
 }
 
 // UpdateTask changes the task's detail and status; an empty detail or
@@ -310,32 +323,16 @@ func (b *Board) UpdateTask(id, agent, detail string, status vault.TaskStatus) (v
 	default:
 		return vault.Task{}, fmt.Errorf("%w: unknown status %q (want open, claimed or done)", vault.ErrBadTask, status)
 	}
-	n, err := boardSeq(id)
-	if err != nil {
-		return vault.Task{}, err
-	}
-	ctx, cancel, err := b.call()
-	if err != nil {
-		return vault.Task{}, err
-	}
-	defer cancel()
 	me := b.canon(agent)
-	for attempt := range boardAttempts {
-		if err := boardBackoff(ctx, attempt); err != nil {
-			return vault.Task{}, fmt.Errorf("team: update %s: %w", id, err)
-		}
-		st, err := b.load(ctx, n)
-		if err != nil {
-			return vault.Task{}, err
-		}
+	return b.onTask(id, "update", func(ctx context.Context, n uint64, st *boardState) (vault.Task, bool, error) {
 		owner := st.owner()
 		switch {
 		case agent != "" && owner != "" && owner != me:
-			return vault.Task{}, fmt.Errorf("%w: %s is claimed by %s", vault.ErrClaimed, st.task.ID, b.display(owner))
+			return vault.Task{}, false, fmt.Errorf("%w: %s is claimed by %s", vault.ErrClaimed, st.task.ID, b.display(owner))
 		case agent != "" && owner == "":
-			return vault.Task{}, fmt.Errorf("%w: %s is not claimed by %s", vault.ErrNotOwner, st.task.ID, agent)
+			return vault.Task{}, false, fmt.Errorf("%w: %s is not claimed by %s", vault.ErrNotOwner, st.task.ID, agent)
 		case status == vault.TaskClaimed && owner == "":
-			return vault.Task{}, fmt.Errorf("%w: only an agent can claim %s", vault.ErrBadTask, st.task.ID)
+			return vault.Task{}, false, fmt.Errorf("%w: only an agent can claim %s", vault.ErrBadTask, st.task.ID)
 		}
 		next := st.status()
 		if status != "" {
@@ -344,9 +341,9 @@ func (b *Board) UpdateTask(id, agent, detail string, status vault.TaskStatus) (v
 		if next == vault.TaskClaimed && st.claim != nil && st.claim.owner() != owner {
 			// A stale claim left on a done task: clear it, then start over.
 			if err := b.drop(ctx, n, st.claim); err != nil {
-				return vault.Task{}, fmt.Errorf("team: update %s: %w", st.task.ID, err)
+				return vault.Task{}, false, fmt.Errorf("team: update %s: %w", st.task.ID, err)
 			}
-			continue
+			return vault.Task{}, true, nil
 		}
 		var made *boardClaim
 		var madeRaw []byte
@@ -354,12 +351,13 @@ func (b *Board) UpdateTask(id, agent, detail string, status vault.TaskStatus) (v
 		if next == vault.TaskClaimed && st.claim == nil {
 			// A done task claimed again: its finisher holds it.
 			a, m := boardSplit(owner)
+			var err error
 			made, madeRaw, madeRev, err = b.createClaim(ctx, n, a, m)
 			switch {
 			case errors.Is(err, errBoardConflict):
-				continue
+				return vault.Task{}, true, nil
 			case err != nil:
-				return vault.Task{}, fmt.Errorf("team: claim %s: %w", st.task.ID, err)
+				return vault.Task{}, false, fmt.Errorf("team: claim %s: %w", st.task.ID, err)
 			}
 			if m == b.member {
 				b.hold(n, madeRaw, madeRev)
@@ -379,10 +377,7 @@ func (b *Board) UpdateTask(id, agent, detail string, status vault.TaskStatus) (v
 			if made != nil {
 				_ = b.drop(ctx, n, made)
 			}
-			if errors.Is(err, errBoardConflict) {
-				continue
-			}
-			return vault.Task{}, err
+			return vault.Task{}, errors.Is(err, errBoardConflict), err
 		}
 		out := &boardState{n: n, task: t, taskRev: rev, claim: st.claim, claimRev: st.claimRev}
 		if made != nil {
@@ -391,39 +386,22 @@ func (b *Board) UpdateTask(id, agent, detail string, status vault.TaskStatus) (v
 		if next != vault.TaskClaimed && st.claim != nil {
 			out.claim = nil
 			if err := b.drop(ctx, n, st.claim); err != nil && next == vault.TaskOpen {
-				return vault.Task{}, fmt.Errorf("team: release %s: %w", st.task.ID, err)
+				return vault.Task{}, false, fmt.Errorf("team: release %s: %w", st.task.ID, err)
 			}
 		}
-		return b.view(out), nil
-	}
-	return vault.Task{}, boardBusy(id)
+		return b.view(out), false, nil
+	})
 }
 
 // DoneTask marks the task finished. An agent may finish a task it holds or
 // an open one, which becomes its own; a task another agent holds fails
 // with vault.ErrClaimed. The user may finish any task.
 func (b *Board) DoneTask(id, agent string) (vault.Task, error) {
-	n, err := boardSeq(id)
-	if err != nil {
-		return vault.Task{}, err
-	}
-	ctx, cancel, err := b.call()
-	if err != nil {
-		return vault.Task{}, err
-	}
-	defer cancel()
 	me := b.canon(agent)
-	for attempt := range boardAttempts {
-		if err := boardBackoff(ctx, attempt); err != nil {
-			return vault.Task{}, fmt.Errorf("team: finish %s: %w", id, err)
-		}
-		st, err := b.load(ctx, n)
-		if err != nil {
-			return vault.Task{}, err
-		}
+	return b.onTask(id, "finish", func(ctx context.Context, n uint64, st *boardState) (vault.Task, bool, error) {
 		owner := st.owner()
 		if agent != "" && owner != "" && owner != me {
-			return vault.Task{}, fmt.Errorf("%w: %s is claimed by %s", vault.ErrClaimed, st.task.ID, b.display(owner))
+			return vault.Task{}, false, fmt.Errorf("%w: %s is claimed by %s", vault.ErrClaimed, st.task.ID, b.display(owner))
 		}
 		if agent != "" {
 			owner = me
@@ -432,12 +410,13 @@ func (b *Board) DoneTask(id, agent string) (vault.Task, error) {
 		if agent != "" && st.claim == nil && st.task.Status != vault.TaskDone {
 			// Claim the open task first, so that no other agent wins a
 			// claim on it while it is being finished.
+			var err error
 			took, _, _, err = b.createClaim(ctx, n, agent, b.member)
 			switch {
 			case errors.Is(err, errBoardConflict):
-				continue
+				return vault.Task{}, true, nil
 			case err != nil:
-				return vault.Task{}, fmt.Errorf("team: finish %s: %w", st.task.ID, err)
+				return vault.Task{}, false, fmt.Errorf("team: finish %s: %w", st.task.ID, err)
 			}
 		}
 		t := st.task
@@ -447,10 +426,7 @@ func (b *Board) DoneTask(id, agent string) (vault.Task, error) {
 			if took != nil {
 				_ = b.drop(ctx, n, took)
 			}
-			if errors.Is(err, errBoardConflict) {
-				continue
-			}
-			return vault.Task{}, err
+			return vault.Task{}, errors.Is(err, errBoardConflict), err
 		}
 		// The task reads done whatever its claim; one left behind expires.
 		for _, c := range []*boardClaim{st.claim, took} {
@@ -458,9 +434,8 @@ func (b *Board) DoneTask(id, agent string) (vault.Task, error) {
 				_ = b.drop(ctx, n, c)
 			}
 		}
-		return b.view(&boardState{n: n, task: t, taskRev: rev}), nil
-	}
-	return vault.Task{}, boardBusy(id)
+		return b.view(&boardState{n: n, task: t, taskRev: rev}), false, nil
+	})
 }
 
 // ListTasks returns every task on the board in the order they were added,
