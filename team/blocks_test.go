@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ import (
 // detector.
 const teamWait = 2 * time.Minute
 
-// eventually retries fn until it succeeds or the deadline passes.
+// eventually retries fn until it succeeds, failing the test with fn's
+// last error once d has passed. Every wait of the team's tests for a
+// state goes through it.
 func eventually(t testing.TB, what string, d time.Duration, fn func() error) {
 	t.Helper()
 	deadline := time.Now().Add(d)
@@ -35,6 +38,19 @@ func eventually(t testing.TB, what string, d time.Duration, fn func() error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// waitGoroutines waits until no more goroutines run than before, as after
+// closing what started them, and fails with their stacks otherwise.
+func waitGoroutines(t testing.TB, before int) {
+	t.Helper()
+	eventually(t, "the goroutines to end", teamWait, func() error {
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<20)
+			return fmt.Errorf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+		}
+		return nil
+	})
 }
 
 var testLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -236,19 +236,14 @@ func TestBoardAcrossMembers(t *testing.T) {
 	}
 	// m2 stops renewing the claim the user's done removed at its next
 	// renewal.
-	deadline := time.Now().Add(teamWait)
-	for {
+	eventually(t, "m2 to stop renewing", teamWait, func() error {
 		m2.mu.Lock()
-		n := len(m2.held)
-		m2.mu.Unlock()
-		if n == 0 {
-			break
+		defer m2.mu.Unlock()
+		if n := len(m2.held); n > 0 {
+			return fmt.Errorf("m2 still renews %d claims", n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("m2 still renews %d claims", n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // waitBoardChanged waits for a signal on b.Changed.
@@ -316,15 +311,7 @@ func TestBoardClose(t *testing.T) {
 	if _, err := b.ClaimTask("t1", "alice"); !errors.Is(err, ErrBoardClosed) {
 		t.Fatalf("claim after close: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines after Close, %d before OpenBoard:\n%s",
-				runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGoroutines(t, before)
 }
 
 // TestBoardRace has 30 agents on 3 members, each with its own node of a
@@ -468,24 +455,19 @@ func TestBoardLeaseExpiry(t *testing.T) {
 			t.Fatalf("claim %s right after m2 died: %v, want ErrClaimed by bob@m2", id, err)
 		}
 	}
-	deadline := closed.Add(teamWait)
 	for _, id := range ids {
-		for {
+		eventually(t, "the dead member's claim on "+id+" to expire", teamWait-time.Since(closed), func() error {
 			task, err := m1.ClaimTask(id, "bob")
-			if err == nil {
-				if task.Owner != "bob" {
-					t.Fatalf("claim %s: owner %q", id, task.Owner)
-				}
-				break
-			}
-			if !errors.Is(err, vault.ErrClaimed) {
+			switch {
+			case errors.Is(err, vault.ErrClaimed):
+				return err
+			case err != nil:
 				t.Fatal(err)
+			case task.Owner != "bob":
+				t.Fatalf("claim %s: owner %q", id, task.Owner)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("claim on %s never expired", id)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	t.Logf("dead member's claims expired %v after it closed", time.Since(closed).Round(time.Millisecond))
 
@@ -515,8 +497,7 @@ func TestBoardLeaseExpiry(t *testing.T) {
 		return h.rev
 	}
 	start, last, renewals, checks := time.Now(), renewal(), 0, 0
-	until := start.Add(teamWait)
-	for renewals < 9 {
+	eventually(t, "nine renewals", teamWait, func() error {
 		list, err := m3.ListTasks()
 		if err != nil {
 			t.Fatal(err)
@@ -529,11 +510,11 @@ func TestBoardLeaseExpiry(t *testing.T) {
 		if rev := renewal(); rev != last {
 			last, renewals = rev, renewals+1
 		}
-		if time.Now().After(until) {
-			t.Fatalf("only %d renewals in %v", renewals, teamWait)
+		if renewals < 9 {
+			return fmt.Errorf("only %d renewals", renewals)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	if _, err := m3.ClaimTask(task.ID, "carol"); !errors.Is(err, vault.ErrClaimed) {
 		t.Fatalf("claim of a renewed task: %v, want ErrClaimed", err)
 	}

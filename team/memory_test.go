@@ -100,13 +100,12 @@ func openTestMemory(tb testing.TB, js jetstream.JetStream, store MemoryStore, cf
 // memWaitFor polls cond until it holds, failing the test after memWait.
 func memWaitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(memWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	eventually(t, what, memWait, func() error {
+		if cond() {
+			return nil
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return errors.New("not yet")
+	})
 }
 
 // memCaughtUp waits until member's consumer has acked everything the
@@ -433,13 +432,5 @@ func TestMemoryClose(t *testing.T) {
 	if n := ms.Pending(); n != 0 {
 		t.Fatalf("%d changes queued after Close", n)
 	}
-	deadline := time.Now().Add(teamWait)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines after Close, %d before OpenMemory:\n%s",
-				runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitGoroutines(t, before)
 }

@@ -93,17 +93,11 @@ func TestThreeMembersShareAKeyValueBucket(t *testing.T) {
 	defer cancel()
 	// A stream kept by all three once the cluster knows them all.
 	var kv jetstream.KeyValue
-	for {
+	eventually(t, "an R3 bucket", 30*time.Second, func() error {
 		var err error
 		kv, err = ms[0].node.JetStream().CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "T", Replicas: 3})
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("create an R3 bucket: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err
+	})
 	if _, err := kv.Put(ctx, "k", []byte("from m1")); err != nil {
 		t.Fatal(err)
 	}
