@@ -424,11 +424,14 @@ func TestBoardRace(t *testing.T) {
 }
 
 // TestBoardLeaseExpiry checks that a dead member's claims expire and a
-// live member's claims do not.
+// live member's claims do not. The lease is 3 s, renewed every second: a
+// renewal may come 2 s late, as one did with a 1 s lease on a loaded
+// machine under the race detector, before the claim lapses.
 func TestBoardLeaseExpiry(t *testing.T) {
+	const lease = 3 * time.Second
 	ns := boardServer(t)
-	m1 := openTestBoard(t, ns, "m1", time.Second)
-	m2 := openTestBoard(t, ns, "m2", time.Second)
+	m1 := openTestBoard(t, ns, "m1", lease)
+	m2 := openTestBoard(t, ns, "m2", lease)
 	var ids []string
 	for i := range 5 {
 		task, err := m1.AddTask(fmt.Sprintf("task %d", i), "", "")
@@ -479,7 +482,7 @@ func TestBoardLeaseExpiry(t *testing.T) {
 	if _, err := m1.ClaimTask(task.ID, "carol"); err != nil {
 		t.Fatal(err)
 	}
-	m3 := openTestBoard(t, ns, "m3", time.Second)
+	m3 := openTestBoard(t, ns, "m3", lease)
 	// Nine renewals are three leases: the claim must show the whole time.
 	n, err := boardSeq(task.ID)
 	if err != nil {
