@@ -86,10 +86,9 @@ func (s *serverSession) Run() error {
 // End ends the session as its quit key does.
 func (s *serverSession) End() { s.app.Update(s.app.Quit) }
 
-// Attached redraws the screen for a client that attached and leads it to
-// the agents waiting for approval.
+// Attached leads a client that attached to the agents waiting for
+// approval.
 func (s *serverSession) Attached() {
-	s.app.Redraw()
 	var waiting []string
 	for _, a := range s.Agents() {
 		if a.Waiting {

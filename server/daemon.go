@@ -31,8 +31,8 @@ type Session interface {
 	// End ends the session (kill-session); Run returns. Safe from any
 	// goroutine.
 	End()
-	// Attached runs after a client attached: the screen redraws in full
-	// and says what waits for the user.
+	// Attached runs after a client attached and the server painted the
+	// screen on its terminal: the session says what waits for the user.
 	Attached()
 	// Agents is the session's agents and their states, for kws ls.
 	Agents() []AgentState

@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/kwsdev/kws/server/wire"
 )
 
@@ -27,6 +26,7 @@ type live struct {
 	workspace string
 	created   time.Time
 	tty       *Tty
+	screen    *screen
 	ws        Session
 	done      chan struct{}
 	// used is when a client last attached (kws attach picks the latest).
@@ -158,11 +158,11 @@ func (d *Daemon) create(j journal) (*live, error) {
 	if j.Size.Cols > 0 && j.Size.Rows > 0 {
 		tty.size = j.Size
 	}
-	screen, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, d.ti.ti)
+	screen, err := newScreen(tty, d.ti.ti)
 	if err != nil {
 		return nil, fmt.Errorf("session screen: %w", err)
 	}
-	s := &live{workspace: j.Workspace, created: j.Created, tty: tty, done: make(chan struct{}), used: time.Now()}
+	s := &live{workspace: j.Workspace, created: j.Created, tty: tty, screen: screen, done: make(chan struct{}), used: time.Now()}
 	name := j.Name
 	s.name.Store(&name)
 	spec := SessionSpec{Name: j.Name, Workspace: j.Workspace, Args: j.Args, Screen: screen, Journal: j.State,
@@ -299,11 +299,12 @@ func (d *Daemon) attach(c *net.UnixConn, h wire.Hello) {
 	}
 	p := newPeer(c)
 	p.size = h.Size
-	p.onCaughtUp = s.ws.Attached
+	p.onCaughtUp = func() { s.screen.repaint(p) }
 	d.mu.Lock()
 	s.used = time.Now()
 	d.mu.Unlock()
 	s.tty.attach(p)
+	s.screen.repaint(p)
 	s.ws.Attached()
 	for {
 		typ, payload, err := wire.ReadFrame(c)

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -39,37 +38,5 @@ func TestActive(t *testing.T) {
 	<-ran
 	if d.App.Activity() == before {
 		t.Fatal("Activity did not count the batch")
-	}
-}
-
-// TestRedrawWhileDrawing repaints the screen from other goroutines, as
-// clients attaching to a session do, while the UI goroutine draws update
-// after update: under the race detector this checks that Redraw touches
-// the screen only through its lock, and the screen ends up whole.
-func TestRedrawWhileDrawing(t *testing.T) {
-	ff := &fakeFactory{}
-	d, err := NewDriver(Config{Theme: themes.Default(), Panes: ff.registry(), Layout: []pane.Kind{"shell"}}, 80, 24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Stop() })
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for range 200 {
-			d.App.Redraw()
-		}
-	}()
-	for range 200 {
-		d.App.Update(func() {})
-	}
-	<-done
-	if err := d.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	before := d.Text()
-	d.App.Redraw()
-	if after := d.Text(); after != before || !strings.Contains(after, "shell") {
-		t.Fatalf("the screen after a repaint:\n%s\nbefore it:\n%s", after, before)
 	}
 }

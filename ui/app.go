@@ -62,12 +62,8 @@ type Config struct {
 
 // App is the workstation.
 type App struct {
-	cfg Config
-	tv  *tview.Application
-	// screen is the terminal screen the application draws on; drawing
-	// is set once tview draws on it, which it does once it has set it up.
-	screen  tcell.Screen
-	drawing atomic.Bool
+	cfg     Config
+	tv      *tview.Application
 	pages   *tview.Pages
 	layout  *Layout
 	status  *statusBar
@@ -147,7 +143,6 @@ func New(cfg Config) (*App, error) {
 	a.tv.SetRoot(screenRoot{a.pages}, true).EnableMouse(true).EnablePaste(true)
 	a.tv.SetInputCapture(a.capture)
 	a.tv.SetBeforeDrawFunc(func(tcell.Screen) bool {
-		a.drawing.Store(true)
 		skip := a.skipFrame
 		a.skipFrame = false
 		return skip
@@ -159,7 +154,6 @@ func New(cfg Config) (*App, error) {
 			return nil, err
 		}
 	}
-	a.screen = screen
 	a.tv.SetScreen(frameScreen{screen})
 	if cfg.Restore != nil && a.restore(*cfg.Restore) {
 		return a, nil

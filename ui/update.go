@@ -2,21 +2,6 @@ package ui
 
 import "time"
 
-// Redraw repaints every cell of the screen at once, as a client that just
-// attached to a running session needs. The screen takes its own lock, so
-// it runs here rather than on the UI goroutine, one wake-up nearer the
-// client's first frame; a frame the UI goroutine is drawing meanwhile
-// shows whole with its Show. Before the first frame there is nothing to
-// repaint: that frame paints every cell. Safe from any goroutine.
-func (a *App) Redraw() {
-	a.mu.Lock()
-	stopped := a.stopped
-	a.mu.Unlock()
-	if !stopped && a.drawing.Load() {
-		a.screen.Sync()
-	}
-}
-
 // Inspect runs fn on the UI goroutine without redrawing, for reading the
 // application's state (a snapshot for the journal). Safe from any
 // goroutine; fn does not run once the application has stopped.
