@@ -23,9 +23,9 @@ const maxStyles = 4096
 // the moment a user waits on: it encodes each cell afresh, with
 // allocations, which costs milliseconds for a full screen. The repaint
 // here encodes each distinct style once, from the terminal's description
-// as tcell does, and the cells' text as they are. It is done for
-// xterm-like terminals in UTF-8 with 256 or 2^24 colours and no
-// hyperlink on the screen; anything else takes tcell's Sync.
+// as tcell does, and the cells' text as they are. It is done for UTF-8
+// terminals with colour, when no hyperlink is on the screen; anything
+// else takes tcell's Sync.
 type screen struct {
 	tcell.Screen
 	ti  *terminfo.Terminfo
@@ -54,6 +54,15 @@ type screen struct {
 type cellBuffer interface {
 	sync.Locker
 	GetCells() *tcell.CellBuffer
+}
+
+// underlines are the sequences of the underline styles beyond the plain
+// one.
+var underlines = map[tcell.UnderlineStyle]string{
+	tcell.UnderlineStyleDouble: "\x1b[4:2m",
+	tcell.UnderlineStyleCurly:  "\x1b[4:3m",
+	tcell.UnderlineStyleDotted: "\x1b[4:4m",
+	tcell.UnderlineStyleDashed: "\x1b[4:5m",
 }
 
 // newScreen returns the screen of a session drawing on tty for terminals
@@ -119,12 +128,14 @@ func (s *screen) encode() bool {
 	if cs := strings.ToLower(s.CharacterSet()); cs != "utf-8" && cs != "utf8" {
 		return false
 	}
-	if s.cells == nil || !ti.XTermLike || (ti.AutoMargin && ti.DisableAutoMargin == "") {
+	// tcell draws the last cell of terminals that wrap and cannot stop it
+	// with an insertion, which is not copied here.
+	if s.cells == nil || (ti.AutoMargin && ti.DisableAutoMargin == "" && ti.InsertChar != "") {
 		return false
 	}
 	colors := s.Colors()
-	if colors != 256 && colors != 1<<24 {
-		return false
+	if colors == 0 || ti.Colors > 256 {
+		return false // monochrome has tcell reverse colours; direct colour is ambiguous
 	}
 	w, h := s.Size()
 	if ws, err := s.tty.WindowSize(); err != nil || ws.Width != w || ws.Height != h {
@@ -139,13 +150,19 @@ func (s *screen) encode() bool {
 	if s.sgr == nil || len(s.sgr) > maxStyles {
 		s.sgr = make(map[tcell.Style]string)
 	}
-	b := append(s.buf[:0], "\x1b[?2026h"...)
+	// tcell marks its frames for synchronized output on xterm-like
+	// terminals.
+	syncOn, syncOff := "", ""
+	if ti.XTermLike {
+		syncOn, syncOff = "\x1b[?2026h", "\x1b[?2026l"
+	}
+	b := append(s.buf[:0], syncOn...)
 	b = append(b, ti.HideCursor...)
 	b, ok := s.encodeCells(b, w, h, colors == 1<<24)
 	if !ok {
 		return false
 	}
-	s.buf = append(b, "\x1b[?2026l"...)
+	s.buf = append(b, syncOff...)
 	return true
 }
 
@@ -236,26 +253,22 @@ func (s *screen) encodeStyle(style tcell.Style, truecolor bool) string {
 		puts(ti.Bold)
 	}
 	if us := style.GetUnderlineStyle(); us != tcell.UnderlineStyleNone {
-		// The sequences tcell uses for xterm-like terminals.
-		switch uc := style.GetUnderlineColor(); {
-		case uc == tcell.ColorReset:
-			puts("\x1b[59m")
-		case uc.IsRGB():
-			r, g, bl := uc.RGB()
-			puts("\x1b[58:2::" + strconv.Itoa(int(r)) + ":" + strconv.Itoa(int(g)) + ":" + strconv.Itoa(int(bl)) + "m")
-		case uc.Valid():
-			puts("\x1b[58:5:" + strconv.Itoa(int(uc&0xff)) + "m")
+		// Colours and styles of underlines go to xterm-like terminals,
+		// in the sequences tcell uses.
+		if ti.XTermLike {
+			switch uc := style.GetUnderlineColor(); {
+			case uc == tcell.ColorReset:
+				puts("\x1b[59m")
+			case uc.IsRGB():
+				r, g, bl := uc.RGB()
+				puts("\x1b[58:2::" + strconv.Itoa(int(r)) + ":" + strconv.Itoa(int(g)) + ":" + strconv.Itoa(int(bl)) + "m")
+			case uc.Valid():
+				puts("\x1b[58:5:" + strconv.Itoa(int(uc&0xff)) + "m")
+			}
 		}
 		puts(ti.Underline)
-		switch us {
-		case tcell.UnderlineStyleDouble:
-			puts("\x1b[4:2m")
-		case tcell.UnderlineStyleCurly:
-			puts("\x1b[4:3m")
-		case tcell.UnderlineStyleDotted:
-			puts("\x1b[4:4m")
-		case tcell.UnderlineStyleDashed:
-			puts("\x1b[4:5m")
+		if seq, ok := underlines[us]; ok && ti.XTermLike {
+			puts(seq)
 		}
 	}
 	for _, a := range []struct {

@@ -16,21 +16,41 @@ import (
 )
 
 // terminals are the descriptions the repaint is checked for: xterm's with
-// 256 colours and with 24-bit colour. Each is a copy: tcell's lookup
-// changes the entries of its database in place.
+// 256 colours and with 24-bit colour, tmux's (which wraps at the last
+// column) and screen's (8 colours, not like xterm).
 func terminals(t testing.TB) map[string]*terminfo.Terminfo {
 	t.Setenv("LANG", "C.UTF-8")
 	t.Setenv("LC_ALL", "")
 	t.Setenv("LC_CTYPE", "")
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("TCELL_TRUECOLOR", "")
-	base := lookupTermInfo("xterm-256color").ti
-	c256, rgb := *base, *base
-	c256.SetFgRGB, c256.SetBgRGB, c256.SetFgBgRGB = "", "", ""
-	rgb.SetFgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%dm"
-	rgb.SetBgRGB = "\x1b[48;2;%p1%d;%p2%d;%p3%dm"
-	rgb.SetFgBgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm"
-	return map[string]*terminfo.Terminfo{"256 colours": &c256, "24-bit colour": &rgb}
+	t.Setenv("COLORTERM", "")
+	return map[string]*terminfo.Terminfo{
+		"256 colours": description(t, "xterm-256color", func(ti *terminfo.Terminfo) {
+			ti.SetFgRGB, ti.SetBgRGB, ti.SetFgBgRGB = "", "", ""
+		}),
+		"24-bit colour": description(t, "xterm-256color", func(ti *terminfo.Terminfo) {
+			ti.SetFgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%dm"
+			ti.SetBgRGB = "\x1b[48;2;%p1%d;%p2%d;%p3%dm"
+			ti.SetFgBgRGB = "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm"
+		}),
+		"tmux":   description(t, "tmux-256color", nil),
+		"screen": description(t, "screen", nil),
+	}
+}
+
+// description is a copy of the terminal description called name, changed
+// by mod: tcell's lookup changes the entries of its database in place.
+func description(t testing.TB, name string, mod func(*terminfo.Terminfo)) *terminfo.Terminfo {
+	ti, err := tcell.LookupTerminfo(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *ti
+	if mod != nil {
+		mod(&c)
+	}
+	return &c
 }
 
 // testClient is a client's end of a connection to a screen's Tty: it
@@ -154,7 +174,7 @@ func drawSample(s tcell.Screen, w, h int) {
 }
 
 // TestRepaintShowsWhatSyncShows draws a screen full of what sessions show
-// and checks, for a 256-colour and a 24-bit colour terminal, that a
+// and checks, for each of the terminals, that a
 // client the server repaints shows what tcell's own full repaint shows,
 // cell by cell with colours and attributes, and the cursor; that the
 // cells went to that client alone, while another attached client got only
@@ -204,11 +224,23 @@ func TestRepaintShowsWhatSyncShows(t *testing.T) {
 	}
 }
 
-// TestRepaintFallsBack checks the repaint's way out: a screen that shows
+// TestRepaintFallsBack checks the repaint's ways out: a screen that shows
 // a hyperlink, whose target only tcell knows, is repainted by tcell's
-// Sync for every client, and the link's target is in the output.
+// Sync for every client, and the link's target is in the output; so is a
+// screen on a terminal that wraps at the last column and can insert.
 func TestRepaintFallsBack(t *testing.T) {
 	ti := terminals(t)["256 colours"]
+	t.Run("a hyperlink", func(t *testing.T) {
+		checkFallsBack(t, ti, tcell.StyleDefault.Url("https://example.com/docs"), "https://example.com/docs")
+	})
+	inserts := description(t, "xterm-256color", func(ti *terminfo.Terminfo) { ti.DisableAutoMargin, ti.InsertChar = "", "\x1b[@" })
+	t.Run("inserting at the last cell", func(t *testing.T) { checkFallsBack(t, inserts, tcell.StyleDefault, "\x1b[@") })
+}
+
+// checkFallsBack checks that a 20×3 screen on ti showing "docs" in style
+// and "Z" in the last cell is
+// repainted by tcell's Sync, whose output holds want.
+func checkFallsBack(t *testing.T, ti *terminfo.Terminfo, style tcell.Style, want string) {
 	tty := newTty()
 	tty.size = wire.Size{Cols: 20, Rows: 3}
 	s, err := newScreen(tty, ti)
@@ -221,15 +253,16 @@ func TestRepaintFallsBack(t *testing.T) {
 	defer s.Fini()
 	first, other := attachClient(t, tty, 20, 3), attachClient(t, tty, 20, 3)
 	for i, r := range "docs" {
-		s.SetContent(i, 1, r, nil, tcell.StyleDefault.Url("https://example.com/docs"))
+		s.SetContent(i, 1, r, nil, style)
 	}
+	s.SetContent(19, 2, 'Z', nil, tcell.StyleDefault)
 	s.Show()
 	first.batch()
 	other.batch()
 	s.repaint(first.p)
 	for _, c := range []*testClient{first, other} {
-		if out := c.batch(); !bytes.Contains(out, []byte("https://example.com/docs")) || !bytes.Contains(out, []byte("docs")) {
-			t.Fatalf("a client got %q from a repaint of a link", out)
+		if out := c.batch(); !bytes.Contains(out, []byte(want)) || !bytes.Contains(out, []byte("docs")) {
+			t.Fatalf("a client got %q from the repaint", out)
 		}
 	}
 }
