@@ -16,6 +16,11 @@ import (
 // nothing.
 const journalEvery = 2 * time.Second
 
+// journalSoon is when the journal takes its first look after the screen
+// changed at rest (and after the session started): a change is journaled
+// within moments, and a session left alone is at rest a look later.
+const journalSoon = 300 * time.Millisecond
+
 // sessionState is what the server journals for a session: enough to
 // bring it back after the server died. Stats are each agent's figures, by
 // name.
@@ -85,7 +90,7 @@ func (j *journaler) loop() {
 	// The timer runs while the screen changes. A look that finds nothing
 	// drawn since the last one stops it until the next draw
 	// (ui.App.Active), so a session at rest wakes nobody.
-	t := time.NewTimer(journalEvery)
+	t := time.NewTimer(journalSoon)
 	defer t.Stop()
 	var drawn <-chan struct{} // the next draw, while the timer is stopped
 	wasIdle := false
@@ -97,7 +102,7 @@ func (j *journaler) loop() {
 		case <-j.kick:
 		case <-drawn:
 			drawn = nil
-			t.Reset(journalEvery)
+			t.Reset(journalSoon)
 			continue
 		case <-t.C:
 			// A look when nothing was drawn since the last one would

@@ -13,8 +13,10 @@ const jobCheck = 500 * time.Millisecond
 
 // jobSettle is how many looks a shell pane takes after its last output
 // or job change while the shell itself is in the foreground; then it
-// waits for output, so that an idle workstation wakes for nothing.
-const jobSettle = 6
+// waits for output, so that an idle workstation wakes for nothing. A
+// command starts within moments of the echo of its line, so two looks
+// (a second) find the job that prints nothing.
+const jobSettle = 2
 
 // watch asks for a redraw whenever s's screen may have changed, once when
 // its shell exits, and when the job in its foreground changes, which it
