@@ -47,6 +47,24 @@ func TestServer(t *testing.T) {
 	written := filepath.Join(s.root, "written")
 	tm.must("pipe-pane", "-o", "-t", "kws", "cat >>"+shq(written))
 
+	step(t, "repaint", func(t *testing.T) {
+		// A client that attaches is painted whole by the server; the
+		// first client was drawn frame by frame from the start: both show
+		// the same cells, colours and all.
+		tm.t = t
+		dir := filepath.Join(s.root, "r")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		late := startTerm(t, dir, conf, mustScript(s, "attach", "-t", "ws"))
+		late.waitFor("the session in the second client", func(sc string) bool { return strings.Contains(sc, "┌ 3 stats") })
+		styled := func(c *term) string { return c.must("capture-pane", "-e", "-p", "-t", "kws") }
+		waitUntil(t, "the same screen, with its colours, in both clients", func() bool { return styled(tm) == styled(late) },
+			func() string { return "first:\n" + styled(tm) + "\nsecond:\n" + styled(late) })
+		late.must("kill-server")
+		waitUntil(t, "the second client gone", func() bool { return strings.Contains(s.must("", "ls"), "(attached: 1)") })
+	})
+
 	step(t, "detach", func(t *testing.T) {
 		tm.t = t
 		tm.keys("C-b", "q", "0")
