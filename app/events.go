@@ -89,6 +89,13 @@ func (f *feed) update(fn func()) {
 	}
 }
 
+// answer is update for a program's answer to the user's typing.
+func (f *feed) answer(fn func()) {
+	if a := f.appP.Load(); a != nil {
+		a.Answer(fn)
+	}
+}
+
 // pump delivers the swarm's events to the panes on the UI goroutine, in
 // batches, and refreshes the vault pane at most once a second.
 func (f *feed) pump(events <-chan swarm.Event) {

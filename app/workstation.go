@@ -195,7 +195,7 @@ func (w *Workstation) appConfig() ui.Config {
 	// Panes built while ui.New lays out the first screen may ask for a
 	// redraw before the application exists; the first frame draws them.
 	w.env = &pane.Env{Theme: w.theme, Bindings: w.cfg.Keys,
-		Update: w.feed.update,
+		Update: w.feed.update, Answer: w.feed.answer,
 		Notify: w.notify, Prefix: prefixName(w.cfg.Keys), WaitingKey: waitingKey(w.cfg.Keys), Clipboard: w.cfg.Clipboard}
 	var roles []string
 	for _, r := range skill.Roles(w.skills) {

@@ -18,7 +18,8 @@ const jobCheck = 500 * time.Millisecond
 // (a second) find the job that prints nothing.
 const jobSettle = 2
 
-// watch asks for a redraw whenever s's screen may have changed, once when
+// watch asks for a redraw whenever s's screen may have changed (drawn at
+// once when it is the answer to the user's typing), once when
 // its shell exits, and when the job in its foreground changes, which it
 // checks on output and every jobCheck while a job runs or for jobSettle
 // looks after output; every jobCheck it also reads the state of an agent
@@ -30,11 +31,13 @@ func (p *ShellPane) watch(s *pty.Terminal) {
 	defer look.Stop()
 	looking, quiet := true, 0
 	for {
+		answer := false
 		select {
 		case _, ok := <-updates:
 			if !ok {
 				return
 			}
+			answer = p.typed.Swap(false)
 			p.checkJob(s)
 			quiet = 0
 		case <-done:
@@ -61,7 +64,11 @@ func (p *ShellPane) watch(s *pty.Terminal) {
 			look.Reset(jobCheck)
 			looking = true
 		}
-		p.env.Update(func() {})
+		if answer && p.env.Answer != nil {
+			p.env.Answer(func() {})
+		} else {
+			p.env.Update(func() {})
+		}
 	}
 }
 

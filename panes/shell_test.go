@@ -3,6 +3,7 @@ package panes
 import (
 	"bytes"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ type shellHarness struct {
 	p     *ShellPane
 	kept  []kept
 	notes []string
+	// answers counts the redraws asked for as answers to typing.
+	answers atomic.Int32
 }
 
 // newShellHarness starts the pane and waits for the first prompt.
@@ -40,6 +43,7 @@ func newShellHarnessWith(t *testing.T, with func(pty.Options) pty.Options) *shel
 	h := &shellHarness{}
 	env := testEnv()
 	env.Notify = func(msg string) { h.notes = append(h.notes, msg) }
+	env.Answer = func(fn func()) { h.answers.Add(1); fn() }
 	keep := func(kind string, text []byte) (string, error) {
 		h.kept = append(h.kept, kept{kind, string(text)})
 		return "ctx:0000000000a1", nil
@@ -120,6 +124,19 @@ func TestShellEcho(t *testing.T) {
 	h.p.PasteHandler()("echo pasted", func(tview.Primitive) {})
 	h.press(tcell.KeyEnter, 0, tcell.ModNone)
 	h.wait(t, "the pasted command", func(text string) bool { return strings.Contains(text, "\npasted\n") })
+}
+
+// TestShellAnswersTyping: the output after a key the shell got (its echo)
+// is redrawn as an answer, drawn at once however other panes pace the
+// frames; the shell's own output before any typing is not.
+func TestShellAnswersTyping(t *testing.T) {
+	h := newShellHarness(t)
+	if n := h.answers.Load(); n != 0 {
+		t.Fatalf("%d answers before anything was typed", n)
+	}
+	h.typeKeys("x")
+	h.wait(t, "the echo", func(text string) bool { return strings.HasSuffix(text, "$ x") })
+	h.until(t, "an answer", func() bool { return h.answers.Load() > 0 })
 }
 
 func TestShellNoTagInjection(t *testing.T) {

@@ -92,9 +92,10 @@ type App struct {
 	noticeT *time.Timer
 	stopped bool
 	// queue holds Update calls waiting for the UI goroutine; scheduled is
-	// set while a flush is queued.
+	// set while a flush is queued, pace while it waits for its frame.
 	queue     []func()
 	scheduled bool
+	pace      *time.Timer
 	// lastFlush is when queued updates last ran (frames are paced);
 	// keySinceFlush is set by a key since then, whose answer is not
 	// paced.

@@ -17,25 +17,38 @@ func (a *App) Inspect(fn func()) {
 // Update runs fn on the UI goroutine and redraws. It is the one way
 // background goroutines reach primitives. It never blocks: calls are queued
 // and run together before one redraw, so a burst of output costs one frame.
-func (a *App) Update(fn func()) {
+func (a *App) Update(fn func()) { a.update(fn, false) }
+
+// Answer runs fn as Update does and draws at once, even while a frame
+// waits its turn for another pane's flood: fn shows a program's answer to
+// what the user typed (a shell's echo), and typing is never paced.
+func (a *App) Answer(fn func()) { a.update(fn, true) }
+
+func (a *App) update(fn func(), answer bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.stopped {
 		return
 	}
 	a.queue = append(a.queue, fn)
-	if !a.scheduled {
-		a.scheduled = true
-		// A stream of output draws at most one frame per frameGap: the
-		// updates of the gap run together before it, as tmux paces its
-		// redraws, instead of one full draw per chunk. What follows a key
-		// (a shell's echo) is drawn at once: typing is never paced.
-		if wait := a.frameGap - time.Since(a.lastFlush); wait > 0 && !a.keySinceFlush {
-			time.AfterFunc(wait, func() { a.tv.QueueUpdateDraw(a.flush) })
-			return
+	if a.scheduled {
+		// A frame paced for a flood is drawn now for an answer.
+		if answer && a.pace != nil && a.pace.Stop() {
+			a.pace = nil
+			go a.tv.QueueUpdateDraw(a.flush)
 		}
-		go a.tv.QueueUpdateDraw(a.flush)
+		return
 	}
+	a.scheduled = true
+	// A stream of output draws at most one frame per frameGap: the
+	// updates of the gap run together before it, as tmux paces its
+	// redraws, instead of one full draw per chunk. What follows a key (a
+	// shell's echo) is drawn at once: typing is never paced.
+	if wait := a.frameGap - time.Since(a.lastFlush); wait > 0 && !a.keySinceFlush && !answer {
+		a.pace = time.AfterFunc(wait, func() { a.tv.QueueUpdateDraw(a.flush) })
+		return
+	}
+	go a.tv.QueueUpdateDraw(a.flush)
 }
 
 // Activity counts the batches of updates the application has run: it
@@ -57,7 +70,7 @@ const frameGap = 10 * time.Millisecond
 func (a *App) flush() {
 	a.mu.Lock()
 	q := a.queue
-	a.queue, a.scheduled, a.keySinceFlush = nil, false, false
+	a.queue, a.scheduled, a.keySinceFlush, a.pace = nil, false, false, nil
 	a.lastFlush = time.Now()
 	a.mu.Unlock()
 	a.flushes.Add(1)

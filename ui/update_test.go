@@ -28,6 +28,32 @@ func TestUpdatesAfterAKeyAreNotPaced(t *testing.T) {
 	}
 }
 
+// TestAnAnswerOvertakesAPacedFrame: while a flood's update waits for its
+// frame (an hour here), a program's answer to typing draws at once, with
+// the update that waited.
+func TestAnAnswerOvertakesAPacedFrame(t *testing.T) {
+	d, _ := newTestDriver(t, 80, 24, "shell")
+	s := d.Script(t)
+	s.Do(func() { d.App.frameGap = time.Hour })
+	ran := make(chan string, 3)
+	d.App.Update(func() { ran <- "first" })
+	if got := <-ran; got != "first" {
+		t.Fatal(got)
+	}
+	d.App.Update(func() { ran <- "flood" })
+	d.App.Answer(func() { ran <- "echo" })
+	for _, want := range []string{"flood", "echo"} {
+		select {
+		case got := <-ran:
+			if got != want {
+				t.Fatalf("ran %q, want %q", got, want)
+			}
+		case <-time.After(driverTimeout):
+			t.Fatalf("the answer waited for the flood's frame (%s never ran)", want)
+		}
+	}
+}
+
 // TestAKeyForAProgramSkipsItsFrame: a key the focused pane's program
 // takes (a shell's) skips the frame tview draws for it, since nothing shows
 // until the program answers; a key that dismisses a notice, the prefix and

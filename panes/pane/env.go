@@ -19,6 +19,10 @@ type Env struct {
 	// Update runs fn on the UI goroutine and redraws; background goroutines
 	// reach primitives only through it.
 	Update func(fn func())
+	// Answer is Update for a program's answer to what the user typed in
+	// the pane (a shell's echo): it is drawn at once, even while another
+	// pane's flood paces the frames. Nil means Update.
+	Answer func(fn func())
 	// Now is the clock (ages in the vault pane); nil means time.Now.
 	Now func() time.Time
 	// Bindings are config.toml's [keys] entries.
