@@ -53,6 +53,23 @@ func description(t testing.TB, name string, mod func(*terminfo.Terminfo)) *termi
 	return &c
 }
 
+// startScreen starts a cols×rows session screen for terminals described
+// by ti, on a Tty of its own; the test ends it.
+func startScreen(tb testing.TB, ti *terminfo.Terminfo, cols, rows int) (*screen, *Tty) {
+	tb.Helper()
+	tty := newTty()
+	tty.size = wire.Size{Cols: cols, Rows: rows}
+	s, err := newScreen(tty, ti)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Init(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Fini)
+	return s, tty
+}
+
 // testClient is a client's end of a connection to a screen's Tty: it
 // reads the output frames, which come in batches closed by a marker
 // frame.
@@ -183,16 +200,7 @@ func TestRepaintShowsWhatSyncShows(t *testing.T) {
 	const cols, rows = 40, 8
 	for name, ti := range terminals(t) {
 		t.Run(name, func(t *testing.T) {
-			tty := newTty()
-			tty.size = wire.Size{Cols: cols, Rows: rows}
-			s, err := newScreen(tty, ti)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Init(); err != nil {
-				t.Fatal(err)
-			}
-			defer s.Fini()
+			s, tty := startScreen(t, ti, cols, rows)
 			first, other := attachClient(t, tty, cols, rows), attachClient(t, tty, cols, rows)
 			drawSample(s, cols, rows)
 			s.Show()
@@ -241,16 +249,7 @@ func TestRepaintFallsBack(t *testing.T) {
 // and "Z" in the last cell is
 // repainted by tcell's Sync, whose output holds want.
 func checkFallsBack(t *testing.T, ti *terminfo.Terminfo, style tcell.Style, want string) {
-	tty := newTty()
-	tty.size = wire.Size{Cols: 20, Rows: 3}
-	s, err := newScreen(tty, ti)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Fini()
+	s, tty := startScreen(t, ti, 20, 3)
 	first, other := attachClient(t, tty, 20, 3), attachClient(t, tty, 20, 3)
 	for i, r := range "docs" {
 		s.SetContent(i, 1, r, nil, style)
@@ -292,16 +291,7 @@ func TestRepaintBeforeTheFirstFrame(t *testing.T) {
 func TestRepaintWhileDrawing(t *testing.T) {
 	const cols, rows = 30, 6
 	ti := terminals(t)["24-bit colour"]
-	tty := newTty()
-	tty.size = wire.Size{Cols: cols, Rows: rows}
-	s, err := newScreen(tty, ti)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Fini()
+	s, tty := startScreen(t, ti, cols, rows)
 	along := attachClient(t, tty, cols, rows)
 	s.Show()
 	var seen, fresh bytes.Buffer
@@ -350,16 +340,7 @@ func TestRepaintWhileDrawing(t *testing.T) {
 func BenchmarkRepaint(b *testing.B) {
 	const cols, rows = 160, 48
 	ti := terminals(b)["24-bit colour"]
-	tty := newTty()
-	tty.size = wire.Size{Cols: cols, Rows: rows}
-	s, err := newScreen(tty, ti)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		b.Fatal(err)
-	}
-	defer s.Fini()
+	s, _ := startScreen(b, ti, cols, rows)
 	for y := range rows {
 		for x := range cols {
 			st := tcell.StyleDefault.Foreground(tcell.NewRGBColor(int32(200-x/8), 180, int32(y*4))).Background(tcell.NewRGBColor(20, 20, int32(20+x/40)))
