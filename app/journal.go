@@ -10,15 +10,14 @@ import (
 	"github.com/kwsdev/kws/ui"
 )
 
-// journalEvery is how often the journal looks for changes no event
-// announces (a shell pane's directory after a cd), when something was
-// drawn since its last look. A look that finds nothing new writes
-// nothing.
+// journalEvery is how often, at most, the journal looks for changes no
+// event announces (a shell pane's directory after a cd) while the screen
+// changes. A look that finds nothing new writes nothing.
 const journalEvery = 2 * time.Second
 
-// journalSoon is when the journal takes its first look after the screen
-// changed at rest (and after the session started): a change is journaled
-// within moments, and a session left alone is at rest a look later.
+// journalSoon is when the journal looks after the screen changed at rest
+// (and after the session started): a change is journaled within moments,
+// and a session left alone is at rest once it has looked.
 const journalSoon = 300 * time.Millisecond
 
 // sessionState is what the server journals for a session: enough to
@@ -43,8 +42,9 @@ func parseSessionState(data []byte, log *slog.Logger) *sessionState {
 }
 
 // journaler keeps a session's journal current: on every change the
-// application or the swarm reports, and every journalEvery, it takes a
-// snapshot on the UI goroutine and saves it when it differs from the last.
+// application or the swarm reports, and after the screen changed (at
+// most every journalEvery), it takes a snapshot on the UI goroutine and
+// saves it when it differs from the last.
 type journaler struct {
 	app *ui.App
 	// idle, when set and true, skips the periodic look: with no client
@@ -87,66 +87,74 @@ func (j *journaler) stop() {
 }
 
 func (j *journaler) loop() {
-	// The timer runs while the screen changes. A look that finds nothing
-	// drawn since the last one stops it until the next draw
-	// (ui.App.Active), so a session at rest wakes nobody.
+	// Each change brings one look: a draw arms the timer, journalSoon
+	// after it (journalEvery after the last look while the screen keeps
+	// changing), and the look disarms it. Then the journal waits for the
+	// next draw (ui.App.Active), so a session at rest wakes nobody.
 	t := time.NewTimer(journalSoon)
 	defer t.Stop()
-	var drawn <-chan struct{} // the next draw, while the timer is stopped
+	var drawn <-chan struct{} // the next draw, while the timer is disarmed
+	var last time.Time        // the last look
 	wasIdle := false
-	var seen uint64
 	for {
 		select {
 		case <-j.done:
 			return
 		case <-j.kick:
+			if !j.look() {
+				return
+			}
+			continue
 		case <-drawn:
 			drawn = nil
-			t.Reset(journalSoon)
+			t.Reset(max(journalSoon, journalEvery-time.Since(last)))
 			continue
 		case <-t.C:
-			// A look when nothing was drawn since the last one would
-			// find nothing: a cd prints a prompt. The first look after
-			// the last client left still runs, for a cd just before
-			// detaching.
-			idle := j.idle != nil && j.idle()
-			act := j.app.Activity()
-			skip := idle && wasIdle || act == seen
-			wasIdle, seen = idle, act
-			if skip {
-				// A signal from before this look is stale; one from a draw
-				// since shows in Activity, which then differs.
-				select {
-				case <-j.app.Active():
-				default:
-				}
-				if j.app.Activity() == act {
-					drawn = j.app.Active()
-				} else {
-					t.Reset(journalEvery)
-				}
-				continue
-			}
-			t.Reset(journalEvery)
 		}
-		got := make(chan []byte, 1)
-		j.app.Inspect(func() {
-			st := sessionState{Layout: j.app.Snapshot()}
-			if j.stats != nil {
-				st.Stats = j.stats()
-			}
-			data, err := json.Marshal(st)
-			if err == nil {
-				got <- data
-			}
-		})
-		var data []byte
-		select {
-		case data = <-got:
-		case <-j.done:
+		last = time.Now()
+		act := j.app.Activity()
+		// With no client attached nobody changes a shell's directory: the
+		// first look after the last client left runs, for a cd just
+		// before detaching; the next ones find nothing.
+		idle := j.idle != nil && j.idle()
+		if !(idle && wasIdle) && !j.look() {
 			return
 		}
+		wasIdle = idle
+		// A signal from before this look is stale; a draw since shows in
+		// Activity, which then differs.
+		select {
+		case <-j.app.Active():
+		default:
+		}
+		if j.app.Activity() != act {
+			t.Reset(journalEvery)
+		} else {
+			drawn = j.app.Active()
+		}
+	}
+}
+
+// look takes a snapshot on the UI goroutine and saves it when it changed;
+// false when journaling ended meanwhile.
+func (j *journaler) look() bool {
+	got := make(chan []byte, 1)
+	j.app.Inspect(func() {
+		st := sessionState{Layout: j.app.Snapshot()}
+		if j.stats != nil {
+			st.Stats = j.stats()
+		}
+		data, err := json.Marshal(st)
+		if err == nil {
+			got <- data
+		}
+	})
+	select {
+	case data := <-got:
 		j.write(data)
+		return true
+	case <-j.done:
+		return false
 	}
 }
 

@@ -145,7 +145,7 @@ func TestServer(t *testing.T) {
 		tm.keys("Enter")
 		srv.WaitRequests(2, waitTimeout)
 		// The kill comes once the journal holds the shell's cd: the
-		// journal looks at a shell's directory every 2 s.
+		// journal looks at a shell's directory after the screen changed.
 		waitUntil(t, "the shell's directory in the journal", func() bool {
 			b, _ := os.ReadFile(filepath.Join(s.dirs["data"], "server", "sessions", "ws.json"))
 			return strings.Contains(string(b), filepath.Join(s.dirs["ws"], "sub"))
