@@ -155,7 +155,7 @@ func New(cfg Config) (*App, error) {
 			return nil, err
 		}
 	}
-	a.tv.SetScreen(frameScreen{screen})
+	a.tv.SetScreen(newFrameScreen(screen))
 	if cfg.Restore != nil && a.restore(*cfg.Restore) {
 		return a, nil
 	}
@@ -316,16 +316,6 @@ func (a *App) Show(kind pane.Kind) (pane.Pane, error) {
 	}
 	return a.Focused(), nil
 }
-
-// frameScreen is the screen the application draws on. Its Clear does
-// nothing: every frame paints every cell (the layout fills its rectangle,
-// the bars their rows, a dialog draws over them), so the clearing tview
-// does before each frame only made work, and without it a skipped frame
-// (see capture) leaves the screen as it was instead of blank.
-type frameScreen struct{ tcell.Screen }
-
-// Clear leaves the screen as it is; the next frame paints it.
-func (frameScreen) Clear() {}
 
 // screenRoot is the application's root: its pages, the main one (the
 // layout and the bars) and the dialogs in front of it, each the screen's

@@ -90,7 +90,7 @@ func TestAKeyForAProgramSkipsItsFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim.SetContent(0, 0, 'k', nil, tcell.StyleDefault)
-	frameScreen{sim}.Clear()
+	newFrameScreen(sim).Clear()
 	if r, _, _, _ := sim.GetContent(0, 0); r != 'k' {
 		t.Fatalf("the application's screen cleared a cell: %q", r)
 	}
