@@ -285,11 +285,12 @@ func keyEcho(srv *tmuxServer, target string, rows func(string) []string, n int) 
 			if err != nil {
 				return 0, err
 			}
-			if strings.Contains(strings.Join(rows(scr), "\n"), typed) {
+			// The line wraps at the pane's width: its rows are read as one.
+			if strings.Contains(strings.Join(rows(scr), ""), typed) {
 				break
 			}
 			if time.Now().After(deadline) {
-				return 0, fmt.Errorf("%s: the key %q did not show within 5 s", target, k)
+				return 0, fmt.Errorf("%s: the key %q did not show within 5 s; the shell shows:\n%s", target, k, strings.TrimSpace(strings.Join(rows(scr), "\n")))
 			}
 		}
 		times = append(times, ms(time.Since(t0)))
