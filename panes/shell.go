@@ -37,9 +37,6 @@ type ShellPane struct {
 	dir      string                 // the shell's working directory, last read
 	job      atomic.Pointer[string] // the foreground job's name, "" at the prompt
 	clip     atomic.Pointer[string] // text copied for the clipboard, sent by the next Draw
-	// typed is set when the user's keys or paste went to the program;
-	// the program's next output is its answer (Env.Answer).
-	typed atomic.Bool
 	// waiting is set when a program asked for the user (a bell, a
 	// notification) while the pane was not focused; alert is the
 	// notification's text. The UI goroutine sets them; Title reads alert.
@@ -269,7 +266,6 @@ func (p *ShellPane) InputHandler() func(event *tcell.EventKey, setFocus func(p t
 			// A key the user bound to one of the pane's actions.
 		default:
 			if k, ok := ptyKey(ev); ok {
-				p.typed.Store(true)
 				p.report(p.sess.SendKey(k))
 			}
 		}
@@ -296,7 +292,6 @@ func (p *ShellPane) PasteHandler() func(text string, setFocus func(p tview.Primi
 				p.copy.input = append(p.copy.input, []rune(termsafe.OneLine(text))...)
 			}
 		case !p.exited():
-			p.typed.Store(true)
 			p.report(p.sess.Paste(text))
 		}
 	})

@@ -37,7 +37,7 @@ func (p *ShellPane) watch(s *pty.Terminal) {
 			if !ok {
 				return
 			}
-			answer = p.typed.Swap(false)
+			answer = s.Answered()
 			p.checkJob(s)
 			quiet = 0
 		case <-done:

@@ -244,8 +244,9 @@ func TestJobReportsAForegroundProgram(t *testing.T) {
 }
 
 // TestUpdatesAfterInputAreNotPaced: output after input (a keystroke's
-// echo) is notified at once, while other output waits for the next frame.
-// The frame here is an hour long, so a paced notification never comes.
+// echo) is notified at once, as an answer (Answered, once), while other
+// output waits for the next frame. The frame here is an hour long, so a
+// paced notification never comes.
 func TestUpdatesAfterInputAreNotPaced(t *testing.T) {
 	s := startShell(t, Options{})
 	s.frame.Store(int64(time.Hour))
@@ -257,6 +258,9 @@ func TestUpdatesAfterInputAreNotPaced(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("no notification for the first output")
 	}
+	if s.Answered() {
+		t.Fatal("output before any input counted as an answer")
+	}
 	s.output([]byte("y"))
 	if err := s.SendKey(Key{Key: KeyRune, Rune: 'z'}); err != nil {
 		t.Fatal(err)
@@ -266,6 +270,9 @@ func TestUpdatesAfterInputAreNotPaced(t *testing.T) {
 	case <-s.Updates():
 	case <-time.After(waitTimeout):
 		t.Fatal("output after a key waited for the next frame")
+	}
+	if !s.Answered() || s.Answered() {
+		t.Fatal("the echo's notification was not one answer")
 	}
 }
 

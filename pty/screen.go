@@ -169,6 +169,11 @@ func (s *Terminal) Updates() <-chan struct{} {
 	return s.updates
 }
 
+// Answered reports whether the screen changed in answer to input (keys,
+// a paste, a mouse report) since the last call: its notification went
+// out at once, and its redraw should too.
+func (s *Terminal) Answered() bool { return s.answer.Swap(false) }
+
 // markDirty records that the screen changed without ever blocking.
 func (s *Terminal) markDirty() {
 	select {
@@ -210,6 +215,9 @@ func (s *Terminal) coalesce() {
 		select {
 		case <-s.dirty:
 		default:
+		}
+		if typed {
+			s.answer.Store(true)
 		}
 		select {
 		case s.updates <- struct{}{}:

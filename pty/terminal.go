@@ -77,6 +77,8 @@ type Terminal struct {
 	// typed is set by input to the program: the output that follows it
 	// (an echo) is notified at once, not paced (see coalesce).
 	typed atomic.Bool
+	// answer is set by a notification that followed input (Answered).
+	answer atomic.Bool
 	// frame is the pacing interval, FrameInterval (tests lengthen it).
 	frame atomic.Int64
 	// holding is set while a frame drawn in synchronized output waits

@@ -96,12 +96,9 @@ type App struct {
 	queue     []func()
 	scheduled bool
 	pace      *time.Timer
-	// lastFlush is when queued updates last ran (frames are paced);
-	// keySinceFlush is set by a key since then, whose answer is not
-	// paced.
-	lastFlush     time.Time
-	keySinceFlush bool
-	frameGap      time.Duration
+	// lastFlush is when queued updates last ran (frames are paced).
+	lastFlush time.Time
+	frameGap  time.Duration
 	// flushes counts the batches of updates run (Activity); active gets
 	// a signal after each (Active).
 	flushes atomic.Uint64

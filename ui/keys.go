@@ -160,9 +160,6 @@ func (a *App) capture(ev *tcell.EventKey) *tcell.EventKey {
 	// A key dismisses the status bar's notice, as it does tmux's
 	// message; a notice the key itself brings is shown.
 	dismissed := a.dismissNotice()
-	a.mu.Lock()
-	a.keySinceFlush = true
-	a.mu.Unlock()
 	if ev.Key() == tcell.KeyCtrlC {
 		// tview stops the application on a Ctrl-C it is handed back
 		// unchanged; a copy goes on instead (a shell's interrupt, an

@@ -42,9 +42,9 @@ func (a *App) update(fn func(), answer bool) {
 	a.scheduled = true
 	// A stream of output draws at most one frame per frameGap: the
 	// updates of the gap run together before it, as tmux paces its
-	// redraws, instead of one full draw per chunk. What follows a key (a
+	// redraws, instead of one full draw per chunk. An answer to typing (a
 	// shell's echo) is drawn at once: typing is never paced.
-	if wait := a.frameGap - time.Since(a.lastFlush); wait > 0 && !a.keySinceFlush && !answer {
+	if wait := a.frameGap - time.Since(a.lastFlush); wait > 0 && !answer {
 		a.pace = time.AfterFunc(wait, func() { a.tv.QueueUpdateDraw(a.flush) })
 		return
 	}
@@ -70,7 +70,7 @@ const frameGap = 10 * time.Millisecond
 func (a *App) flush() {
 	a.mu.Lock()
 	q := a.queue
-	a.queue, a.scheduled, a.keySinceFlush, a.pace = nil, false, false, nil
+	a.queue, a.scheduled, a.pace = nil, false, nil
 	a.lastFlush = time.Now()
 	a.mu.Unlock()
 	a.flushes.Add(1)

@@ -7,51 +7,35 @@ import (
 	"github.com/gdamore/tcell/v2"
 )
 
-// TestUpdatesAfterAKeyAreNotPaced: updates are paced one frame per gap,
-// but the first after a key (a shell's echo) runs at once. The gap here is
-// an hour, so a paced update never runs.
-func TestUpdatesAfterAKeyAreNotPaced(t *testing.T) {
-	d, _ := newTestDriver(t, 80, 24, "shell")
-	s := d.Script(t)
-	s.Do(func() { d.App.frameGap = time.Hour })
-	ran := make(chan string, 2)
-	d.App.Update(func() { ran <- "first" })
-	if got := <-ran; got != "first" {
-		t.Fatal(got)
-	}
-	s.Press("x")
-	d.App.Update(func() { ran <- "after the key" })
-	select {
-	case <-ran:
-	case <-time.After(driverTimeout):
-		t.Fatal("the update after a key waited for the next frame")
-	}
-}
-
-// TestAnAnswerOvertakesAPacedFrame: while a flood's update waits for its
-// frame (an hour here), a program's answer to typing draws at once, with
-// the update that waited.
-func TestAnAnswerOvertakesAPacedFrame(t *testing.T) {
+// TestAnswersAreNotPaced: updates are paced one frame per gap (an hour
+// here, so a paced update never runs by itself), but a program's answer
+// to typing draws at once: right after a frame, and while a flood's update
+// waits for its frame, which then runs with it.
+func TestAnswersAreNotPaced(t *testing.T) {
 	d, _ := newTestDriver(t, 80, 24, "shell")
 	s := d.Script(t)
 	s.Do(func() { d.App.frameGap = time.Hour })
 	ran := make(chan string, 3)
-	d.App.Update(func() { ran <- "first" })
-	if got := <-ran; got != "first" {
-		t.Fatal(got)
-	}
-	d.App.Update(func() { ran <- "flood" })
-	d.App.Answer(func() { ran <- "echo" })
-	for _, want := range []string{"flood", "echo"} {
-		select {
-		case got := <-ran:
-			if got != want {
-				t.Fatalf("ran %q, want %q", got, want)
+	expect := func(want ...string) {
+		t.Helper()
+		for _, w := range want {
+			select {
+			case got := <-ran:
+				if got != w {
+					t.Fatalf("ran %q, want %q", got, w)
+				}
+			case <-time.After(driverTimeout):
+				t.Fatalf("%q waited for the next frame", w)
 			}
-		case <-time.After(driverTimeout):
-			t.Fatalf("the answer waited for the flood's frame (%s never ran)", want)
 		}
 	}
+	d.App.Update(func() { ran <- "first" })
+	expect("first")
+	d.App.Answer(func() { ran <- "echo" })
+	expect("echo")
+	d.App.Update(func() { ran <- "flood" })
+	d.App.Answer(func() { ran <- "echo" })
+	expect("flood", "echo")
 }
 
 // TestAKeyForAProgramSkipsItsFrame: a key the focused pane's program
