@@ -7,15 +7,16 @@ import (
 
 // oscDispatch performs the collected OSC string, which ESC (st) or BEL
 // ended: OSC 0 and 2 set the title; OSC 4 sets or queries palette entries
-// and OSC 5 special colours, OSC 104 and 105 reset them; OSC 8 opens and closes hyperlinks (see
-// openLink); OSC 10, 11 and 12 set or query the default foreground,
-// background and cursor colours (110, 111 and 112 reset them), answered
-// with the pane's colours, or the ones the program set; replies end as
-// the query did. OSC 52 sets the clipboard through the clipboard handler,
-// when there is one (see decodeOSC52), OSC 9 and 777 notify (see
-// notification), and OSC 133;A marks the row where a shell prompt starts
-// (the other OSC 133 marks, command start, output start and end, are not
-// kept). Every other command (icon names) is ignored.
+// and OSC 5 special colours, OSC 104 and 105 reset them; OSC 8 opens and
+// closes hyperlinks (see openLink); OSC 10, 11 and 12 set or query the
+// default foreground, background and cursor colours (110, 111 and 112
+// reset them), answered with the pane's colours, or the ones the program
+// set; replies end as the query did. OSC 52 sets the clipboard through
+// the clipboard handler, when there is one (see decodeOSC52), OSC 9 and
+// 777 notify (see notification), and OSC 133;A marks the row where a
+// shell prompt starts (the other OSC 133 marks, command start, output
+// start and end, are not kept). Every other command (icon names) is
+// ignored.
 func (e *FastEmulator) oscDispatch(st bool) {
 	cmd, text, ok := strings.Cut(string(e.osc), ";")
 	var r string

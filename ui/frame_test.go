@@ -22,7 +22,7 @@ func (c *countingScreen) SetContent(x, y int, r rune, comb []rune, style tcell.S
 // cell once at the first frame, nothing for a frame that ends as the last
 // one, and the one cell that changed; what it shows is the frame, with
 // the colour a ColorNone background kept from the fill. A new size hands
-// every cell again.
+// every cell again, and PutStr writes through the grid as SetContent does.
 func TestFrameHandsOnlyChanges(t *testing.T) {
 	sim := tcell.NewSimulationScreen("UTF-8")
 	if err := sim.Init(); err != nil {
@@ -71,5 +71,13 @@ func TestFrameHandsOnlyChanges(t *testing.T) {
 	draw("hellO")
 	if counted.set != 24 {
 		t.Fatalf("the first frame at a new size handed tcell %d cells, want 24", counted.set)
+	}
+	// tcell's other ways to write cells go through the grid too.
+	counted.set = 0
+	f.PutStr(0, 1, "ab")
+	f.Show()
+	cells, w, _ := sim.GetContents()
+	if counted.set != 2 || string(cells[w].Runes)+string(cells[w+1].Runes) != "ab" {
+		t.Fatalf("PutStr handed tcell %d cells; the row shows %q%q", counted.set, cells[w].Runes, cells[w+1].Runes)
 	}
 }
