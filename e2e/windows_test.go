@@ -23,9 +23,11 @@ func TestWindowsInARealTerminal(t *testing.T) {
 	srv := providertest.New(t)
 	s := newSetup(t, srv.URL())
 	shell := s.shellScript()
-	script, _ := s.script("--workspace", s.dirs["ws"], "--shell", shell)
+	script, firstStatus := s.script("--workspace", s.dirs["ws"], "--shell", shell)
 	tm := startTerm(t, s.root, s.tmuxConf(), script)
 	tm.waitFor("the first frame", func(sc string) bool { return strings.Contains(sc, "┌ 3 stats") })
+	launcher, _ := tm.paneState()
+	firstPID := childPID(t, launcher)
 	kws := shq(s.kws) + " --data-dir " + shq(s.dirs["data"])
 	run := func(line string) {
 		t.Helper()
@@ -82,6 +84,12 @@ func TestWindowsInARealTerminal(t *testing.T) {
 	})
 	if err := syscall.Kill(s.serverPID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
+	}
+	// The next kws starts once the server is gone: its client exits 1
+	// when the killed server's socket closes. A kws started before would
+	// reach the dying server.
+	if code, sc := tm.waitExit(firstPID, firstStatus); code != "1" {
+		t.Fatalf("kws exited %s after its server was killed; screen:\n%s", code, sc)
 	}
 	again, status := s.script("--workspace", s.dirs["ws"], "--shell", shell)
 	tm.must("respawn-pane", "-k", "-t", "kws", again)
